@@ -1,0 +1,223 @@
+"""The state schema: which variables a design's states have, their domains and their packing.
+
+A state is a tuple of small non-negative ints, one per column. Columns that a design does
+not use have a domain of size 1 (always 0), so they add no states, as design-variants.md
+requires. The explorer packs a state into one int64 key by mixed radix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Final
+
+from model.design import FENCED_RECEIVERS, Bounds, Design, DesignError
+from model.terms import Term
+
+SCALARS: Final = (
+    "now",
+    "holder",
+    "expires",
+    "issued",
+    "grants",
+    "hwm",
+    "mark",
+    "last",
+    "lastg",
+    "version",
+    "storage_restarts",
+    "coordinator_restarts",
+)
+"""Variables with one value per state: environment, coordinator, receiver, ghosts, faults."""
+
+PER_WORKER: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv")
+"""Variables with one value per worker; all return to 0 when the worker holds nothing."""
+
+MEANING: Final = {
+    "now": "true time",
+    "holder": "worker the coordinator last granted the lock to (0 = nobody)",
+    "expires": "tick at which the holder's lease ends",
+    "issued": "the coordinator's token counter",
+    "grants": "grants made so far (ghost)",
+    "hwm": "highest token the receiver has accepted",
+    "mark": "token an equality receiver is bound to",
+    "last": "token of the most recently accepted write (ghost)",
+    "lastg": "grant number of the most recently accepted write (ghost)",
+    "version": "number of accepted writes (read-modify-write)",
+    "storage_restarts": "storage restarts so far",
+    "coordinator_restarts": "coordinator restarts so far",
+    "tok": "token of the grant the worker believes it holds",
+    "gid": "grant number of the worker's current grant (ghost)",
+    "sent": "writes sent under the current grant",
+    "pending": "request in flight (1), or checked but not applied (2)",
+    "until": "lease expiry the worker recorded at its grant",
+    "phase": "0: next request is a read; 1: a write (read-modify-write)",
+    "rv": "version the worker read",
+    "used": "token value already handed out (random tokens)",
+}
+
+INT64_LIMIT: Final = 2**63 - 1
+
+
+def slot(family: str, index: int) -> str:
+    """Column name of a per-worker (or per-value) variable, e.g. `tok[1]`."""
+    return f"{family}[{index}]"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Columns, their domain sizes and packing strides for one design and bounds."""
+
+    design: Design
+    bounds: Bounds
+    columns: tuple[str, ...]
+    sizes: tuple[int, ...]
+
+    @staticmethod
+    def of(design: Design, bounds: Bounds) -> Layout:
+        """The layout of a design within bounds (validates that they fit together)."""
+        design.check_fits(bounds)
+        sizes = domain_sizes(design, bounds)
+        columns = tuple(sizes)
+        layout = Layout(design, bounds, columns, tuple(sizes[c] for c in columns))
+        if layout.capacity > INT64_LIMIT:
+            raise DesignError(
+                f"these bounds give about 2^{layout.capacity.bit_length()} possible states, more "
+                "than the explorer can number: lower workers, horizon or grants"
+            )
+        return layout
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Column name to position."""
+        return {name: i for i, name in enumerate(self.columns)}
+
+    @cached_property
+    def strides(self) -> tuple[int, ...]:
+        """Mixed-radix place value of each column (the last column varies fastest)."""
+        strides = [0] * len(self.sizes)
+        place = 1
+        for i in range(len(self.sizes) - 1, -1, -1):
+            strides[i] = place
+            place *= self.sizes[i]
+        return tuple(strides)
+
+    @cached_property
+    def capacity(self) -> int:
+        """Number of distinct packable states (product of the domain sizes)."""
+        total = 1
+        for size in self.sizes:
+            total *= size
+        return total
+
+    @property
+    def workers(self) -> range:
+        """Worker ids 1..W."""
+        return range(1, self.bounds.workers + 1)
+
+    def initial(self) -> tuple[int, ...]:
+        """The initial state: every variable 0."""
+        return (0,) * len(self.columns)
+
+    def pack(self, state: Sequence[int]) -> int:
+        """The state's integer key."""
+        return sum(v * s for v, s in zip(state, self.strides, strict=True))
+
+    def unpack(self, key: int) -> tuple[int, ...]:
+        """The state with this integer key."""
+        return tuple((key // s) % n for s, n in zip(self.strides, self.sizes, strict=True))
+
+    def as_dict(self, state: Sequence[int]) -> dict[str, int]:
+        """Named values of a state, for display and JSON."""
+        return dict(zip(self.columns, (int(v) for v in state), strict=True))
+
+    def used_columns(self) -> tuple[str, ...]:
+        """Columns that can take more than one value in this design (the ones worth showing)."""
+        return tuple(c for c, n in zip(self.columns, self.sizes, strict=True) if n > 1)
+
+
+def token_ceiling(design: Design, bounds: Bounds) -> int:
+    """The largest token value the design can hand out."""
+    if design.token == "key-version":
+        return 1
+    if design.token == "wrapping":
+        return min(design.modulus, bounds.grants)
+    if design.token == "local-clock":
+        return bounds.horizon + 1 + max(design.skews(bounds.workers))
+    return bounds.grants
+
+
+def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
+    """Number of values each column can take (1 for a column the design does not use)."""
+    W, L, T, G, K = bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes
+    top = token_ceiling(design, bounds)
+    counter = design.token in ("counter", "counter-volatile")
+    rmw = design.workload == "rmw"
+    sizes = {
+        "now": T + 1,
+        "holder": W + 1,
+        "expires": T + L + 1,
+        "issued": G + 1 if counter else 1,
+        "grants": G + 1,
+        "hwm": top + 1 if design.receiver in FENCED_RECEIVERS else 1,
+        "mark": top + 1 if design.receiver == "equality" else 1,
+        "last": top + 1,
+        "lastg": G + 1,
+        "version": G * K + 1 if rmw else 1,
+        "storage_restarts": design.storage_restarts + 1,
+        "coordinator_restarts": design.coordinator_restarts + 1,
+    }
+    per_worker = {
+        "tok": top + 1,
+        "gid": G + 1,
+        "sent": K + 1,
+        "pending": 3 if design.receiver == "fenced-nonatomic" else 2,
+        "until": T + L + 1 if design.worker_check else 1,
+        "phase": 2 if rmw else 1,
+        "rv": G * K + 1 if rmw else 1,
+    }
+    for family in PER_WORKER:
+        for w in range(1, W + 1):
+            sizes[slot(family, w)] = per_worker[family]
+    if design.token == "random":
+        for value in range(1, G + 1):
+            sizes[slot("used", value)] = 2
+    return sizes
+
+
+class Vars:
+    """Read access to a state's variables by name: `s.now`, `s.tok[w]`, `s.used[v]`.
+
+    The values may be ints, numpy arrays or z3 terms; the rules never need to know which.
+    """
+
+    __slots__ = ("_layout", "_values")
+
+    def __init__(self, layout: Layout, values: Sequence[Term]) -> None:
+        self._layout = layout
+        self._values = values
+
+    def __getattr__(self, name: str) -> Term:
+        if name in PER_WORKER or name == "used":
+            return _Family(self, name)
+        try:
+            return self._values[self._layout.index[name]]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, column: str) -> Term:
+        return self._values[self._layout.index[column]]
+
+
+class _Family:
+    """Indexable view of one per-worker variable, `s.tok[w]`."""
+
+    __slots__ = ("_name", "_vars")
+
+    def __init__(self, owner: Vars, name: str) -> None:
+        self._vars = owner
+        self._name = name
+
+    def __getitem__(self, index: int) -> Term:
+        return self._vars[slot(self._name, index)]

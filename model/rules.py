@@ -1,0 +1,385 @@
+"""The transition system: every action as a guard and an effect, written once.
+
+Each rule reads the state through `Vars` and uses only the helpers of `model.terms`, so the
+same code runs on Python ints (the step interpreter), numpy arrays (the explorer) and z3
+terms (the prover). Branching on the *design* is ordinary Python; branching on a state
+value is a `select`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from model.design import FENCED_RECEIVERS, Bounds, Design, DesignError
+from model.layout import PER_WORKER, Vars, slot
+from model.terms import Cond, Term, all_of, any_of, below, larger, not_, select
+
+Changes = dict[str, Term]
+"""New values of the columns an action changes; every other column keeps its value."""
+
+ACTION_NAMES: Final = (
+    "Tick",
+    "Acquire",
+    "Send",
+    "Deliver",
+    "Check",
+    "Apply",
+    "Release",
+    "StorageRestart",
+    "CoordinatorRestart",
+)
+
+
+@dataclass(frozen=True, order=True)
+class Action:
+    """One action instance: a name, the worker it concerns (0: none), a chosen value (0: none)."""
+
+    name: str
+    worker: int = 0
+    value: int = 0
+
+    def label(self) -> str:
+        """Short form such as `Acquire(W1)` or `Acquire(W2, token 3)`."""
+        if not self.worker:
+            return self.name
+        if self.value:
+            return f"{self.name}(W{self.worker}, token {self.value})"
+        return f"{self.name}(W{self.worker})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON; zero fields are left out."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.worker:
+            data["worker"] = self.worker
+        if self.value:
+            data["value"] = self.value
+        return data
+
+    @staticmethod
+    def from_dict(data: Any) -> Action:
+        """An action from JSON, refusing unknown names and malformed fields."""
+        if not isinstance(data, dict):
+            raise DesignError(f"an action must be an object, not {type(data).__name__}")
+        unknown = sorted(set(data) - {"name", "worker", "value"})
+        if unknown:
+            raise DesignError(f"action has unknown field {unknown[0]!r}")
+        name, worker, value = data.get("name"), data.get("worker", 0), data.get("value", 0)
+        if name not in ACTION_NAMES:
+            raise DesignError(f"unknown action {name!r}: known actions are {', '.join(ACTION_NAMES)}")
+        for field, number in (("worker", worker), ("value", value)):
+            if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+                raise DesignError(f"action {field} must be a non-negative whole number, not {number!r}")
+        return Action(name, worker, value)
+
+
+def _never(_: Vars) -> Cond:
+    """A transition that never accepts or rejects a request."""
+    return False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An action instance with its guard, its effect, and what it does to requests.
+
+    `write_accepted` and `request_rejected` are evaluated on the state *before* the
+    transition (where the guard holds); the properties are stated in terms of them.
+    """
+
+    action: Action
+    actor: str
+    guard: Callable[[Vars], Cond]
+    effect: Callable[[Vars], Changes]
+    write_accepted: Callable[[Vars], Cond] = _never
+    request_rejected: Callable[[Vars], Cond] = _never
+
+
+def choose(cond: Cond, when_true: Changes, when_false: Changes, s: Vars) -> Changes:
+    """Column-wise select between two sets of changes (a missing column keeps its value)."""
+    if isinstance(cond, bool):
+        return when_true if cond else when_false
+    return {
+        column: select(cond, when_true.get(column, s[column]), when_false.get(column, s[column]))
+        for column in dict.fromkeys([*when_true, *when_false])
+    }
+
+
+def lease_is_current(s: Vars, w: int) -> Cond:
+    """Worker w's grant is the coordinator's current lease and it has not expired."""
+    return all_of(s.holder == w, s.grants == s.gid[w], s.now < s.expires)
+
+
+def give_up(w: int) -> Changes:
+    """A worker that learns it lost the lock forgets its grant: all its variables return to 0."""
+    return {slot(family, w): 0 for family in PER_WORKER}
+
+
+@dataclass(frozen=True)
+class RuleBuilder:
+    """Builds the rules of one design; `horizon`/`grants` of None lift those bounds (proofs)."""
+
+    design: Design
+    workers: int
+    lease: int
+    writes: int
+    horizon: int | None
+    grants: int | None
+
+    @staticmethod
+    def of(design: Design, bounds: Bounds, unbounded: bool = False) -> RuleBuilder:
+        """A builder for the design within bounds, or with time and grants unbounded."""
+        return RuleBuilder(
+            design,
+            bounds.workers,
+            bounds.lease,
+            bounds.writes,
+            None if unbounded else bounds.horizon,
+            None if unbounded else bounds.grants,
+        )
+
+    def rules(self) -> tuple[Rule, ...]:
+        """Every action instance, in a fixed order: Tick, then per worker, then faults."""
+        found = [self.tick()]
+        for w in range(1, self.workers + 1):
+            found.extend(self.acquires(w))
+            found.append(self.send(w))
+            found.extend(self.receptions(w))
+            found.append(self.release(w))
+        if self.design.storage_restarts:
+            found.append(self.storage_restart())
+        if self.design.coordinator_restarts:
+            found.append(self.coordinator_restart())
+        return tuple(found)
+
+    # ----- environment and coordinator ------------------------------------------------
+
+    def tick(self) -> Rule:
+        """Time passes one tick; a worker that takes no step meanwhile is paused."""
+        return Rule(
+            Action("Tick"),
+            "clock",
+            guard=lambda s: below(s.now, self.horizon),
+            effect=lambda s: {"now": s.now + 1},
+        )
+
+    def acquires(self, w: int) -> list[Rule]:
+        """Acquire(w): one instance, or one per free token value with random tokens."""
+        if self.design.token == "random":
+            limit = self.grants if self.grants is not None else 0
+            return [self.acquire(w, value) for value in range(1, limit + 1)]
+        return [self.acquire(w, 0)]
+
+    def new_token(self, s: Vars, w: int, value: int) -> Term:
+        """The token the coordinator hands out at this Acquire."""
+        token = self.design.token
+        if token in ("counter", "counter-volatile"):
+            return s.issued + 1
+        if token == "key-version":
+            return 1
+        if token == "random":
+            return value
+        if token == "local-clock":
+            return s.now + 1 + self.design.skews(self.workers)[w - 1]
+        return s.grants % self.design.modulus + 1
+
+    def acquire(self, w: int, value: int) -> Rule:
+        """The coordinator grants w the lock if it is free or its lease has expired."""
+
+        def guard(s: Vars) -> Cond:
+            free_value = s.used[value] == 0 if value else True
+            return all_of(
+                s.tok[w] == 0,
+                any_of(s.holder == 0, s.now >= s.expires),
+                below(s.grants, self.grants),
+                free_value,
+            )
+
+        def effect(s: Vars) -> Changes:
+            token = self.new_token(s, w, value)
+            changes: Changes = {
+                "grants": s.grants + 1,
+                "holder": w,
+                "expires": s.now + self.lease,
+                slot("tok", w): token,
+                slot("gid", w): s.grants + 1,
+                slot("sent", w): 0,
+            }
+            if self.design.token in ("counter", "counter-volatile"):
+                changes["issued"] = s.issued + 1
+            if value:
+                changes[slot("used", value)] = 1
+            if self.design.worker_check:
+                changes[slot("until", w)] = s.now + self.lease
+            if self.design.grant_fences:
+                changes["hwm"] = larger(s.hwm, token)
+            return changes
+
+        return Rule(Action("Acquire", w, value), "coordinator", guard, effect)
+
+    def coordinator_restart(self) -> Rule:
+        """The coordinator loses its volatile counter and its lease; workers are not told."""
+        return Rule(
+            Action("CoordinatorRestart"),
+            "coordinator",
+            guard=lambda s: s.coordinator_restarts < self.design.coordinator_restarts,
+            effect=lambda s: {
+                "issued": 0,
+                "holder": 0,
+                "expires": 0,
+                "coordinator_restarts": s.coordinator_restarts + 1,
+            },
+        )
+
+    # ----- workers ----------------------------------------------------------------------
+
+    def is_write(self, s: Vars, w: int) -> Cond:
+        """Whether w's next (or in-flight) request is a write rather than a read."""
+        if self.design.workload == "rmw":
+            return s.phase[w] == 1
+        return True
+
+    def send(self, w: int) -> Rule:
+        """w sends its next request, believing it still holds the lock."""
+
+        def guard(s: Vars) -> Cond:
+            checks_lease = s.now < s.until[w] if self.design.worker_check else True
+            return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] < self.writes, checks_lease)
+
+        def effect(s: Vars) -> Changes:
+            counted = s.phase[w] if self.design.workload == "rmw" else 1
+            return {slot("pending", w): 1, slot("sent", w): s.sent[w] + counted}
+
+        return Rule(Action("Send", w), f"W{w}", guard, effect)
+
+    def release(self, w: int) -> Rule:
+        """w is done; the coordinator frees the lock only if w's grant is still its current one."""
+
+        def guard(s: Vars) -> Cond:
+            idle = s.phase[w] == 0 if self.design.workload == "rmw" else True
+            return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] == self.writes, idle)
+
+        def effect(s: Vars) -> Changes:
+            current = all_of(s.holder == w, s.grants == s.gid[w])
+            return {
+                "holder": select(current, 0, s.holder),
+                "expires": select(current, 0, s.expires),
+                **give_up(w),
+            }
+
+        return Rule(Action("Release", w), f"W{w}", guard, effect)
+
+    # ----- the receiver -----------------------------------------------------------------
+
+    def checks_reads(self) -> bool:
+        """Whether reads carry the token and are checked like writes."""
+        return self.design.fenced_reads
+
+    def admits(self, s: Vars, w: int) -> Cond:
+        """The receiver's acceptance rule for a checked request carrying token tok[w]."""
+        receiver, token = self.design.receiver, s.tok[w]
+        if receiver == "none":
+            return True
+        if receiver in ("fenced", "fenced-nonatomic"):
+            return token >= s.hwm
+        if receiver == "fenced-strict":
+            return token > s.hwm
+        if receiver == "equality":
+            return any_of(s.mark == 0, token == s.mark)
+        return lease_is_current(s, w)
+
+    def accepts(self, s: Vars, w: int) -> Cond:
+        """Whether the request in flight is accepted (writes always checked; reads if fenced)."""
+        if self.checks_reads():
+            return self.admits(s, w)
+        return select(self.is_write(s, w), self.admits(s, w), True)
+
+    def write_lands(self, s: Vars, w: int) -> Changes:
+        """An accepted write takes effect at the receiver."""
+        token = s.tok[w]
+        changes: Changes = {slot("pending", w): 0, "last": token, "lastg": s.gid[w]}
+        if self.design.receiver in FENCED_RECEIVERS:
+            changes["hwm"] = token
+        if self.design.receiver == "equality":
+            changes["mark"] = token
+        if self.design.workload == "rmw":
+            changes["version"] = s.version + 1
+            changes[slot("phase", w)] = 0
+        return changes
+
+    def read_lands(self, s: Vars, w: int) -> Changes:
+        """An accepted read returns the current version; a fenced read also raises the mark."""
+        changes: Changes = {slot("pending", w): 0, slot("rv", w): s.version, slot("phase", w): 1}
+        if self.checks_reads() and self.design.receiver in FENCED_RECEIVERS:
+            changes["hwm"] = s.tok[w]
+        return changes
+
+    def request_lands(self, s: Vars, w: int) -> Changes:
+        """The effect of w's in-flight request once accepted, read or write."""
+        if self.design.workload != "rmw":
+            return self.write_lands(s, w)
+        return choose(self.is_write(s, w), self.write_lands(s, w), self.read_lands(s, w), s)
+
+    def receptions(self, w: int) -> list[Rule]:
+        """Deliver(w) (check and update in one step), or Check(w) and Apply(w) when split."""
+        if self.design.receiver != "fenced-nonatomic":
+            return [self.deliver(w, only_reads=False)]
+        rules = [self.check(w), self.apply(w)]
+        if self.design.workload == "rmw" and not self.checks_reads():
+            rules.insert(0, self.deliver(w, only_reads=True))
+        return rules
+
+    def deliver(self, w: int, only_reads: bool) -> Rule:
+        """The network delivers w's request and the receiver decides atomically."""
+
+        def guard(s: Vars) -> Cond:
+            return all_of(s.pending[w] == 1, s.phase[w] == 0 if only_reads else True)
+
+        def effect(s: Vars) -> Changes:
+            return choose(self.accepts(s, w), self.request_lands(s, w), give_up(w), s)
+
+        return Rule(
+            Action("Deliver", w),
+            "receiver",
+            guard,
+            effect,
+            write_accepted=lambda s: all_of(self.is_write(s, w), self.accepts(s, w)),
+            request_rejected=lambda s: not_(self.accepts(s, w)),
+        )
+
+    def check(self, w: int) -> Rule:
+        """Non-atomic receiver, first half: compare the token, remember the verdict."""
+
+        def guard(s: Vars) -> Cond:
+            checked = True if self.checks_reads() else self.is_write(s, w)
+            return all_of(s.pending[w] == 1, checked)
+
+        def effect(s: Vars) -> Changes:
+            return choose(self.admits(s, w), {slot("pending", w): 2}, give_up(w), s)
+
+        return Rule(
+            Action("Check", w),
+            "receiver",
+            guard,
+            effect,
+            request_rejected=lambda s: not_(self.admits(s, w)),
+        )
+
+    def apply(self, w: int) -> Rule:
+        """Non-atomic receiver, second half: write the checked request, whatever came between."""
+        return Rule(
+            Action("Apply", w),
+            "receiver",
+            guard=lambda s: s.pending[w] == 2,
+            effect=lambda s: self.request_lands(s, w),
+            write_accepted=lambda s: self.is_write(s, w),
+        )
+
+    def storage_restart(self) -> Rule:
+        """The receiver restarts and loses its in-memory mark."""
+        return Rule(
+            Action("StorageRestart"),
+            "receiver",
+            guard=lambda s: s.storage_restarts < self.design.storage_restarts,
+            effect=lambda s: {"hwm": 0, "mark": 0, "storage_restarts": s.storage_restarts + 1},
+        )
