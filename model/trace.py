@@ -1,0 +1,214 @@
+"""Traces: a run as a list of action instances, replayed into states, actors and sentences.
+
+A counterexample is only its actions; `replay` runs them through the step interpreter to
+get every state, which properties each step violates and a sentence per step. Trace
+files embed the design and bounds, so a file is self-describing; importing one replays
+it and names the first step that is malformed, not enabled, or differs from the record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Final
+
+from model.design import Bounds, Design, DesignError
+from model.narration import describe_step, explain_violation
+from model.rules import Action
+from model.system import State, System
+
+TRACE_FORMAT: Final = "fencing-lab/trace"
+TRACE_VERSION: Final = 1
+MAX_TRACE_STEPS: Final = 500
+MAX_TRACE_BYTES: Final = 1_000_000
+
+
+class TraceError(ValueError):
+    """A trace that cannot be replayed; the message names the first bad step."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transition of a trace: the action, who took it, the state after, what it broke."""
+
+    number: int
+    action: Action
+    actor: str
+    before: State
+    after: State
+    violations: tuple[str, ...]
+    sentence: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A replayed run of a design within bounds."""
+
+    design: Design
+    bounds: Bounds
+    steps: tuple[Step, ...]
+    title: str = ""
+
+    @cached_property
+    def system(self) -> System:
+        """The step interpreter the trace was replayed with."""
+        return System(self.design, self.bounds)
+
+    @property
+    def initial(self) -> State:
+        """The state before the first step."""
+        return self.system.initial()
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The action instances, in order."""
+        return tuple(step.action for step in self.steps)
+
+    def states(self) -> list[State]:
+        """Every state of the run: the initial one, then one per step."""
+        return [self.initial, *(step.after for step in self.steps)]
+
+    def state_at(self, position: int) -> dict[str, int]:
+        """Named values of the state after `position` steps (0: the initial state)."""
+        return self.system.layout.as_dict(self.states()[position])
+
+    def first_violation(self, name: str) -> Step | None:
+        """The first step that violates property `name`, if any."""
+        return next((step for step in self.steps if name in step.violations), None)
+
+    def violated(self) -> tuple[str, ...]:
+        """Names of every property some step violates, in order P1..P5."""
+        names = {name for step in self.steps for name in step.violations}
+        return tuple(sorted(names))
+
+
+def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str = "") -> Trace:
+    """Run the actions from the initial state; refuse the first one that is not enabled."""
+    system = System(design, bounds)
+    state = system.initial()
+    steps = []
+    for number, action in enumerate(actions, start=1):
+        if number > MAX_TRACE_STEPS:
+            raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps")
+        rule = system.rule_of.get(action)
+        if rule is None:
+            raise TraceError(f"step {number}: {action.label()} is not an action of this design and bounds")
+        if not system.is_enabled(state, rule):
+            raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
+        after = system.apply(state, rule)
+        violations = system.violations(state, rule)
+        steps.append(
+            Step(
+                number=number,
+                action=action,
+                actor=rule.actor,
+                before=state,
+                after=after,
+                violations=violations,
+                sentence=describe_step(system, state, rule, after),
+                reasons=tuple(explain_violation(system, state, rule, v) for v in violations),
+            )
+        )
+        state = after
+    return Trace(design, bounds, tuple(steps), title)
+
+
+def trace_to_dict(trace: Trace) -> dict[str, Any]:
+    """A self-describing JSON object: design, bounds, and each step's action and state."""
+    layout = trace.system.layout
+    return {
+        "format": TRACE_FORMAT,
+        "version": TRACE_VERSION,
+        "title": trace.title,
+        "design": trace.design.to_dict(),
+        "bounds": trace.bounds.to_dict(),
+        "steps": [
+            {
+                "action": step.action.to_dict(),
+                "actor": step.actor,
+                "state": layout.as_dict(step.after),
+                "violations": list(step.violations),
+                "sentence": step.sentence,
+            }
+            for step in trace.steps
+        ],
+    }
+
+
+def trace_to_json(trace: Trace) -> str:
+    """The trace as indented JSON text."""
+    return json.dumps(trace_to_dict(trace), indent=2, ensure_ascii=False)
+
+
+def trace_from_json(text: str | bytes) -> Trace:
+    """Parse, validate and replay a trace file; errors name the field or the first bad step."""
+    if len(text) > MAX_TRACE_BYTES:
+        raise TraceError(f"the trace file is larger than {MAX_TRACE_BYTES:,} bytes")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TraceError("the trace file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceError(f"the trace file is not valid JSON: {error.msg} at line {error.lineno}") from None
+    return trace_from_dict(data)
+
+
+def trace_from_dict(data: Any) -> Trace:
+    """Validate a decoded trace object and replay it against its recorded states."""
+    if not isinstance(data, dict):
+        raise TraceError("a trace must be a JSON object")
+    if data.get("format") != TRACE_FORMAT:
+        raise TraceError(f"not a Fencing Lab trace: field 'format' must be {TRACE_FORMAT!r}")
+    if data.get("version") != TRACE_VERSION:
+        raise TraceError(f"unsupported trace version {data.get('version')!r}: expected {TRACE_VERSION}")
+    try:
+        design = Design.from_dict(data.get("design"))
+        bounds = Bounds.from_dict(data.get("bounds"))
+        design.check_fits(bounds)
+    except DesignError as error:
+        raise TraceError(f"the trace's design or bounds are invalid: {error}") from None
+    records = data.get("steps")
+    if not isinstance(records, list):
+        raise TraceError("field 'steps' must be a list")
+    actions = [_action_of(number, record) for number, record in enumerate(records, start=1)]
+    trace = replay(design, bounds, actions, title=str(data.get("title", "")))
+    _compare_records(trace, records)
+    return trace
+
+
+def _action_of(number: int, record: Any) -> Action:
+    """The action of one recorded step, or an error naming the step."""
+    if not isinstance(record, dict) or "action" not in record:
+        raise TraceError(f"step {number}: each step must be an object with an 'action'")
+    try:
+        return Action.from_dict(record["action"])
+    except DesignError as error:
+        raise TraceError(f"step {number}: {error}") from None
+
+
+def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
+    """Refuse a file whose recorded states or violations differ from the replay."""
+    layout = trace.system.layout
+    for step, record in zip(trace.steps, records, strict=True):
+        recorded = record.get("state")
+        if recorded is not None:
+            if not isinstance(recorded, dict):
+                raise TraceError(f"step {step.number}: 'state' must be an object")
+            actual = layout.as_dict(step.after)
+            for column, value in recorded.items():
+                if actual.get(column) != value:
+                    raise TraceError(
+                        f"step {step.number} ({step.action.label()}): the file says "
+                        f"{column}={value!r} but replaying gives {actual.get(column)!r}"
+                    )
+        if "violations" in record and list(record["violations"]) != list(step.violations):
+            raise TraceError(
+                f"step {step.number} ({step.action.label()}): the file says it violates "
+                f"{record['violations']!r} but replaying gives {list(step.violations)!r}"
+            )
