@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from model.design import Design
 from model.layout import Vars
 from model.rules import Rule, lease_is_current
 from model.terms import Cond, all_of, not_
@@ -25,10 +24,6 @@ class Property:
     title: str
     statement: str
     violated: Callable[[Vars, Rule], Cond]
-
-    def applies_to(self, design: Design) -> bool:
-        """P5 speaks about read-modify-write runs only; the others about every design."""
-        return self.name != "P5" or design.workload == "rmw"
 
 
 def _p1(s: Vars, rule: Rule) -> Cond:
@@ -84,7 +79,8 @@ PROPERTIES: Final = (
     Property(
         "P5",
         "no lost update",
-        "An accepted write was read-modified at the current version: nobody wrote in between.",
+        "An accepted write was read-modified at the current version: nobody wrote in between "
+        "(always true without read-modify-write, where nothing is read).",
         _p5,
     ),
 )

@@ -40,10 +40,10 @@ class System:
         object.__setattr__(self, "layout", Layout.of(self.design, self.bounds))
         object.__setattr__(self, "rules", RuleBuilder.of(self.design, self.bounds).rules())
 
-    @cached_property
+    @property
     def properties(self) -> tuple[Property, ...]:
-        """The properties that apply to this design (P5 only with read-modify-write)."""
-        return tuple(p for p in PROPERTIES if p.applies_to(self.design))
+        """The properties P1..P5 (P5 cannot fail without read-modify-write)."""
+        return PROPERTIES
 
     @cached_property
     def rule_of(self) -> dict[Action, Rule]:
