@@ -92,9 +92,17 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
 def design_from_args(args: argparse.Namespace) -> Design:
     """The design: the preset's (or the core's), with every given option flag applied."""
     base = preset(args.preset).design if args.preset else Design()
-    given = {field: getattr(args, flag) for flag, field in DESIGN_FLAGS.items() if getattr(args, flag) is not None}
+    given = {
+        field: getattr(args, flag)
+        for flag, field in DESIGN_FLAGS.items()
+        if getattr(args, flag) is not None
+    }
     # A token or receiver change drops preset settings that only made sense with the old one.
-    if "token" in given and given["token"] != "counter-volatile" and "coordinator_restarts" not in given:
+    if (
+        "token" in given
+        and given["token"] != "counter-volatile"
+        and "coordinator_restarts" not in given
+    ):
         given["coordinator_restarts"] = 0
     if "hwm" in given and given["hwm"] == "durable" and "storage_restarts" not in given:
         given["storage_restarts"] = 0
@@ -203,7 +211,11 @@ def run_check(args: argparse.Namespace) -> int:
     )
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
-    print(json.dumps(exploration_to_dict(result), indent=2) if args.json else format_exploration(result))
+    print(
+        json.dumps(exploration_to_dict(result), indent=2)
+        if args.json
+        else format_exploration(result)
+    )
     return 0
 
 
@@ -216,14 +228,18 @@ def run_replay(args: argparse.Namespace) -> int:
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))
     broken = ", ".join(trace.violated()) or "none"
-    print(f"\nReplayed {len(trace.steps)} steps: every step is enabled; properties violated: {broken}")
+    print(
+        f"\nReplayed {len(trace.steps)} steps: every step is enabled; properties violated: {broken}"
+    )
     return 0
 
 
 def _matrix_line(row: MatrixRow) -> str:
     """One preset's row of the human matrix."""
     cells = "".join(f"{row.cell(name):>7}" for name in PROPERTY_NAMES)
-    return f"{row.preset.name:<28}{cells}{row.exploration.states:>9,}{row.exploration.seconds:>8.2f}"
+    return (
+        f"{row.preset.name:<28}{cells}{row.exploration.states:>9,}{row.exploration.seconds:>8.2f}"
+    )
 
 
 def run_matrix(args: argparse.Namespace) -> int:
@@ -271,7 +287,9 @@ def run_prove(args: argparse.Namespace) -> int:
     if args.receiver_only:
         receiver_report = prove_receiver_only()
         output = receiver_report_to_json(receiver_report) if args.json else None
-        print(json.dumps(output, indent=2) if args.json else format_receiver_report(receiver_report))
+        print(
+            json.dumps(output, indent=2) if args.json else format_receiver_report(receiver_report)
+        )
         return 0
     report = prove(design_from_args(args), bounds_from_args(args))
     print(json.dumps(report_to_json(report), indent=2) if args.json else format_report(report))
@@ -289,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="explore every interleaving of a design")
     add_design_arguments(check)
     add_bounds_arguments(check, Bounds())
-    check.add_argument("--symmetry", action="store_true", help="count states up to renaming workers")
+    check.add_argument(
+        "--symmetry", action="store_true", help="count states up to renaming workers"
+    )
     check.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N")
     check.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
     check.add_argument("--json", action="store_true", help="print one JSON object")
@@ -307,13 +327,17 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.set_defaults(run=run_matrix)
 
     presets_cmd = commands.add_parser("presets", help="list the presets and their lessons")
-    presets_cmd.add_argument("--verbose", "-v", action="store_true", help="what each mirrors, and sources")
+    presets_cmd.add_argument(
+        "--verbose", "-v", action="store_true", help="what each mirrors, and sources"
+    )
     presets_cmd.set_defaults(run=run_presets)
 
     prove_cmd = commands.add_parser("prove", help="z3: bounded model checking and induction")
     add_design_arguments(prove_cmd)
     add_bounds_arguments(prove_cmd, REFERENCE_BOUNDS)
-    prove_cmd.add_argument("--receiver-only", action="store_true", help="prove the receiver's rule alone")
+    prove_cmd.add_argument(
+        "--receiver-only", action="store_true", help="prove the receiver's rule alone"
+    )
     prove_cmd.add_argument("--json", action="store_true")
     prove_cmd.set_defaults(run=run_prove)
     return parser

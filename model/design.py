@@ -72,10 +72,7 @@ class Bounds:
 
     def short(self) -> str:
         """A compact label such as `W=2 L=2 T=4 G=2 K=1`."""
-        return (
-            f"W={self.workers} L={self.lease} T={self.horizon} "
-            f"G={self.grants} K={self.writes}"
-        )
+        return f"W={self.workers} L={self.lease} T={self.horizon} G={self.grants} K={self.writes}"
 
     def to_dict(self) -> dict[str, int]:
         """Plain dict for JSON."""
@@ -204,7 +201,11 @@ class Design:
     def changes(self) -> dict[str, Any]:
         """Options that differ from the core's defaults."""
         core = Design()
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != getattr(core, f.name)}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(core, f.name)
+        }
 
     def label(self) -> str:
         """A short human label: `core` or the changed options."""
@@ -241,7 +242,9 @@ def _from_dict(cls: Any, data: Any, what: str) -> Any:
     known = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise DesignError(f"{what} has unknown field {unknown[0]!r}: known fields are {', '.join(sorted(known))}")
+        raise DesignError(
+            f"{what} has unknown field {unknown[0]!r}: known fields are {', '.join(sorted(known))}"
+        )
     try:
         return cls(**data)
     except TypeError as error:

@@ -143,6 +143,7 @@ class Explorer:
         max_states: int = DEFAULT_MAX_STATES,
         max_seconds: float = DEFAULT_MAX_SECONDS,
         progress: ProgressCallback | None = None,
+        max_depth: int | None = None,
     ) -> None:
         self.system = system
         self.layout = system.layout
@@ -151,6 +152,7 @@ class Explorer:
         self.max_states = max_states
         self.max_seconds = max_seconds
         self.progress = progress
+        self.max_depth = max_depth
 
     def run(self) -> Exploration:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
@@ -160,6 +162,9 @@ class Explorer:
         level_sizes = [1]
         depth = 0
         while frontier.size:
+            if self.max_depth is not None and depth >= self.max_depth:
+                search.stopped_by = f"depth limit of {self.max_depth} reached"
+                break
             offset = search.states - frontier.size
             level = self._expand(search, frontier, offset, depth, started)
             if level is None:
@@ -171,8 +176,13 @@ class Explorer:
                 level_sizes.append(int(frontier.size))
             if self.progress:
                 self.progress(
-                    Progress(depth, search.states, search.transitions, int(frontier.size),
-                             time.perf_counter() - started)
+                    Progress(
+                        depth,
+                        search.states,
+                        search.transitions,
+                        int(frontier.size),
+                        time.perf_counter() - started,
+                    )
                 )
             if search.stopped_by:
                 break
@@ -265,7 +275,7 @@ class Explorer:
                 verdicts[prop.name] = Verdict(prop.name, violated=False)
                 continue
             source, rule_id, length = found
-            path = _path_to(source, parents, actions) + [rule_id]
+            path = [*_path_to(source, parents, actions), rule_id]
             steps = self._realise(path, keys, parents, source, prop)
             assert len(steps) == length
             verdicts[prop.name] = Verdict(prop.name, True, length, tuple(steps))
@@ -326,7 +336,12 @@ def explore(
     max_states: int = DEFAULT_MAX_STATES,
     max_seconds: float = DEFAULT_MAX_SECONDS,
     progress: ProgressCallback | None = None,
+    max_depth: int | None = None,
 ) -> Exploration:
-    """Explore a design within bounds; the main entry point of every engine that counts."""
+    """Explore a design within bounds; the main entry point of every engine that counts.
+
+    `max_depth` explores only runs of at most that many steps (used to show that no
+    shorter run than a counterexample violates its property).
+    """
     system = System(design, bounds)
-    return Explorer(system, symmetry, max_states, max_seconds, progress).run()
+    return Explorer(system, symmetry, max_states, max_seconds, progress, max_depth).run()

@@ -43,9 +43,7 @@ class Matrix:
                     "states": row.exploration.states,
                     "complete": row.exploration.complete,
                     "seconds": round(row.exploration.seconds, 4),
-                    "properties": {
-                        name: _verdict_json(row, name) for name in PROPERTY_NAMES
-                    },
+                    "properties": {name: _verdict_json(row, name) for name in PROPERTY_NAMES},
                 }
                 for row in self.rows
             ],

@@ -20,9 +20,7 @@ def _lease_context(s: Vars, w: int) -> str:
             return f"within W{w}'s lease (until t={s.expires})"
         return f"after W{w}'s lease expired at t={s.expires}"
     if s.holder:
-        return (
-            f"though W{w}'s grant #{s.gid[w]} was superseded by grant #{s.grants} (W{s.holder})"
-        )
+        return f"though W{w}'s grant #{s.gid[w]} was superseded by grant #{s.grants} (W{s.holder})"
     return f"though W{w}'s grant #{s.gid[w]} is no longer the coordinator's lease"
 
 
@@ -36,7 +34,9 @@ def _comparison(system: System, s: Vars, w: int) -> str:
     if receiver == "fenced-strict":
         return f"the receiver compares {token} > {s.hwm}"
     if receiver == "equality":
-        return "the receiver has no mark yet" if s.mark == 0 else f"{token} equals the mark {s.mark}"
+        return (
+            "the receiver has no mark yet" if s.mark == 0 else f"{token} equals the mark {s.mark}"
+        )
     return "the receiver finds the lease current"
 
 
@@ -92,7 +92,8 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
             "coordinator's current lease is left alone."
         )
     if name == "StorageRestart":
-        return f"The receiver restarts at t={s.now} and forgets its mark (it was {max(s.hwm, s.mark)})."
+        forgotten = max(s.hwm, s.mark)
+        return f"The receiver restarts at t={s.now} and forgets its mark (it was {forgotten})."
     return (
         f"The coordinator restarts at t={s.now}: its token counter goes back to 0 and it "
         "forgets the current lease. Workers are not told."

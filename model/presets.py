@@ -7,12 +7,11 @@ tests all quote the same text. Each preset's `expected` verdicts at the referenc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass
 from typing import Final
 
 from model.design import Design, DesignError
-
 
 CLAIM: Final = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
 """A claim inside a lesson: `(P2 fails)`, `(P1, P3 fail)`, `(P2 holds)`."""
@@ -75,8 +74,7 @@ PRESETS_LIST: Final = (
         "Fencing keeps writes in token and grant order (P1, P3 hold) without refusing the "
         "holder (P4 holds), yet a stale write can still land after expiry, before the new "
         "holder's first request (P2 fails).",
-        "M. Burrows, 'The Chubby lock service' (OSDI 2006), sequencers; Hazelcast docs, "
-        "FencedLock",
+        "M. Burrows, 'The Chubby lock service' (OSDI 2006), sequencers; Hazelcast docs, FencedLock",
         expected=(None, 5, None, None, None),
     ),
     Preset(
@@ -114,8 +112,7 @@ PRESETS_LIST: Final = (
         "Tokens must grow across coordinator failover: a counter that restarts hands out an "
         "old value again, so a stale write passes the check (P3 fails) and the new holder can "
         "be refused (P4 fails); the receiver itself never goes backwards (P1 holds).",
-        "Jepsen analyses of lock services (e.g. Hazelcast 3.8.3, 2017) on state lost in "
-        "failover",
+        "Jepsen analyses of lock services (e.g. Hazelcast 3.8.3, 2017) on state lost in failover",
         expected=(None, 4, 7, 12, None),
     ),
     Preset(
@@ -178,8 +175,7 @@ PRESETS_LIST: Final = (
     Preset(
         "lease-aware-receiver",
         Design(receiver="lease-aware"),
-        "a resource that checks the live lease in the same transaction (etcd Txn on the "
-        "lease key)",
+        "a resource that checks the live lease in the same transaction (etcd Txn on the lease key)",
         "A receiver that consults the live lease refuses every write outside its lease (P1, "
         "P2, P3, P4 hold).",
         "etcd docs, transactions comparing a key's lease; the Jepsen etcd 3.4.3 analysis (2020) "
@@ -217,8 +213,7 @@ PRESETS_LIST: Final = (
         "rmw-lease-aware",
         Design(receiver="lease-aware", workload="rmw", fenced_reads=True),
         "read-modify-write where the resource checks the live lease on reads and writes",
-        "Checking the live lease on every request keeps every property (P1, P2, P3, P4, P5 "
-        "hold).",
+        "Checking the live lease on every request keeps every property (P1, P2, P3, P4, P5 hold).",
         "design-variants.md",
         expected=(None, None, None, None, None),
     ),
@@ -233,4 +228,6 @@ def preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise DesignError(f"unknown preset {name!r}: choose one of {', '.join(PRESET_NAMES)}") from None
+        raise DesignError(
+            f"unknown preset {name!r}: choose one of {', '.join(PRESET_NAMES)}"
+        ) from None

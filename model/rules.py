@@ -67,10 +67,14 @@ class Action:
             raise DesignError(f"action has unknown field {unknown[0]!r}")
         name, worker, value = data.get("name"), data.get("worker", 0), data.get("value", 0)
         if name not in ACTION_NAMES:
-            raise DesignError(f"unknown action {name!r}: known actions are {', '.join(ACTION_NAMES)}")
+            raise DesignError(
+                f"unknown action {name!r}: known actions are {', '.join(ACTION_NAMES)}"
+            )
         for field, number in (("worker", worker), ("value", value)):
             if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-                raise DesignError(f"action {field} must be a non-negative whole number, not {number!r}")
+                raise DesignError(
+                    f"action {field} must be a non-negative whole number, not {number!r}"
+                )
         return Action(name, worker, value)
 
 

@@ -56,5 +56,9 @@ SEED_STORY: Final = (
 def seed_story(receiver: str) -> Scenario:
     """The seed's story with a plain store (`none`) or a fencing receiver (`fenced`)."""
     design = Design(receiver=receiver)
-    title = "Lease only: the late write lands" if receiver == "none" else "Fencing: the late write is refused"
+    title = (
+        "Lease only: the late write lands"
+        if receiver == "none"
+        else "Fencing: the late write is refused"
+    )
     return Scenario(f"seed-{receiver}", title, design, SEED_BOUNDS, SEED_ACTIONS, SEED_STORY)

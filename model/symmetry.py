@@ -25,7 +25,9 @@ def renamings(layout: Layout) -> list[Renaming]:
     skews = layout.design.skews(layout.bounds.workers)
     ids = tuple(layout.workers)
     return [
-        perm for perm in permutations(ids) if all(skews[w - 1] == skews[perm[w - 1] - 1] for w in ids)
+        perm
+        for perm in permutations(ids)
+        if all(skews[w - 1] == skews[perm[w - 1] - 1] for w in ids)
     ]
 
 

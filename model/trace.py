@@ -87,15 +87,18 @@ class Trace:
 
 def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str = "") -> Trace:
     """Run the actions from the initial state; refuse the first one that is not enabled."""
+    actions = list(actions)
+    if len(actions) > MAX_TRACE_STEPS:
+        raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps, not {len(actions)}")
     system = System(design, bounds)
     state = system.initial()
     steps = []
     for number, action in enumerate(actions, start=1):
-        if number > MAX_TRACE_STEPS:
-            raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps")
         rule = system.rule_of.get(action)
         if rule is None:
-            raise TraceError(f"step {number}: {action.label()} is not an action of this design and bounds")
+            raise TraceError(
+                f"step {number}: {action.label()} is not an action of this design and bounds"
+            )
         if not system.is_enabled(state, rule):
             raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
         after = system.apply(state, rule)
@@ -155,7 +158,9 @@ def trace_from_json(text: str | bytes) -> Trace:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise TraceError(f"the trace file is not valid JSON: {error.msg} at line {error.lineno}") from None
+        raise TraceError(
+            f"the trace file is not valid JSON: {error.msg} at line {error.lineno}"
+        ) from None
     return trace_from_dict(data)
 
 
@@ -166,7 +171,9 @@ def trace_from_dict(data: Any) -> Trace:
     if data.get("format") != TRACE_FORMAT:
         raise TraceError(f"not a Fencing Lab trace: field 'format' must be {TRACE_FORMAT!r}")
     if data.get("version") != TRACE_VERSION:
-        raise TraceError(f"unsupported trace version {data.get('version')!r}: expected {TRACE_VERSION}")
+        raise TraceError(
+            f"unsupported trace version {data.get('version')!r}: expected {TRACE_VERSION}"
+        )
     try:
         design = Design.from_dict(data.get("design"))
         bounds = Bounds.from_dict(data.get("bounds"))

@@ -1,0 +1,143 @@
+"""The `fencing` command: outputs, flags overriding presets, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.cli import main
+from model.presets import PRESETS_LIST
+from model.scenarios import seed_story
+from model.trace import trace_to_dict, trace_to_json
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the CLI in-process; return the exit code, standard output and standard error."""
+    try:
+        code = main(args)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_narrates_each_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
+    """Human output has counts, a verdict per property and the narrated shortest runs."""
+    code, out, _ = run(["check", "--receiver", "none"], capsys)
+    assert code == 0
+    assert "Explored 354 states, 728 transitions, depth 12" in out
+    assert "P1 monotonic acceptance" in out and "VIOLATED (shortest run: 8 steps)" in out
+    assert "P4 no false rejection            holds" in out
+    assert "Shortest run violating P1:" in out and "✗ P1 violated" in out
+
+
+def test_preset_flags_override_the_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--preset lease-only --receiver fenced` is the fencing design."""
+    code, out, _ = run(
+        ["check", "--preset", "lease-only", "--receiver", "fenced", "--json"], capsys
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert report["design"]["receiver"] == "fenced" and report["states"] == 321
+
+
+def test_skew_and_wrap_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--skew` and `--wrap` reach the design."""
+    code, out, _ = run(["check", "--token", "local-clock", "--skew", "0,2", "--json"], capsys)
+    assert code == 0 and json.loads(out)["design"]["skew"] == [0, 2]
+    code, out, _ = run(["check", "--token", "wrapping", "--wrap", "3", "--json"], capsys)
+    assert code == 0 and json.loads(out)["design"]["wrap"] == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "--workers", "50"], "workers = 50 is out of range: allowed 1..5"),
+        (["check", "--lease", "-1"], "lease = -1 is out of range"),
+        (["check", "--fenced-reads"], "fenced_reads needs workload rmw"),
+        (
+            ["check", "--token", "local-clock", "--skew", "1,0,0"],
+            "3 offsets but there are 2 workers",
+        ),
+        (["check", "--skew", "a,b"], "--skew takes whole numbers"),
+        (["check", "--workers", "two"], "invalid int value: 'two'"),
+        (["check", "--preset", "nope"], "invalid choice: 'nope'"),
+        (["check", "--max-states", "0"], "must be positive"),
+        (["replay", "/nonexistent/trace.json"], "no such trace file"),
+    ],
+)
+def test_bad_input_gets_one_clear_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every bad input exits with status 2 and a message, never a traceback."""
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err + out
+
+
+def test_budget_is_reported_as_incomplete(capsys: pytest.CaptureFixture[str]) -> None:
+    """A run cut by the state budget says INCOMPLETE and keeps found violations."""
+    code, out, _ = run(
+        [
+            "check",
+            "--receiver",
+            "none",
+            "--horizon",
+            "6",
+            "--grants",
+            "3",
+            "--writes",
+            "2",
+            "--max-states",
+            "300",
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert "INCOMPLETE: state budget of 300 states reached" in out
+    assert "VIOLATED (shortest run: 5 steps)" in out
+
+
+def test_replay_narrates_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing replay` re-checks a trace file and lists the violated properties."""
+    path = tmp_path / "seed.json"
+    path.write_text(trace_to_json(seed_story("none").trace()))
+    code, out, _ = run(["replay", str(path)], capsys)
+    assert code == 0
+    assert "Replayed 9 steps" in out and "properties violated: P1, P2, P3" in out
+
+
+def test_replay_refuses_a_tampered_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tampered file gets the first bad step named, with exit status 2."""
+    data = trace_to_dict(seed_story("none").trace())
+    data["steps"][3]["state"]["holder"] = 1
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    code, _, err = run(["replay", str(path)], capsys)
+    assert code == 2 and "step 4 (Acquire(W2)): the file says holder=1" in err
+
+
+def test_matrix_json_has_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing matrix --json` lists every preset with states and P1..P5 at the given bounds."""
+    code, out, _ = run(
+        ["matrix", "--json", "--horizon", "4", "--grants", "2", "--writes", "1"], capsys
+    )
+    assert code == 0
+    matrix = json.loads(out)
+    assert matrix["bounds"] == {"workers": 2, "lease": 2, "horizon": 4, "grants": 2, "writes": 1}
+    assert [row["preset"] for row in matrix["rows"]] == [p.name for p in PRESETS_LIST]
+    fencing = next(row for row in matrix["rows"] if row["preset"] == "fencing")
+    assert fencing["states"] == 321
+    assert fencing["properties"]["P1"] == {"holds": True, "shortest": None}
+    assert fencing["properties"]["P2"] == {"holds": False, "shortest": 5}
+
+
+def test_presets_lists_each_lesson(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing presets` prints one line per preset with its lesson."""
+    code, out, _ = run(["presets"], capsys)
+    assert code == 0
+    for preset in PRESETS_LIST:
+        assert f"{preset.name}" in out and preset.lesson[:40] in out

@@ -1,0 +1,124 @@
+"""The vectorised explorer against a plain BFS, symmetry against brute-force orbits, budgets."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.explorer import Progress, explore
+from model.presets import PRESETS, PRESETS_LIST
+from model.symmetry import canonical_state, renamings
+from model.system import System
+from model.trace import replay
+from tests.naive import naive_explore
+
+SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
+def test_explorer_agrees_with_plain_bfs(preset) -> None:
+    """Counts, depth and every shortest violation equal a plain BFS over the interpreter."""
+    fast = explore(preset.design, SMALL)
+    slow = naive_explore(preset.design, SMALL)
+    assert (fast.states, fast.transitions, fast.depth) == (
+        len(slow.states),
+        slow.transitions,
+        slow.depth,
+    )
+    shortest = {name: v.shortest for name, v in fast.verdicts.items() if v.violated}
+    assert shortest == slow.shortest
+
+
+@pytest.mark.parametrize(
+    "design, bounds",
+    [
+        (Design(), Bounds(2, 2, 4, 2, 1)),
+        (Design(receiver="none"), Bounds(3, 2, 4, 3, 1)),
+        (PRESETS["rmw-fencing-unfenced-reads"].design, Bounds(2, 2, 4, 2, 1)),
+        (Design(token="local-clock", skew=(1, 0, 0)), Bounds(3, 2, 3, 2, 1)),
+        (Design(token="local-clock", skew=(0, 0)), Bounds(2, 2, 4, 2, 1)),
+        (PRESETS["random-token"].design, Bounds(2, 2, 4, 3, 1)),
+    ],
+    ids=["core", "none-W3", "rmw", "skew-100", "skew-00", "random"],
+)
+def test_symmetry_counts_distinct_canonical_forms(design: Design, bounds: Bounds) -> None:
+    """Orbits counted by the explorer equal the canonical forms of the full state set."""
+    layout = System(design, bounds).layout
+    group = renamings(layout)
+    full = naive_explore(design, bounds).states
+    orbits = {canonical_state(layout, state, group) for state in full}
+    reduced = explore(design, bounds, symmetry=True)
+    assert reduced.states == len(orbits)
+    full_result = explore(design, bounds)
+    for name, verdict in full_result.verdicts.items():
+        assert reduced.verdicts[name].shortest == verdict.shortest
+
+
+def test_skews_restrict_renamings_to_equal_skews() -> None:
+    """With skews (1, 0, 0) only W2 and W3 may swap; with equal skews every worker may."""
+    layout = System(Design(token="local-clock", skew=(1, 0, 0)), Bounds(3, 2, 3, 2, 1)).layout
+    assert sorted(renamings(layout)) == [(1, 2, 3), (1, 3, 2)]
+    equal = System(Design(token="local-clock", skew=(0, 0, 0)), Bounds(3, 2, 3, 2, 1)).layout
+    assert len(renamings(equal)) == 6
+
+
+def test_symmetric_counterexamples_are_real_runs() -> None:
+    """Counterexamples found on orbits replay as concrete runs to the same violation."""
+    design, bounds = PRESETS["lease-only"].design, REFERENCE_BOUNDS
+    result = explore(design, bounds, symmetry=True)
+    for name, verdict in result.verdicts.items():
+        if verdict.violated:
+            assert verdict.actions is not None
+            trace = replay(design, bounds, verdict.actions)
+            assert name in trace.steps[-1].violations
+            assert len(trace.steps) == verdict.shortest
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
+def test_counterexamples_replay_and_none_is_shorter(preset) -> None:
+    """Each shortest counterexample replays to its violation; depth - 1 finds none."""
+    result = explore(preset.design, REFERENCE_BOUNDS)
+    for name, verdict in result.verdicts.items():
+        if not verdict.violated:
+            continue
+        assert verdict.actions is not None and verdict.shortest is not None
+        trace = replay(preset.design, REFERENCE_BOUNDS, verdict.actions)
+        assert len(trace.steps) == verdict.shortest
+        assert name in trace.steps[-1].violations
+        assert all(name not in step.violations for step in trace.steps[:-1])
+        shorter = explore(preset.design, REFERENCE_BOUNDS, max_depth=verdict.shortest - 1)
+        assert not shorter.verdicts[name].violated
+
+
+def test_state_budget_gives_partial_result_with_violations() -> None:
+    """A state budget stops the run, says so, and keeps the violations already found."""
+    result = explore(Design(receiver="none"), REFERENCE_BOUNDS, max_states=500)
+    assert not result.complete
+    assert result.states == 500
+    assert result.stopped_by is not None and "state budget" in result.stopped_by
+    assert result.verdicts["P2"].violated and result.verdicts["P2"].shortest == 5
+    assert result.status("P4") == "not violated so far"
+
+
+def test_time_budget_gives_partial_result() -> None:
+    """A time budget too small to finish reports an incomplete run, not a hang."""
+    result = explore(Design(), Bounds(3, 3, 10, 5, 2), max_seconds=1e-9)
+    assert not result.complete
+    assert result.stopped_by is not None and "time budget" in result.stopped_by
+    assert result.states < 180_216
+
+
+def test_progress_reports_every_level() -> None:
+    """The progress callback sees each BFS level, with growing counts."""
+    seen: list[Progress] = []
+    result = explore(Design(), Bounds(2, 2, 4, 2, 1), progress=seen.append)
+    assert len(seen) == result.depth + 1
+    assert [p.states for p in seen] == sorted(p.states for p in seen)
+    assert seen[-1].states == result.states and seen[-1].transitions == result.transitions
+
+
+def test_level_sizes_sum_to_states() -> None:
+    """States per BFS depth add up to the state count, one entry per depth."""
+    result = explore(Design(), Bounds(3, 2, 6, 3, 2))
+    assert sum(result.level_sizes) == result.states
+    assert len(result.level_sizes) == result.depth + 1

@@ -1,0 +1,124 @@
+"""Traces: replay, narration, JSON round trips and refusal of tampered files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.explorer import explore
+from model.rules import Action
+from model.scenarios import SEED_ACTIONS, seed_story
+from model.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
+
+
+def test_seed_story_fails_without_fencing_and_holds_with_it() -> None:
+    """The seed's late write is accepted by a plain store and refused by a fenced one."""
+    plain, fenced = seed_story("none").trace(), seed_story("fenced").trace()
+    assert plain.violated() == ("P1", "P2", "P3")
+    assert fenced.violated() == ()
+    late = SEED_ACTIONS.index(Action("Deliver", 1))
+    assert "accepted" in plain.steps[late].sentence
+    assert "rejected" in fenced.steps[late].sentence and "1 < 2" in fenced.steps[late].sentence
+
+
+def test_steps_have_actors_and_the_issue_example_sentence() -> None:
+    """Actors name who acted; a late write is narrated with its token and expiry."""
+    actions = [
+        Action("Acquire", 1),
+        Action("Send", 1),
+        Action("Tick"),
+        Action("Tick"),
+        Action("Deliver", 1),
+    ]
+    trace = replay(Design(), Bounds(2, 2, 4, 2, 1), actions)
+    assert [s.actor for s in trace.steps] == ["coordinator", "W1", "clock", "clock", "receiver"]
+    assert trace.steps[-1].sentence == (
+        "W1's write carrying token 1 is accepted at t=2, after W1's lease expired at t=2 (1 ≥ 0)."
+    )
+    assert trace.steps[-1].violations == ("P2",)
+
+
+def test_violation_reasons_explain_the_comparison() -> None:
+    """A P3 violation under key-version tokens says the receiver compared 1 ≥ 1."""
+    design = Design(token="key-version")
+    verdict = explore(design, REFERENCE_BOUNDS).verdicts["P3"]
+    assert verdict.actions is not None
+    last = replay(design, REFERENCE_BOUNDS, verdict.actions).steps[-1]
+    reason = next(r for r in last.reasons if r.startswith("P3"))
+    assert "compares 1 ≥ 1" in reason and "grant #1 is older than grant #2" in reason
+
+
+def test_json_round_trip_preserves_the_trace() -> None:
+    """Export then import gives the same actions, states and violations."""
+    trace = seed_story("none").trace()
+    again = trace_from_json(trace_to_json(trace))
+    assert again.actions == trace.actions
+    assert again.states() == trace.states()
+    assert [s.violations for s in again.steps] == [s.violations for s in trace.steps]
+    assert again.design == trace.design and again.bounds == trace.bounds
+
+
+def _tampered(change) -> str:
+    """The seed trace's JSON after applying `change` to its decoded object."""
+    data = trace_to_dict(seed_story("fenced").trace())
+    change(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d["steps"][4]["state"].update({"hwm": 7}),
+            "step 5 (Send(W2)): the file says hwm=7",
+        ),
+        (
+            lambda d: d["steps"].insert(1, {"action": {"name": "Release", "worker": 2}}),
+            "step 2: Release(W2) is not enabled",
+        ),
+        (
+            lambda d: d["steps"][0].update({"action": {"name": "Teleport"}}),
+            "step 1: unknown action 'Teleport'",
+        ),
+        (
+            lambda d: d["steps"][2].update({"action": {"name": "Send", "worker": 9}}),
+            "step 3: Send(W9) is not an action",
+        ),
+        (
+            lambda d: d["steps"][7].update({"violations": ["P1"]}),
+            "step 8 (Deliver(W1)): the file says it violates",
+        ),
+        (lambda d: d["bounds"].update({"workers": 0}), "workers = 0"),
+        (lambda d: d.update({"format": "other"}), "not a Fencing Lab trace"),
+        (lambda d: d.update({"version": 9}), "unsupported trace version"),
+        (lambda d: d.update({"steps": "many"}), "'steps' must be a list"),
+        (lambda d: d["steps"].__setitem__(0, 5), "step 1: each step must be an object"),
+    ],
+)
+def test_tampered_files_name_the_first_bad_step(change, message: str) -> None:
+    """A malformed or tampered trace file is refused with the first bad step named."""
+    with pytest.raises(TraceError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        trace_from_json(_tampered(change))
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"\xff\xfe not utf8", "not UTF-8"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ("x" * 1_000_001, "larger than"),
+    ],
+)
+def test_unreadable_files_are_refused(raw: str | bytes, message: str) -> None:
+    """Not UTF-8, not JSON, not an object, or too large: a one-line reason."""
+    with pytest.raises(TraceError, match=message):
+        trace_from_json(raw)
+
+
+def test_too_long_traces_are_refused() -> None:
+    """Replays are capped so an upload cannot keep a server busy."""
+    with pytest.raises(TraceError, match="at most 500 steps"):
+        replay(Design(), Bounds(horizon=30), [Action("Tick")] * 501)
