@@ -1,0 +1,156 @@
+"""The swimlane timeline built from replayed traces: lanes, markers, bars, arrows, hover, frames."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from model.design import Bounds, Design
+from model.rules import Action
+from model.scenarios import seed_story
+from model.trace import Trace, replay
+from webapp.events import (
+    LEASE_ACTIVE,
+    LEASE_PAST,
+    lease_segments,
+    messages,
+    step_positions,
+    time_x,
+)
+from webapp.style import ACCEPTED, REJECTED, VIOLATING
+from webapp.timeline import timeline_figure
+
+
+def _points(figure: go.Figure, prefix: str) -> int:
+    """How many real (non-placeholder) points the traces whose name ends with `prefix` have."""
+    return sum(
+        sum(1 for x in trace.x if x is not None)
+        for trace in figure.data
+        if trace.name and trace.name.endswith(prefix)
+    )
+
+
+def _accepted_and_rejected(trace: Trace) -> tuple[int, int]:
+    """Accepted writes and rejected requests counted from the states alone."""
+    layout = trace.system.layout
+    accepted = rejected = 0
+    for step in trace.steps:
+        if step.action.name != "Deliver":
+            continue
+        w = step.action.worker
+        column = layout.index[f"tok[{w}]"]
+        if step.before[column] and not step.after[column]:
+            rejected += 1
+        else:
+            accepted += 1
+    return accepted, rejected
+
+
+@pytest.mark.parametrize("receiver", ["none", "fenced"])
+def test_lanes_are_coordinator_workers_receiver(receiver: str) -> None:
+    figure = timeline_figure(seed_story(receiver).trace())
+    labels = [text.replace("<b>", "").replace("</b>", "") for text in figure.layout.yaxis.ticktext]
+    assert labels[:4] == ["coordinator", "W1", "W2", "receiver"]
+
+
+@pytest.mark.parametrize("receiver", ["none", "fenced"])
+def test_accepted_and_rejected_markers_match_the_trace(receiver: str) -> None:
+    trace = seed_story(receiver).trace()
+    figure = timeline_figure(trace)
+    accepted, rejected = _accepted_and_rejected(trace)
+    shown_accepted = _points(figure, ACCEPTED.word) + _points(figure, VIOLATING.word)
+    assert shown_accepted == accepted
+    assert _points(figure, REJECTED.word) == rejected
+    if receiver == "none":
+        assert (accepted, rejected) == (2, 0)
+        assert _points(figure, VIOLATING.word) == 1
+    else:
+        assert (accepted, rejected) == (1, 1)
+
+
+def test_lease_bars_end_at_expiry() -> None:
+    trace = seed_story("none").trace()
+    segments = lease_segments(trace)
+    first = next(s for s in segments if s.worker == 1 and s.status == LEASE_ACTIVE)
+    assert first.end == pytest.approx(time_x(trace, 2))  # W1's lease ran until t=2
+    past = next(s for s in segments if s.worker == 1 and s.status == LEASE_PAST)
+    assert past.start == pytest.approx(first.end)
+    figure = timeline_figure(trace)
+    ends = sorted(shape.x1 for shape in figure.layout.shapes)
+    assert time_x(trace, 2) in ends
+
+
+def test_lease_still_running_at_the_end_is_drawn_to_its_expiry() -> None:
+    trace = replay(Design(), Bounds(), [Action("Acquire", 1)])
+    (segment,) = lease_segments(trace)
+    assert segment.status == LEASE_ACTIVE
+    assert segment.end == pytest.approx(time_x(trace, 2))
+
+
+@pytest.mark.parametrize("receiver", ["none", "fenced"])
+def test_one_arrow_per_delivered_send(receiver: str) -> None:
+    trace = seed_story(receiver).trace()
+    delivered = sum(1 for step in trace.steps if step.action.name == "Deliver")
+    figure = timeline_figure(trace)
+    assert len(figure.layout.annotations) == delivered == len(messages(trace))
+
+
+def test_an_undelivered_send_has_no_arrow_yet() -> None:
+    trace = seed_story("fenced").trace()
+    figure = timeline_figure(trace, upto=7)  # W1 has sent, not yet delivered
+    assert len(figure.layout.annotations) == 1
+
+
+def test_hover_text_contains_each_step_sentence() -> None:
+    trace = seed_story("none").trace()
+    figure = timeline_figure(trace)
+    hovers = " ".join(str(h) for t in figure.data if t.hovertext for h in t.hovertext)
+    for step in trace.steps:
+        assert step.sentence in hovers
+    assert trace.steps[-2].reasons[0] in hovers
+
+
+def test_steps_within_a_tick_go_left_to_right_and_ticks_sit_on_integers() -> None:
+    trace = seed_story("fenced").trace()
+    positions = step_positions(trace)
+    assert list(positions) == sorted(positions)
+    for step, x in zip(trace.steps, positions, strict=True):
+        if step.action.name == "Tick":
+            assert x == time_x(trace, trace.state_at(step.number)["now"])
+    assert list(timeline_figure(trace).layout.xaxis.ticktext[:3]) == ["0", "1", "2"]
+
+
+def test_frames_reveal_one_step_at_a_time() -> None:
+    trace = seed_story("fenced").trace()
+    figure = timeline_figure(trace, upto=3)
+    assert len(figure.frames) == len(trace.steps) + 1
+    counts = [len(frame.layout.annotations or ()) for frame in figure.frames]
+    assert counts == sorted(counts)
+    assert figure.layout.sliders[0].active == 3
+    assert [b.label for b in figure.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
+    assert all(len(frame.data) == len(figure.data) for frame in figure.frames)
+
+
+def test_a_long_trace_builds() -> None:
+    bounds = Bounds(workers=2, lease=1, horizon=20, grants=8, writes=1)
+    actions: list[Action] = []
+    for round_number in range(8):
+        w = 1 + round_number % 2
+        actions += [
+            Action("Acquire", w),
+            Action("Send", w),
+            Action("Deliver", w),
+            Action("Release", w),
+        ]
+        actions += [Action("Tick")]
+    actions += [Action("Tick")] * 12
+    trace = replay(Design(), bounds, actions[:60])
+    assert len(trace.steps) == 52
+    longer = replay(
+        Design(),
+        Bounds(workers=2, lease=1, horizon=30, grants=8, writes=1),
+        actions + [Action("Tick")] * 8,
+    )
+    assert len(longer.steps) >= 60
+    figure = timeline_figure(longer)
+    assert len(figure.frames) == len(longer.steps) + 1

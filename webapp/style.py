@@ -1,0 +1,73 @@
+"""One look for every page: a colour per actor, one symbol per outcome, never colour alone.
+
+Every figure and table in the app takes its colours, marker symbols and outcome words from
+here, so that "rejected" is the same red cross on the home page, in a chapter and in the
+explorer, and a reader who cannot tell the colours apart still has the symbol and the word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+COORDINATOR: Final = "coordinator"
+RECEIVER: Final = "receiver"
+CLOCK: Final = "clock"
+
+WORKER_COLOURS: Final = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
+"""Worker W1..W5, in order (a colour-blind-safe subset of the classic palette)."""
+
+ACTOR_COLOURS: Final = {
+    COORDINATOR: "#444444",
+    RECEIVER: "#17becf",
+    CLOCK: "#999999",
+}
+
+
+def actor_colour(actor: str) -> str:
+    """The colour of an actor: `coordinator`, `receiver`, `clock`, or a worker `W<n>`."""
+    if actor.startswith("W") and actor[1:].isdigit():
+        return WORKER_COLOURS[(int(actor[1:]) - 1) % len(WORKER_COLOURS)]
+    return ACTOR_COLOURS.get(actor, "#444444")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one kind of event looks: plotly marker symbol, colour, a glyph and a word."""
+
+    key: str
+    word: str
+    symbol: str
+    colour: str
+    glyph: str
+
+
+ACCEPTED: Final = Outcome("accepted", "accepted", "circle", "#2e7d32", "✔")
+REJECTED: Final = Outcome("rejected", "rejected", "x-thin-open", "#c62828", "✘")
+VIOLATING: Final = Outcome("violating", "accepted, violates", "star", "#8e24aa", "!")
+READ: Final = Outcome("read", "read returned", "circle-open", "#2e7d32", "↩")
+CHECKED: Final = Outcome("checked", "checked, not yet applied", "circle-open-dot", "#6d4c41", "…")
+
+OUTCOMES: Final = (ACCEPTED, VIOLATING, REJECTED, READ, CHECKED)
+
+HOLDS_GLYPH: Final = "✔"
+VIOLATED_GLYPH: Final = "✘"
+UNKNOWN_GLYPH: Final = "?"
+
+ACTIVE_LEASE_OPACITY: Final = 0.55
+PAUSED_LEASE_OPACITY: Final = 0.18
+CURRENT_STEP_COLOUR: Final = "#ffb300"
+"""Ring drawn around the step that is being narrated."""
+
+
+def verdict_label(status: str, shortest: int | None = None) -> str:
+    """A verdict in words with its glyph, such as `✔ holds` or `✘ violated (5 steps)`."""
+    if status == "violated":
+        return (
+            f"{VIOLATED_GLYPH} violated ({shortest} steps)"
+            if shortest
+            else f"{VIOLATED_GLYPH} violated"
+        )
+    if status == "holds":
+        return f"{HOLDS_GLYPH} holds"
+    return f"{UNKNOWN_GLYPH} {status}"
