@@ -1,0 +1,86 @@
+"""`make bench`: speed and memory figures of the explorer and the matrix (not pass/fail).
+
+Prints states per second and peak memory for the foundation issue's benchmark design
+(W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
+the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
+the reference bounds (target: under 10 s). Other `bench_*.py` scripts beside this one are
+run after it.
+"""
+
+from __future__ import annotations
+
+import resource
+import runpy
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
+from model.explorer import Exploration, explore  # noqa: E402
+from model.matrix import verdict_matrix  # noqa: E402
+from model.presets import PRESETS_LIST  # noqa: E402
+
+BENCH_BOUNDS = Bounds(workers=3, lease=3, horizon=10, grants=5, writes=2)
+REPEATS = 3
+
+
+def best_of(design: Design, bounds: Bounds, symmetry: bool = False) -> tuple[Exploration, float]:
+    """The fastest of a few runs (the first includes warm-up)."""
+    times, result = [], None
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        result = explore(design, bounds, symmetry=symmetry)
+        times.append(time.perf_counter() - started)
+    assert result is not None
+    return result, min(times)
+
+
+def traced_peak_mb(design: Design, bounds: Bounds) -> float:
+    """Peak Python-and-numpy allocation of one exploration, in MB."""
+    tracemalloc.start()
+    explore(design, bounds)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1e6
+
+
+def main() -> None:
+    """Print the figures and their ratios to the targets."""
+    print(f"Explorer benchmark, core design at {BENCH_BOUNDS.short()}")
+    result, seconds = best_of(Design(), BENCH_BOUNDS)
+    print(f"  states {result.states:,}  transitions {result.transitions:,}  depth {result.depth}")
+    print(f"  best of {REPEATS}: {seconds:.3f} s  ->  {result.states / seconds:,.0f} states/s")
+    print(f"  target 1 s: {seconds / 1.0:.2f} of the budget")
+    peak = traced_peak_mb(Design(), BENCH_BOUNDS)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak traced allocation {peak:.1f} MB; process peak RSS {rss:.0f} MB (target 300 MB)")
+    reduced, sym_seconds = best_of(Design(), BENCH_BOUNDS, symmetry=True)
+    print(
+        f"  with symmetry: {reduced.states:,} orbits in {sym_seconds:.3f} s "
+        f"({result.states / reduced.states:.2f}x fewer states)"
+    )
+    print(f"\nEvery preset at {BENCH_BOUNDS.short()}")
+    slowest = 0.0
+    for preset in PRESETS_LIST:
+        explored, took = best_of(preset.design, BENCH_BOUNDS)
+        slowest = max(slowest, took)
+        print(
+            f"  {preset.name:<28} {explored.states:>10,} states {took:>7.3f} s "
+            f"{explored.states / took:>12,.0f} states/s"
+        )
+    print(f"  slowest preset: {slowest:.3f} s")
+    started = time.perf_counter()
+    verdict_matrix(REFERENCE_BOUNDS)
+    took = time.perf_counter() - started
+    print(f"\nfencing matrix at {REFERENCE_BOUNDS.short()}: {took:.2f} s (target 10 s: {took / 10:.2f})")
+    for script in sorted(Path(__file__).parent.glob("bench_*.py")):
+        print(f"\n== {script.name} ==", flush=True)
+        runpy.run_path(str(script), run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
