@@ -272,9 +272,9 @@ def _animation_controls(count: int, active: int) -> dict[str, Any]:
         "sliders": [
             {
                 "active": active,
-                "x": 0.18,
+                "x": 0.24,
                 "y": -0.08,
-                "len": 0.82,
+                "len": 0.76,
                 "xanchor": "left",
                 "yanchor": "top",
                 "currentvalue": {"prefix": "steps shown: "},

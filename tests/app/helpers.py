@@ -1,0 +1,25 @@
+"""Helpers for the AppTest suites."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+TEXT_KINDS = (
+    "title",
+    "header",
+    "subheader",
+    "markdown",
+    "caption",
+    "error",
+    "info",
+    "success",
+    "warning",
+)
+
+
+def all_text(at: AppTest) -> str:
+    """Every markdown, caption, title, header and alert text of the page, joined."""
+    parts: list[str] = []
+    for kind in TEXT_KINDS:
+        parts.extend(str(element.value) for element in getattr(at, kind))
+    return "\n".join(parts)

@@ -1,0 +1,37 @@
+"""Fencing Lab web app: the entry point run by `streamlit run webapp/app.py`.
+
+It only sets up the page order; each page lives in `webapp/pages/` and stays thin.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `streamlit run webapp/app.py` without installing the project
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from webapp.navigation import PAGES  # noqa: E402
+
+
+def main() -> None:
+    """Configure the page and run the navigation chosen by the visitor."""
+    st.set_page_config(page_title="Fencing Lab", page_icon="🔒", layout="wide")
+    sections: dict[str, list[st.Page]] = {}
+    for entry in PAGES:
+        sections.setdefault(entry.section, []).append(
+            st.Page(
+                str(Path(__file__).parent / entry.path),
+                title=entry.title,
+                icon=entry.icon,
+                url_path=entry.url_path,
+                default=entry.url_path == "home",
+            )
+        )
+    st.navigation(sections).run()
+
+
+main()

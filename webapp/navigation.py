@@ -1,0 +1,86 @@
+"""The page order of the app, in one place, so the home page and the menu never disagree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """One page: its file (relative to webapp/), menu section, title, icon, URL and purpose."""
+
+    path: str
+    section: str
+    title: str
+    icon: str
+    url_path: str
+    purpose: str
+
+
+PAGES: Final = (
+    PageEntry(
+        "screens/home.py",
+        "Start",
+        "Home",
+        ":material/home:",
+        "home",
+        "What this app is for and where to go.",
+    ),
+    PageEntry(
+        "screens/story.py",
+        "Start",
+        "The seed's story",
+        ":material/menu_book:",
+        "story",
+        "A paused worker writes after its lease: the same run with a plain store and with fencing.",
+    ),
+    PageEntry(
+        "screens/chapter_1.py",
+        "Walkthrough",
+        "1. The worker that woke up too late",
+        ":material/alarm:",
+        "chapter-1",
+        "Lease-only versus fencing on the seed's scenario.",
+    ),
+    PageEntry(
+        "screens/chapter_2.py",
+        "Walkthrough",
+        "2. The receiver must check",
+        ":material/verified_user:",
+        "chapter-2",
+        "Tokens that are issued but not checked do nothing.",
+    ),
+    PageEntry(
+        "screens/chapter_3.py",
+        "Walkthrough",
+        "3. After expiry, before the new holder",
+        ":material/hourglass_bottom:",
+        "chapter-3",
+        "The stale write fencing still accepts (P2), the lost update it causes (P5), two fixes.",
+    ),
+    PageEntry(
+        "screens/chapter_4.py",
+        "Walkthrough",
+        "4. Where the number comes from",
+        ":material/pin:",
+        "chapter-4",
+        "Key-version and random tokens keep P1 but lose grant order (P3).",
+    ),
+    PageEntry(
+        "screens/explore.py",
+        "Tools",
+        "Explore a design",
+        ":material/search:",
+        "explore",
+        "Pick any design and bounds; every interleaving is checked and violations animated.",
+    ),
+    PageEntry(
+        "screens/compare.py",
+        "Tools",
+        "Compare designs",
+        ":material/compare_arrows:",
+        "compare",
+        "Every preset against every property, and a with-versus-without view of two designs.",
+    ),
+)
