@@ -144,6 +144,7 @@ class Explorer:
         max_seconds: float = DEFAULT_MAX_SECONDS,
         progress: ProgressCallback | None = None,
         max_depth: int | None = None,
+        start: State | None = None,
     ) -> None:
         self.system = system
         self.layout = system.layout
@@ -153,12 +154,14 @@ class Explorer:
         self.max_seconds = max_seconds
         self.progress = progress
         self.max_depth = max_depth
+        self.start = start if start is not None else system.initial()
 
     def run(self) -> Exploration:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
         started = time.perf_counter()
         search = _Search()
-        frontier = self._admit(search, np.zeros(1, dtype=np.int64), np.full(1, -1), np.full(1, -1))
+        first = np.array([self.layout.pack(self.start)], dtype=np.int64)
+        frontier = self._admit(search, first, np.full(1, -1), np.full(1, -1))
         level_sizes = [1]
         depth = 0
         while frontier.size:
@@ -294,7 +297,7 @@ class Explorer:
         if self.canonicalizer is None:
             return [rules[i].action for i in rule_ids]
         chain = _chain_to(source, parents)
-        state = self.system.initial()
+        state = self.start
         steps: list[Action] = []
         for index in chain[1:]:
             state, action = self._step_into_orbit(state, int(keys[index]))
@@ -337,11 +340,16 @@ def explore(
     max_seconds: float = DEFAULT_MAX_SECONDS,
     progress: ProgressCallback | None = None,
     max_depth: int | None = None,
+    start: State | None = None,
 ) -> Exploration:
     """Explore a design within bounds; the main entry point of every engine that counts.
 
     `max_depth` explores only runs of at most that many steps (used to show that no
-    shorter run than a counterexample violates its property).
+    shorter run than a counterexample violates its property). `start` explores from a
+    reachable state other than the initial one (the playground's "finish from here"); the
+    counterexamples then start there too.
     """
     system = System(design, bounds)
-    return Explorer(system, symmetry, max_states, max_seconds, progress, max_depth).run()
+    if start is not None:
+        system.layout.check_state(start)
+    return Explorer(system, symmetry, max_states, max_seconds, progress, max_depth, start).run()

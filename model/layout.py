@@ -128,6 +128,14 @@ class Layout:
         """The state with this integer key."""
         return tuple((key // s) % n for s, n in zip(self.strides, self.sizes, strict=True))
 
+    def check_state(self, state: Sequence[int]) -> None:
+        """Refuse a tuple that is not a state of this layout (wrong length or out of domain)."""
+        if len(state) != len(self.columns):
+            raise DesignError(f"a state has {len(self.columns)} values, not {len(state)}")
+        for column, value, size in zip(self.columns, state, self.sizes, strict=True):
+            if not 0 <= value < size:
+                raise DesignError(f"{column} = {value} is outside its domain 0..{size - 1}")
+
     def as_dict(self, state: Sequence[int]) -> dict[str, int]:
         """Named values of a state, for display and JSON."""
         return dict(zip(self.columns, (int(v) for v in state), strict=True))

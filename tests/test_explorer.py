@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import Progress, explore
 from model.presets import PRESETS, PRESETS_LIST
+from model.rules import Action
 from model.symmetry import canonical_state, renamings
 from model.system import System
 from model.trace import replay
@@ -122,3 +123,27 @@ def test_level_sizes_sum_to_states() -> None:
     result = explore(Design(), Bounds(3, 2, 6, 3, 2))
     assert sum(result.level_sizes) == result.states
     assert len(result.level_sizes) == result.depth + 1
+
+
+def test_exploring_from_a_midway_state_finishes_the_run() -> None:
+    """From a state reached by a prefix, the shortest completion plus the prefix is a real run."""
+    design, bounds = Design(receiver="none"), Bounds(2, 2, 4, 2, 1)
+    prefix = [Action("Acquire", 1), Action("Send", 1)]
+    system = System(design, bounds)
+    state = system.initial()
+    for action in prefix:
+        state = system.apply(state, system.rule_for(action))
+    for symmetry in (False, True):
+        verdict = explore(design, bounds, start=state, symmetry=symmetry).verdicts["P1"]
+        assert verdict.shortest == 6 and verdict.actions is not None
+        trace = replay(design, bounds, [*prefix, *verdict.actions])
+        assert "P1" in trace.steps[-1].violations
+
+
+def test_a_start_outside_the_domain_is_refused() -> None:
+    """A start tuple of the wrong shape or range is refused with the column named."""
+    with pytest.raises(DesignError, match="holder = 9 is outside its domain 0..2"):
+        layout = System(Design(), Bounds()).layout
+        bad = list(layout.initial())
+        bad[layout.index["holder"]] = 9
+        explore(Design(), Bounds(), start=tuple(bad))
