@@ -142,7 +142,7 @@ def test_exploring_from_a_midway_state_finishes_the_run() -> None:
 
 def test_a_start_outside_the_domain_is_refused() -> None:
     """A start tuple of the wrong shape or range is refused with the column named."""
-    with pytest.raises(DesignError, match="holder = 9 is outside its domain 0..2"):
+    with pytest.raises(DesignError, match=r"holder = 9 is outside its domain 0\.\.2"):
         layout = System(Design(), Bounds()).layout
         bad = list(layout.initial())
         bad[layout.index["holder"]] = 9
