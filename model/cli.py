@@ -11,7 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,19 +33,8 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
 
 EXIT_USAGE: Final = 2
-DESIGN_FLAGS: Final = {
-    "token": "token",
-    "receiver": "receiver",
-    "hwm": "hwm",
-    "storage_restarts": "storage_restarts",
-    "coordinator_restarts": "coordinator_restarts",
-    "worker_check": "worker_check",
-    "workload": "workload",
-    "fenced_reads": "fenced_reads",
-    "grant_fences": "grant_fences",
-    "skew": "skew",
-    "wrap": "wrap",
-}
+DESIGN_OPTIONS: Final = tuple(field.name for field in fields(Design))
+"""Design options settable by a flag of the same name (underscores as dashes)."""
 
 
 def _skew_list(text: str) -> tuple[int, ...]:
@@ -92,11 +81,7 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
 def design_from_args(args: argparse.Namespace) -> Design:
     """The design: the preset's (or the core's), with every given option flag applied."""
     base = preset(args.preset).design if args.preset else Design()
-    given = {
-        field: getattr(args, flag)
-        for flag, field in DESIGN_FLAGS.items()
-        if getattr(args, flag) is not None
-    }
+    given = {name: getattr(args, name) for name in DESIGN_OPTIONS if getattr(args, name) is not None}
     # A token or receiver change drops preset settings that only made sense with the old one.
     if (
         "token" in given
