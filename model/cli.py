@@ -81,7 +81,9 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
 def design_from_args(args: argparse.Namespace) -> Design:
     """The design: the preset's (or the core's), with every given option flag applied."""
     base = preset(args.preset).design if args.preset else Design()
-    given = {name: getattr(args, name) for name in DESIGN_OPTIONS if getattr(args, name) is not None}
+    given = {
+        name: getattr(args, name) for name in DESIGN_OPTIONS if getattr(args, name) is not None
+    }
     # A token or receiver change drops preset settings that only made sense with the old one.
     if (
         "token" in given
