@@ -1,3 +1,5 @@
-import streamlit as st
+"""Walkthrough chapter 1."""
 
-st.title("coming")
+from webapp.chapter_page import render_chapter
+
+render_chapter(1)

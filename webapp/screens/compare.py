@@ -1,3 +1,5 @@
-import streamlit as st
+"""Compare designs: the verdict matrix and a with-versus-without view."""
 
-st.title("coming")
+from webapp.compare_page import render_compare
+
+render_compare()

@@ -1,3 +1,5 @@
-import streamlit as st
+"""Explore a design: choose options and bounds, explore every interleaving, see each violation."""
 
-st.title("coming")
+from webapp.explore_page import render_explore
+
+render_explore()

@@ -1,0 +1,245 @@
+"""The walkthrough chapters: each a few runs of the model, scripted or found by the explorer.
+
+A chapter only names designs, bounds and action lists (or asks the explorer for a
+property's shortest counterexample); every state, verdict and sentence shown comes from
+replaying those actions through the model, so a chapter cannot claim what the model does
+not do. The tests check that each run shows the violation or rejection its caption names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.explorer import explore
+from model.presets import PRESETS
+from model.rules import Action
+from model.scenarios import SEED_ACTIONS, SEED_BOUNDS
+from model.trace import Trace, replay
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """How to obtain one run: scripted actions, or a preset's shortest counterexample."""
+
+    label: str
+    caption: str
+    design: Design
+    bounds: Bounds
+    actions: tuple[Action, ...] = ()
+    counterexample_of: tuple[str, str] | None = None
+    """(preset, property): use the explorer's shortest counterexample instead of `actions`."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter: its number, title, the question it answers, its runs and its compared presets."""
+
+    number: int
+    title: str
+    question: str
+    runs: tuple[RunSpec, ...]
+    presets: tuple[str, ...]
+    properties: tuple[str, ...]
+    takeaway: str
+
+
+def counterexample_actions(preset_name: str, prop: str, bounds: Bounds) -> tuple[Action, ...]:
+    """The explorer's shortest counterexample to `prop` for a preset (empty if none)."""
+    verdict = explore(PRESETS[preset_name].design, bounds).verdicts.get(prop)
+    if verdict is None or not verdict.violated or verdict.actions is None:
+        return ()
+    return verdict.actions
+
+
+def run_actions(spec: RunSpec) -> tuple[Action, ...]:
+    """The action list of a run, asking the explorer when the run is a counterexample."""
+    if spec.counterexample_of is None:
+        return spec.actions
+    preset_name, prop = spec.counterexample_of
+    return counterexample_actions(preset_name, prop, spec.bounds)
+
+
+def build_run(spec: RunSpec) -> Trace:
+    """Replay a run through the model."""
+    return replay(spec.design, spec.bounds, run_actions(spec), title=spec.label)
+
+
+def _same_as(base: RunSpec, label: str, caption: str, design: Design) -> RunSpec:
+    """The actions of another run (found by the explorer) replayed on a different design."""
+    return RunSpec(label, caption, design, base.bounds, base.actions, base.counterexample_of)
+
+
+_LEASE_ONLY_P1 = RunSpec(
+    "Lease only: shortest P1 violation",
+    "The explorer's shortest run in which a write with a lower token lands after a higher one.",
+    PRESETS["lease-only"].design,
+    REFERENCE_BOUNDS,
+    counterexample_of=("lease-only", "P1"),
+)
+_STALE_AFTER_EXPIRY = (
+    Action("Acquire", 1),
+    Action("Send", 1),
+    Action("Tick"),
+    Action("Tick"),
+    Action("Acquire", 2),
+    Action("Deliver", 1),
+    Action("Send", 2),
+    Action("Deliver", 2),
+)
+"""W1 sends, pauses past its lease; W2 is granted the lock; W1's write lands before W2's first."""
+
+_LOST_UPDATE = RunSpec(
+    "Read-modify-write, reads without token: shortest P5 violation",
+    "The explorer's shortest run in which an accepted write was based on an outdated read.",
+    PRESETS["rmw-fencing-unfenced-reads"].design,
+    REFERENCE_BOUNDS,
+    counterexample_of=("rmw-fencing-unfenced-reads", "P5"),
+)
+
+CHAPTERS: Final = (
+    Chapter(
+        1,
+        "The worker that woke up too late",
+        "W1 takes the lock, pauses past its lease, and wakes up after W2 has been granted the "
+        "lock and has written. What happens to W1's late write with a lease alone, and with "
+        "fencing tokens checked by the receiver?",
+        (
+            RunSpec(
+                "Lease only",
+                "The seed's scenario with a plain store (receiver `none`).",
+                Design(receiver="none"),
+                SEED_BOUNDS,
+                SEED_ACTIONS,
+            ),
+            RunSpec(
+                "Fencing",
+                "The same actions with a fencing receiver (receiver `fenced`).",
+                Design(),
+                SEED_BOUNDS,
+                SEED_ACTIONS,
+            ),
+        ),
+        ("lease-only", "fencing"),
+        ("P1", "P2", "P3"),
+        "A lease gives the lock back when a worker stops, but it cannot stop a paused worker "
+        "from writing later. The receiver's check of the token is what refuses the late write.",
+    ),
+    Chapter(
+        2,
+        "The receiver must check",
+        "With receiver `none` the coordinator still issues increasing tokens and every write "
+        "carries one. Does that help, if nobody compares them? And does it help if the worker "
+        "checks its own lease before sending?",
+        (
+            _LEASE_ONLY_P1,
+            RunSpec(
+                "Worker checks its lease: shortest P1 violation",
+                "The worker checks its lease before each send; the receiver still checks nothing.",
+                PRESETS["worker-checks-lease"].design,
+                REFERENCE_BOUNDS,
+                counterexample_of=("worker-checks-lease", "P1"),
+            ),
+            _same_as(
+                _LEASE_ONLY_P1,
+                "Same run, receiver checks the token",
+                "The lease-only counterexample's actions replayed with a fencing receiver.",
+                Design(),
+            ),
+        ),
+        ("lease-only", "worker-checks-lease", "fencing"),
+        ("P1", "P2", "P3"),
+        "A token that nobody checks changes nothing: only the receiver sees every write, so only "
+        "the receiver can refuse the stale one. A check at the worker can be overtaken by a "
+        "pause between the check and the delivery.",
+    ),
+    Chapter(
+        3,
+        "After expiry, before the new holder's first request",
+        "Fencing refuses a write whose token is lower than one the receiver has seen. But "
+        "between W1's lease expiring and W2's first request, the receiver has seen nothing "
+        "newer. What does it do with W1's write then, and what does that cost a "
+        "read-modify-write workload?",
+        (
+            RunSpec(
+                "Fencing: the stale write lands in the gap",
+                "W1 sends, then pauses past its lease; W2 is granted the lock but has not "
+                "written yet when W1's write arrives.",
+                Design(),
+                REFERENCE_BOUNDS,
+                _STALE_AFTER_EXPIRY,
+            ),
+            _LOST_UPDATE,
+            _same_as(
+                _LOST_UPDATE,
+                "Fix 1: reads carry the token (fenced reads)",
+                "The same actions, but the new holder's read already raises the receiver's mark.",
+                PRESETS["rmw-fencing-fenced-reads"].design,
+            ),
+            _same_as(
+                _LOST_UPDATE,
+                "Fix 2: a lease-aware receiver",
+                "The same actions, with a receiver that checks the live lease on every request.",
+                PRESETS["rmw-lease-aware"].design,
+            ),
+            RunSpec(
+                "Lease-aware receiver in the gap",
+                "The first run's actions with a lease-aware receiver.",
+                PRESETS["lease-aware-receiver"].design,
+                REFERENCE_BOUNDS,
+                _STALE_AFTER_EXPIRY,
+            ),
+        ),
+        (
+            "fencing",
+            "rmw-fencing-unfenced-reads",
+            "rmw-fencing-fenced-reads",
+            "lease-aware-receiver",
+            "rmw-lease-aware",
+        ),
+        ("P2", "P5"),
+        "Fencing orders writes; it does not know about time. A write that arrives after its "
+        "lease but before anything newer reached the receiver is accepted (P2). When writes "
+        "depend on reads, that stale write can overwrite another worker's update (P5). Fencing "
+        "the reads too closes the lost update; checking the live lease closes both.",
+    ),
+    Chapter(
+        4,
+        "Where the number comes from",
+        "The receiver compares numbers. What if the numbers do not grow with every grant: "
+        "etcd's per-key `version` (always 1 for a fresh key), or a random value?",
+        (
+            RunSpec(
+                "Key-version token: shortest P3 violation",
+                "The explorer's shortest run in which an older grant's write lands after a "
+                "newer grant's.",
+                PRESETS["key-version-token"].design,
+                REFERENCE_BOUNDS,
+                counterexample_of=("key-version-token", "P3"),
+            ),
+            RunSpec(
+                "Random token: shortest P3 violation",
+                "The same question with a random token drawn for each grant.",
+                PRESETS["random-token"].design,
+                REFERENCE_BOUNDS,
+                counterexample_of=("random-token", "P3"),
+            ),
+        ),
+        ("fencing", "key-version-token", "random-token"),
+        ("P1", "P3"),
+        "The receiver can only check the numbers it is given (P1). Those numbers protect grant "
+        "order (P3) only if they grow with every grant: a durable counter does, a key version "
+        "or a random value does not.",
+    ),
+)
+
+BY_NUMBER: Final = {chapter.number: chapter for chapter in CHAPTERS}
+
+ChapterBuilder = Callable[[int], tuple[Trace, ...]]
+
+
+def chapter_traces(number: int) -> tuple[Trace, ...]:
+    """Every run of a chapter, replayed."""
+    return tuple(build_run(spec) for spec in BY_NUMBER[number].runs)
