@@ -1,0 +1,239 @@
+"""Unit tests of the exercises: the TOML schema with line numbers, grading, progress, summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.design import Design, DesignError
+from model.explorer import explore
+from model.rules import Action
+from model.trace import replay
+from webapp.exercises import (
+    DEFAULT_SET,
+    MAX_SET_BYTES,
+    Attempt,
+    ExerciseSetError,
+    Progress,
+    check_break,
+    check_break_trace,
+    check_fix,
+    check_predict,
+    decode_upload,
+    fixed_design,
+    folder_sets,
+    key_line,
+    load_set,
+    parse_set,
+    summary_json,
+    summary_markdown,
+    verdicts,
+)
+
+GOOD = """title = "Mini"
+
+[[exercise]]
+id = "p"
+kind = "predict"
+title = "Predict"
+prompt = "Which hold?"
+preset = "fencing"
+hints = ["one", "two"]
+
+[[exercise]]
+id = "b"
+kind = "break"
+title = "Break"
+prompt = "Break P2"
+preset = "lease-only"
+property = "P2"
+max_steps = 6
+bounds = { workers = 2, horizon = 6 }
+
+[[exercise]]
+id = "f"
+kind = "fix"
+title = "Fix"
+prompt = "Fix P1"
+property = "P1"
+options = ["receiver"]
+
+[exercise.design]
+receiver = "none"
+"""
+
+SEED = (
+    Action("Acquire", 1),
+    Action("Send", 1),
+    Action("Tick"),
+    Action("Tick"),
+    Action("Deliver", 1),
+)
+
+
+def problems(text: str) -> list[str]:
+    """The problem texts of a set that must be refused."""
+    with pytest.raises(ExerciseSetError) as caught:
+        parse_set(text)
+    return [p.text() for p in caught.value.problems]
+
+
+def test_a_good_set_parses() -> None:
+    found = parse_set(GOOD)
+    assert [e.kind for e in found.exercises] == ["predict", "break", "fix"]
+    fix = found.by_id("f")
+    assert (
+        fix is not None and fix.design == Design(receiver="none") and fix.options == ("receiver",)
+    )
+
+
+def test_syntax_errors_carry_the_line() -> None:
+    broken = GOOD.replace("max_steps = 6", "max_steps = = 6")
+    [text] = problems(broken)
+    assert text.startswith("line 18: TOML syntax")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "max_steps = 6",
+            "max_steps = 600",
+            "line 18: exercise 2 ('b'), field 'max_steps': must be a whole number from 1 to 60",
+        ),
+        ('kind = "break"', 'kind = "guess"', "line 13: exercise 2 ('b'), field 'kind': is 'guess'"),
+        ('property = "P2"', 'property = "P9"', "line 17: exercise 2 ('b'), field 'property'"),
+        (
+            "workers = 2, horizon",
+            "workers = 9, horizon",
+            "line 19: exercise 2 ('b'), field 'bounds.workers': workers = 9 is out of range",
+        ),
+        (
+            'receiver = "none"',
+            'receiver = "teapot"',
+            "line 30: exercise 3 ('f'), field 'design.receiver'",
+        ),
+        (
+            'preset = "fencing"',
+            'preset = "fencin"',
+            "line 8: exercise 1 ('p'), field 'preset': 'fencin' is not a preset",
+        ),
+        ('hints = ["one", "two"]', 'hints = "one"', "line 9: exercise 1 ('p'), field 'hints'"),
+        ('prompt = "Fix P1"', 'promtp = "Fix P1"', "exercise 3 ('f'): field 'prompt' is missing"),
+        (
+            'options = ["receiver"]',
+            'options = ["__import__"]',
+            "line 27: exercise 3 ('f'), field 'options'",
+        ),
+        ('id = "b"', 'id = "p"', "line 12: exercise 2 ('p'), field 'id': 'p' is used twice"),
+        ('title = "Mini"', "title = 3", "line 1: field 'title': must be text in quotes"),
+    ],
+)
+def test_schema_errors_name_the_line_and_field(old: str, new: str, expected: str) -> None:
+    assert old in GOOD
+    found = problems(GOOD.replace(old, new, 1))
+    assert any(expected in text for text in found), found
+
+
+def test_unknown_fields_and_empty_sets_are_refused() -> None:
+    found = problems(GOOD.replace("max_steps = 6", 'max_steps = 6\ncode = "os.system(1)"'))
+    assert any("line 19" in t and "'code': is not a field of a break exercise" in t for t in found)
+    assert any("add at least one [[exercise]]" in t for t in problems('title = "x"\n'))
+
+
+def test_uploads_too_large_or_not_utf8_are_refused() -> None:
+    with pytest.raises(ExerciseSetError, match=f"limit is {MAX_SET_BYTES:,} bytes"):
+        decode_upload(b"#" * (MAX_SET_BYTES + 1))
+    with pytest.raises(ExerciseSetError, match="not UTF-8"):
+        decode_upload(b"title = '\xff'")
+    assert decode_upload(b"title = 'x'") == "title = 'x'"
+
+
+def test_key_line_finds_inline_and_sub_table_keys() -> None:
+    assert key_line(GOOD, 1, "horizon") == 19
+    assert key_line(GOOD, 2, "receiver") == 30
+    assert key_line(GOOD, 0, "missing") == 3
+    assert key_line(GOOD, None, "title") == 1
+
+
+def test_predict_is_graded_by_the_explorer() -> None:
+    exercise = parse_set(GOOD).exercises[0]
+    found = verdicts(exercise.design, exercise.bounds)
+    assert check_predict(exercise, ["P1", "P3", "P4", "P5"], found).correct
+    wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5"], found)
+    assert not wrong.correct and "1 of the five" in wrong.message
+
+
+def test_break_replays_the_run() -> None:
+    exercise = parse_set(GOOD).exercises[1]
+    right = check_break(exercise, SEED)
+    assert right.correct and "step 5" in right.message
+    assert not check_break(exercise, SEED[:4]).correct
+    assert "at most 6" in check_break(exercise, SEED + (Action("Tick"),) * 2).message
+    assert "cannot be replayed" in check_break(exercise, (Action("Deliver", 1),)).message
+    assert check_break_trace(exercise, replay(exercise.design, exercise.bounds, SEED)).correct
+    other = replay(Design(), exercise.bounds, SEED)
+    assert "another design" in check_break_trace(exercise, other).message
+
+
+def test_fix_is_graded_and_only_allowed_options_change() -> None:
+    exercise = parse_set(GOOD).exercises[2]
+    before = verdicts(exercise.design, exercise.bounds)
+    fenced = fixed_design(exercise, {"receiver": "fenced"})
+    assert check_fix(exercise, fenced, before, verdicts(fenced, exercise.bounds)).correct
+    strict = fixed_design(exercise, {"receiver": "fenced-strict"})
+    lost = check_fix(exercise, strict, before, verdicts(strict, exercise.bounds))
+    assert not lost.correct and "loses what held before: P4" in lost.message
+    assert "original design" in check_fix(exercise, exercise.design, before, before).message
+    with pytest.raises(DesignError, match="only receiver"):
+        fixed_design(exercise, {"token": "random"})
+
+
+def test_progress_reveals_a_hint_per_wrong_answer_and_summarises() -> None:
+    found = parse_set(GOOD)
+    exercise = found.exercises[0]
+    progress = Progress()
+    assert progress.hints(exercise) == ()
+    progress = progress.record(Attempt("p", "P1", False, "no"))
+    assert progress.hints(exercise) == ("one",)
+    progress = progress.record(Attempt("p", "P1 | P3", False, "no"))
+    progress = progress.record(Attempt("p", "P1, P3, P4, P5", True, "yes"))
+    assert progress.solved("p") and progress.wrong("p") == 2
+    text = summary_markdown(found, progress, student="Ada")
+    assert "Solved 1 of 3" in text and "| Predict | predict | yes | 3 | 2 |" in text
+    assert "P1 / P3" in text
+    data = json.loads(summary_json(found, progress, student="Ada"))
+    assert data["exercises"][0]["solved"] and len(data["answers"]) == 3
+
+
+def test_the_default_set_is_valid_and_every_exercise_is_solvable() -> None:
+    found = load_set(DEFAULT_SET)
+    assert len(found.exercises) >= 9
+    assert {e.kind for e in found.exercises} == {"predict", "break", "fix"}
+    answers = {
+        "lease-fix-p1": {"receiver": "fenced"},
+        "key-version-fix-p3": {"token": "counter"},
+        "rmw-fix-p5": {"fenced_reads": True},
+    }
+    for exercise in found.exercises:
+        truth = verdicts(exercise.design, exercise.bounds)
+        assert truth.complete
+        if exercise.kind == "break":
+            result = explore(exercise.design, exercise.bounds)
+            actions = result.verdicts[exercise.prop].actions
+            assert actions is not None and len(actions) <= exercise.max_steps
+            assert check_break(exercise, actions).correct
+        if exercise.kind == "fix":
+            design = fixed_design(exercise, answers[exercise.id])
+            assert check_fix(exercise, design, truth, verdicts(design, exercise.bounds)).correct
+
+
+def test_folder_sets_load_each_file_or_report_it(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "b.toml").write_text("title = ", encoding="utf-8")
+    loaded = folder_sets(tmp_path)
+    assert [p.name for p, _ in loaded] == ["a.toml", "b.toml"]
+    assert not isinstance(loaded[0][1], ExerciseSetError)
+    assert isinstance(loaded[1][1], ExerciseSetError)

@@ -1,0 +1,713 @@
+"""Classroom exercises: plain-data TOML sets, validated, and answers checked by the model.
+
+Three kinds of exercise:
+
+- *predict*: which of P1..P5 does this design keep? Checked against the explorer.
+- *break*: reach a violation of a property within N steps; the run is replayed to check it.
+- *fix*: change some options so a broken design keeps a property without losing the ones
+  it kept; the chosen design is explored.
+
+A set is a TOML file and nothing but data: it is parsed with `tomllib`, checked against a
+fixed schema, and never evaluated. A problem names the line and the field, so a teacher can
+fix their file. Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
+from model.explorer import explore
+from model.presets import PRESETS
+from model.properties import PROPERTY_NAMES
+from model.rules import Action
+from model.trace import Trace, TraceError, replay
+
+SETS_FOLDER: Final = Path(__file__).resolve().parent / "exercise_sets"
+DEFAULT_SET: Final = SETS_FOLDER / "default.toml"
+FOLDER_ENV: Final = "FENCING_LAB_EXERCISES"
+"""Environment variable naming a folder of a teacher's own `*.toml` sets."""
+
+MAX_SET_BYTES: Final = 100_000
+MAX_EXERCISES: Final = 50
+MAX_TEXT_CHARS: Final = 4_000
+MAX_HINTS: Final = 10
+MAX_BREAK_STEPS: Final = 60
+MAX_PROBLEMS: Final = 20
+CHECK_MAX_STATES: Final = 300_000
+CHECK_MAX_SECONDS: Final = 10.0
+"""Budget of one exploration that grades an answer."""
+
+KINDS: Final = ("predict", "break", "fix")
+FIX_OPTIONS: Final = (
+    "token",
+    "receiver",
+    "hwm",
+    "storage_restarts",
+    "coordinator_restarts",
+    "worker_check",
+    "workload",
+    "fenced_reads",
+    "grant_fences",
+)
+"""Design options a *fix* exercise may let the student change."""
+
+ID_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+COMMON_KEYS: Final = ("id", "kind", "title", "prompt", "preset", "design", "bounds", "hints")
+KIND_KEYS: Final = {
+    "predict": (),
+    "break": ("property", "max_steps"),
+    "fix": ("property", "options", "keep"),
+}
+TOP_KEYS: Final = ("title", "description", "exercise")
+
+
+# ----- the data ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise, validated: what to show, the design and bounds, what counts as right."""
+
+    id: str
+    kind: str
+    title: str
+    prompt: str
+    design: Design
+    design_name: str
+    bounds: Bounds
+    hints: tuple[str, ...] = ()
+    prop: str = ""
+    max_steps: int = 0
+    options: tuple[str, ...] = ()
+    keep: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ExerciseSet:
+    """A titled list of exercises from one TOML file."""
+
+    title: str
+    description: str
+    exercises: tuple[Exercise, ...]
+    source: str = ""
+
+    def by_id(self, exercise_id: str) -> Exercise | None:
+        """The exercise with this id, if any."""
+        return next((e for e in self.exercises if e.id == exercise_id), None)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a set file: where (line, field) and what to change."""
+
+    line: int | None
+    where: str
+    message: str
+
+    def text(self) -> str:
+        """`line 12: exercise 3 ('x'), field 'max_steps': must be …`."""
+        place = f"line {self.line}: " if self.line else ""
+        return f"{place}{self.where}: {self.message}"
+
+
+class ExerciseSetError(ValueError):
+    """A set file that cannot be used; `problems` lists each error with its line."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(p.text() for p in self.problems))
+
+
+# ----- reading a file ------------------------------------------------------------------------
+
+
+def decode_upload(data: bytes, limit: int = MAX_SET_BYTES) -> str:
+    """Uploaded bytes as text: refused when larger than the limit or not UTF-8."""
+    if len(data) > limit:
+        raise ExerciseSetError(
+            [Problem(None, "file", f"is {len(data):,} bytes; the limit is {limit:,} bytes")]
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ExerciseSetError(
+            [Problem(None, "file", f"is not UTF-8 text (bad byte at position {error.start})")]
+        ) from None
+
+
+def parse_set(text: str, source: str = "") -> ExerciseSet:
+    """Parse and validate a set's TOML text; never executes anything in it."""
+    if len(text.encode("utf-8")) > MAX_SET_BYTES:
+        raise ExerciseSetError(
+            [Problem(None, "file", f"is larger than the limit of {MAX_SET_BYTES:,} bytes")]
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = _toml_error_line(str(error))
+        raise ExerciseSetError([Problem(line, "TOML syntax", str(error))]) from None
+    return _Validator(text, source).set_of(data)
+
+
+def load_set(path: Path) -> ExerciseSet:
+    """Read and validate a set file from disk."""
+    data = path.read_bytes()
+    return parse_set(decode_upload(data), source=path.name)
+
+
+def folder_sets(folder: Path) -> list[tuple[Path, ExerciseSet | ExerciseSetError]]:
+    """Every `*.toml` set in a folder (sorted by name), each loaded or with its error."""
+    found: list[tuple[Path, ExerciseSet | ExerciseSetError]] = []
+    for path in sorted(folder.glob("*.toml"))[:MAX_EXERCISES]:
+        try:
+            found.append((path, load_set(path)))
+        except ExerciseSetError as error:
+            found.append((path, error))
+    return found
+
+
+def _toml_error_line(message: str) -> int | None:
+    """The line number in a tomllib error message such as `… (at line 3, column 7)`."""
+    match = re.search(r"at line (\d+)", message)
+    return int(match.group(1)) if match else None
+
+
+HEADER: Final = re.compile(r"^\s*\[")
+EXERCISE_HEADER: Final = re.compile(r"^\s*\[\[\s*exercise\s*\]\]")
+
+
+def key_line(text: str, index: int | None, key: str) -> int | None:
+    """The 1-based line where `key` is set: at top level (index None) or in exercise `index`.
+
+    tomllib gives no positions for values, so the line is found in the text: the block of
+    the index-th `[[exercise]]` table (with its sub-tables) is searched for `key =`, either
+    at the start of a line or inside an inline table; the block's header line otherwise.
+    """
+    lines = text.splitlines()
+    pattern = re.compile(rf'(^|[\s{{,.]){re.escape(key)}\s*=|(^|[\s{{,.])"{re.escape(key)}"\s*=')
+    if index is None:
+        start, end = 0, len(lines)
+        for number, line in enumerate(lines):
+            if HEADER.match(line):
+                end = number
+                break
+        header = None
+    else:
+        headers = [n for n, line in enumerate(lines) if EXERCISE_HEADER.match(line)]
+        if index >= len(headers):
+            return None
+        start = headers[index] + 1
+        end = headers[index + 1] if index + 1 < len(headers) else len(lines)
+        for number in range(start, end):
+            table = re.match(r"^\s*\[\s*([A-Za-z_.]+)\s*\]", lines[number])
+            if table and not table.group(1).startswith("exercise."):
+                end = number
+                break
+        header = headers[index] + 1
+    for number in range(start, end):
+        if pattern.search(lines[number].split("#", 1)[0]):
+            return number + 1
+    return header
+
+
+@dataclass
+class _Validator:
+    """Checks a decoded set against the schema, collecting problems with their lines."""
+
+    text: str
+    source: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, index: int | None, key: str, message: str, ex_id: str = "") -> None:
+        """Record a problem at a key of the top level or of exercise `index` (0-based)."""
+        if len(self.problems) >= MAX_PROBLEMS:
+            return
+        line = key_line(self.text, index, key.split(".")[-1] if key else "exercise")
+        if index is None:
+            where = f"field {key!r}" if key else "the file"
+        else:
+            name = f" ({ex_id!r})" if ex_id else ""
+            where = f"exercise {index + 1}{name}" + (f", field {key!r}" if key else "")
+        self.problems.append(Problem(line, where, message))
+
+    def set_of(self, data: dict[str, Any]) -> ExerciseSet:
+        """The validated set, or `ExerciseSetError` listing every problem found."""
+        for key in data:
+            if key not in TOP_KEYS:
+                self.problem(None, key, f"is not a known field: use {', '.join(TOP_KEYS)}")
+        title = self.text_field(None, data, "title", required=True)
+        description = self.text_field(None, data, "description", required=False)
+        raw = data.get("exercise")
+        exercises: list[Exercise] = []
+        if not isinstance(raw, list) or not raw:
+            self.problem(None, "exercise", "add at least one [[exercise]] table")
+        elif len(raw) > MAX_EXERCISES:
+            self.problem(None, "exercise", f"a set may have at most {MAX_EXERCISES} exercises")
+        else:
+            seen: set[str] = set()
+            for index, entry in enumerate(raw):
+                exercise = self.exercise(index, entry)
+                if exercise is None:
+                    continue
+                if exercise.id in seen:
+                    self.problem(
+                        index, "id", f"{exercise.id!r} is used twice: ids must differ", exercise.id
+                    )
+                seen.add(exercise.id)
+                exercises.append(exercise)
+        if self.problems:
+            raise ExerciseSetError(self.problems)
+        return ExerciseSet(title, description, tuple(exercises), self.source)
+
+    def text_field(
+        self, index: int | None, data: Mapping[str, Any], key: str, required: bool, ex_id: str = ""
+    ) -> str:
+        """A string field, checked for presence, type and length."""
+        value = data.get(key)
+        if value is None:
+            if required:
+                self.problem(index, "", f'field {key!r} is missing: add {key} = "…"', ex_id)
+            return ""
+        if not isinstance(value, str):
+            self.problem(index, key, f"must be text in quotes, not {_kind(value)}", ex_id)
+            return ""
+        if len(value) > MAX_TEXT_CHARS:
+            self.problem(index, key, f"is longer than {MAX_TEXT_CHARS:,} characters", ex_id)
+        return value
+
+    def exercise(self, index: int, entry: Any) -> Exercise | None:
+        """One exercise table, or None (with problems recorded) when it is not valid."""
+        before = len(self.problems)
+        if not isinstance(entry, dict):
+            self.problem(index, "", "must be a table ([[exercise]])")
+            return None
+        raw_id = entry.get("id")
+        ex_id = raw_id if isinstance(raw_id, str) else ""
+        kind = entry.get("kind")
+        if kind not in KINDS:
+            shown = "missing" if kind is None else repr(kind)
+            self.problem(index, "kind", f"is {shown}: use one of {', '.join(KINDS)}", ex_id)
+            return None
+        allowed = (*COMMON_KEYS, *KIND_KEYS[kind])
+        for key in entry:
+            if key not in allowed:
+                self.problem(
+                    index,
+                    key,
+                    f"is not a field of a {kind} exercise: use {', '.join(allowed)}",
+                    ex_id,
+                )
+        if not ID_PATTERN.match(ex_id):
+            self.problem(
+                index, "id", "must be lower-case letters, digits and dashes (at most 40)", ex_id
+            )
+        title = self.text_field(index, entry, "title", True, ex_id)
+        prompt = self.text_field(index, entry, "prompt", True, ex_id)
+        hints = self.hints(index, entry, ex_id)
+        design, design_name = self.design(index, entry, ex_id)
+        bounds = self.bounds(index, entry, ex_id)
+        prop = self.prop(index, entry, ex_id) if kind != "predict" else ""
+        max_steps = self.max_steps(index, entry, ex_id) if kind == "break" else 0
+        options = self.options(index, entry, ex_id) if kind == "fix" else ()
+        keep = self.keep(index, entry, ex_id) if kind == "fix" else None
+        if design is not None and bounds is not None:
+            try:
+                design.check_fits(bounds)
+            except DesignError as error:
+                self.problem(index, "bounds", str(error), ex_id)
+        if len(self.problems) > before or design is None or bounds is None:
+            return None
+        return Exercise(
+            ex_id,
+            kind,
+            title,
+            prompt,
+            design,
+            design_name,
+            bounds,
+            hints,
+            prop,
+            max_steps,
+            options,
+            keep,
+        )
+
+    def hints(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
+        """The hints: a list of strings, revealed one per wrong answer."""
+        value = entry.get("hints", [])
+        if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+            self.problem(index, "hints", 'must be a list of texts: hints = ["…", "…"]', ex_id)
+            return ()
+        if len(value) > MAX_HINTS:
+            self.problem(index, "hints", f"at most {MAX_HINTS} hints", ex_id)
+        return tuple(value)
+
+    def design(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[Design | None, str]:
+        """The design: `preset = "name"` or a `design = { option = value }` table, not both."""
+        preset, table = entry.get("preset"), entry.get("design")
+        if (preset is None) == (table is None):
+            self.problem(
+                index, "preset", 'give exactly one of preset = "…" or a design table', ex_id
+            )
+            return None, ""
+        if preset is not None:
+            if not isinstance(preset, str) or preset not in PRESETS:
+                self.problem(
+                    index,
+                    "preset",
+                    f"{preset!r} is not a preset: use one of {', '.join(PRESETS)}",
+                    ex_id,
+                )
+                return None, ""
+            return PRESETS[preset].design, preset
+        if not isinstance(table, dict):
+            self.problem(index, "design", "must be a table of options", ex_id)
+            return None, ""
+        try:
+            design = Design.from_dict(table)
+        except DesignError as error:
+            bad = _named_field(str(error), table)
+            self.problem(index, f"design.{bad}" if bad else "design", str(error), ex_id)
+            return None, ""
+        return design, design.label()
+
+    def bounds(self, index: int, entry: Mapping[str, Any], ex_id: str) -> Bounds | None:
+        """The bounds table (the reference bounds when absent); limits are named when crossed."""
+        table = entry.get("bounds")
+        if table is None:
+            return REFERENCE_BOUNDS
+        if not isinstance(table, dict):
+            self.problem(
+                index, "bounds", "must be a table such as { workers = 2, lease = 2 }", ex_id
+            )
+            return None
+        try:
+            return Bounds.from_dict({**REFERENCE_BOUNDS.to_dict(), **table})
+        except DesignError as error:
+            bad = _named_field(str(error), table)
+            self.problem(index, f"bounds.{bad}" if bad else "bounds", str(error), ex_id)
+            return None
+
+    def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
+        """The property of a break or fix exercise, one of P1..P5."""
+        value = entry.get("property")
+        if value not in PROPERTY_NAMES:
+            shown = "missing" if value is None else repr(value)
+            self.problem(
+                index, "property", f"is {shown}: use one of {', '.join(PROPERTY_NAMES)}", ex_id
+            )
+            return ""
+        return str(value)
+
+    def max_steps(self, index: int, entry: Mapping[str, Any], ex_id: str) -> int:
+        """The step allowance of a break exercise, 1..MAX_BREAK_STEPS."""
+        value = entry.get("max_steps")
+        if (
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not 1 <= value <= MAX_BREAK_STEPS
+        ):
+            self.problem(
+                index,
+                "max_steps",
+                f"must be a whole number from 1 to {MAX_BREAK_STEPS}, not {value!r}",
+                ex_id,
+            )
+            return 0
+        return value
+
+    def options(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
+        """The options a fix exercise lets the student change (default: token and receiver)."""
+        value = entry.get("options", ["token", "receiver"])
+        if not isinstance(value, list) or not value or not all(v in FIX_OPTIONS for v in value):
+            self.problem(
+                index,
+                "options",
+                f"must be a non-empty list drawn from {', '.join(FIX_OPTIONS)}",
+                ex_id,
+            )
+            return ()
+        return tuple(dict.fromkeys(value))
+
+    def keep(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...] | None:
+        """Properties the fix must keep (default: every property the broken design keeps)."""
+        value = entry.get("keep")
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(v in PROPERTY_NAMES for v in value):
+            self.problem(
+                index, "keep", f"must be a list drawn from {', '.join(PROPERTY_NAMES)}", ex_id
+            )
+            return None
+        return tuple(sorted(set(value)))
+
+
+def _kind(value: object) -> str:
+    """A TOML-ish name for a value's type, for messages."""
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _named_field(message: str, table: Mapping[str, Any]) -> str:
+    """The field of a table that a model error message names, if it names one."""
+    for key in table:
+        if re.search(rf"\b{re.escape(str(key))}\b", message):
+            return str(key)
+    return ""
+
+
+# ----- grading ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on one answer: right or wrong, and a message that says why."""
+
+    correct: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """What the explorer says about a design: which properties hold, shortest violations."""
+
+    holds: tuple[str, ...]
+    shortest: dict[str, int | None]
+    complete: bool
+    stopped_by: str | None
+
+
+def verdicts(design: Design, bounds: Bounds) -> Verdicts:
+    """Explore the design within the grading budget (pages cache this)."""
+    result = explore(design, bounds, max_states=CHECK_MAX_STATES, max_seconds=CHECK_MAX_SECONDS)
+    return Verdicts(
+        holds=tuple(name for name, v in result.verdicts.items() if v.holds),
+        shortest={name: v.shortest for name, v in result.verdicts.items()},
+        complete=result.complete,
+        stopped_by=result.stopped_by,
+    )
+
+
+def _incomplete(found: Verdicts) -> Feedback:
+    """The answer cannot be graded: the exploration ran out of budget."""
+    return Feedback(
+        False,
+        f"This exercise cannot be graded: the model check stopped early ({found.stopped_by}). "
+        "Ask your teacher for smaller bounds.",
+    )
+
+
+def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) -> Feedback:
+    """Right when the chosen properties are exactly those the design keeps."""
+    if not found.complete:
+        return _incomplete(found)
+    picked = set(chosen)
+    truth = set(found.holds)
+    if picked == truth:
+        kept = ", ".join(sorted(truth)) or "none of them"
+        return Feedback(True, f"Right: the design keeps {kept}; every other property fails.")
+    wrong = len(picked ^ truth)
+    return Feedback(
+        False,
+        f"Not quite: {wrong} of the five properties {'is' if wrong == 1 else 'are'} "
+        "misjudged. Think of a run where the worker pauses.",
+    )
+
+
+def check_break(exercise: Exercise, actions: Sequence[Action]) -> Feedback:
+    """Right when the run replays and violates the property within the allowed steps."""
+    if not actions:
+        return Feedback(False, "Your run has no steps yet: click actions to build one.")
+    if len(actions) > exercise.max_steps:
+        return Feedback(
+            False,
+            f"Your run has {len(actions)} steps; this exercise allows at most "
+            f"{exercise.max_steps}. Look for a shorter way.",
+        )
+    try:
+        trace = replay(exercise.design, exercise.bounds, actions)
+    except TraceError as error:
+        return Feedback(False, f"Your run cannot be replayed: {error}")
+    step = trace.first_violation(exercise.prop)
+    if step is None:
+        broken = ", ".join(trace.violated())
+        extra = f" (it does violate {broken})" if broken else ""
+        return Feedback(False, f"Your run never violates {exercise.prop}{extra}. Try again.")
+    reason = next((r for r in step.reasons if r.startswith(exercise.prop)), "")
+    return Feedback(
+        True,
+        f"Right: step {step.number} ({step.action.label()}) violates {exercise.prop}. {reason}",
+    )
+
+
+def check_break_trace(exercise: Exercise, trace: Trace) -> Feedback:
+    """A *break* answer given as a trace file: its design and bounds must be the exercise's."""
+    if trace.design != exercise.design or trace.bounds != exercise.bounds:
+        return Feedback(
+            False,
+            "This trace file is for another design or other bounds "
+            f"({trace.design.label()}, {trace.bounds.short()}); this exercise uses "
+            f"{exercise.design.label()}, {exercise.bounds.short()}.",
+        )
+    return check_break(exercise, trace.actions)
+
+
+def fixed_design(exercise: Exercise, changes: Mapping[str, Any]) -> Design:
+    """The exercise's design with the student's changes to the allowed options only."""
+    refused = sorted(set(changes) - set(exercise.options))
+    if refused:
+        raise DesignError(
+            f"this exercise lets you change only {', '.join(exercise.options)}, not {refused[0]}"
+        )
+    return replace(exercise.design, **changes)
+
+
+def required_properties(exercise: Exercise, original: Verdicts) -> tuple[str, ...]:
+    """What a fix must keep: the target property and the `keep` list (default: what held)."""
+    keep = exercise.keep if exercise.keep is not None else original.holds
+    return tuple(sorted({exercise.prop, *keep}))
+
+
+def check_fix(exercise: Exercise, design: Design, original: Verdicts, found: Verdicts) -> Feedback:
+    """Right when the new design keeps the property and every property it must keep."""
+    if not found.complete:
+        return _incomplete(found)
+    if design == exercise.design:
+        return Feedback(False, "That is the original design: change at least one option.")
+    required = required_properties(exercise, original)
+    lost = [name for name in required if name not in found.holds]
+    if not lost:
+        return Feedback(
+            True, f"Right: {design.label()} keeps {', '.join(required)} within these bounds."
+        )
+    shortest = ", ".join(f"{name} in {found.shortest[name]} steps" for name in lost)
+    if exercise.prop in lost:
+        return Feedback(False, f"{design.label()} still violates {shortest}.")
+    return Feedback(
+        False, f"{design.label()} keeps {exercise.prop} but loses what held before: {shortest}."
+    )
+
+
+# ----- progress -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One answer a student gave, and its verdict."""
+
+    exercise_id: str
+    answer: str
+    correct: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A session's answers, oldest first (a new value per answer; never mutated)."""
+
+    attempts: tuple[Attempt, ...] = ()
+
+    def record(self, attempt: Attempt) -> Progress:
+        """The progress with one more answer."""
+        return Progress((*self.attempts, attempt))
+
+    def of(self, exercise_id: str) -> tuple[Attempt, ...]:
+        """The answers given to one exercise."""
+        return tuple(a for a in self.attempts if a.exercise_id == exercise_id)
+
+    def solved(self, exercise_id: str) -> bool:
+        """Whether some answer to the exercise was right."""
+        return any(a.correct for a in self.of(exercise_id))
+
+    def wrong(self, exercise_id: str) -> int:
+        """How many wrong answers were given before the first right one."""
+        count = 0
+        for attempt in self.of(exercise_id):
+            if attempt.correct:
+                break
+            count += 1
+        return count
+
+    def hints(self, exercise: Exercise) -> tuple[str, ...]:
+        """The hints earned so far: one more after each wrong answer."""
+        return exercise.hints[: self.wrong(exercise.id)]
+
+
+def summary_rows(exercise_set: ExerciseSet, progress: Progress) -> list[dict[str, Any]]:
+    """One row per exercise: id, title, kind, solved, attempts, hints used, last answer."""
+    rows = []
+    for exercise in exercise_set.exercises:
+        attempts = progress.of(exercise.id)
+        rows.append(
+            {
+                "id": exercise.id,
+                "title": exercise.title,
+                "kind": exercise.kind,
+                "solved": progress.solved(exercise.id),
+                "attempts": len(attempts),
+                "hints_used": len(progress.hints(exercise)),
+                "last_answer": attempts[-1].answer if attempts else "",
+            }
+        )
+    return rows
+
+
+def summary_markdown(exercise_set: ExerciseSet, progress: Progress, student: str = "") -> str:
+    """A student's summary as markdown: a table of exercises and every answer given."""
+    rows = summary_rows(exercise_set, progress)
+    solved = sum(1 for r in rows if r["solved"])
+    lines = [
+        f"# {exercise_set.title}: summary" + (f" for {student}" if student else ""),
+        "",
+        f"Solved {solved} of {len(rows)} exercises.",
+        "",
+        "| exercise | kind | solved | attempts | hints used |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rows:
+        mark = "yes" if row["solved"] else "no"
+        lines.append(
+            f"| {_cell(row['title'])} | {row['kind']} | {mark} | {row['attempts']} | "
+            f"{row['hints_used']} |"
+        )
+    lines += ["", "## Answers", ""]
+    for attempt in progress.attempts:
+        verdict = "right" if attempt.correct else "wrong"
+        lines.append(f"- `{attempt.exercise_id}` ({verdict}): {_cell(attempt.answer)}")
+    return "\n".join(lines) + "\n"
+
+
+def summary_json(exercise_set: ExerciseSet, progress: Progress, student: str = "") -> str:
+    """The same summary as JSON, for a teacher's scripts."""
+    return json.dumps(
+        {
+            "set": exercise_set.title,
+            "student": student,
+            "exercises": summary_rows(exercise_set, progress),
+            "answers": [vars(a) for a in progress.attempts],
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def _cell(text: str) -> str:
+    """Text made safe for one markdown table cell or list item (no pipes, no newlines)."""
+    return text.replace("|", "/").replace("\n", " ")[:300]
+
+
+def bound_help() -> str:
+    """The allowed range of each bound, for teachers writing a set."""
+    return ", ".join(f"{name} {low}..{high}" for name, (low, high) in BOUND_LIMITS.items())
