@@ -1,0 +1,85 @@
+"""AppTest: the scheduler playground (buttons, URL, statuses, undo/reset, finish, bad links)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.app.helpers import all_text
+
+PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "playground.py")
+
+
+def open_playground(**params: str) -> AppTest:
+    """Run the playground page with URL parameters; it must never raise."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def param(at: AppTest, name: str) -> str:
+    """A URL parameter's value as text."""
+    value = at.query_params.get(name, "")
+    return value[-1] if isinstance(value, list) else str(value)
+
+
+def test_clicking_actions_plays_a_violation_into_the_url() -> None:
+    at = open_playground()
+    labels = [b.label for b in at.button]
+    assert "Acquire W1" in labels and "Tick (time passes)" in labels
+    for code in ("A1", "S1", "T", "T", "D1"):
+        at.button(key=f"play-{code}").click().run()
+    assert param(at, "a") == "A1.S1.T.T.D1"
+    assert param(at, "d") == "lease-only"
+    text = all_text(at)
+    assert "P2 violated at step 5" in text and "lease expired at t=2" in text
+    assert "✔ P1 holds so far" in text
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_undo_and_reset() -> None:
+    at = open_playground(a="A1.S1.T")
+    at.button(key="playground-undo").click().run()
+    assert param(at, "a") == "A1.S1"
+    at.button(key="playground-reset").click().run()
+    assert param(at, "a") == ""
+    assert "Your move** (step 1)" in all_text(at)
+
+
+def test_finish_appends_the_shortest_violation() -> None:
+    at = open_playground(a="A1")
+    at.selectbox(key="playground-finish-prop").set_value("P1").run()
+    at.button(key="playground-finish").click().run()
+    assert param(at, "a").startswith("A1.")
+    text = all_text(at)
+    assert "P1 violated at step" in text and "violate P1: appended" in text
+
+
+def test_a_bad_link_shows_an_error_not_a_traceback() -> None:
+    at = open_playground(a="A1.D1")
+    assert "step 2: Deliver(W1) is not enabled" in all_text(at)
+    at = open_playground(a="__import__('os').system('x')")
+    assert "not an action code" in all_text(at)
+    at.button(key="playground-fresh").click().run()
+    assert param(at, "a") == "" and "Acquire W1" in [b.label for b in at.button]
+
+
+def test_bounds_beyond_the_limits_are_refused_with_the_limit() -> None:
+    at = open_playground(b="9.2.6.3.2")
+    assert "workers = 9 is out of range: allowed 1..5" in all_text(at)
+    at = open_playground(d="teapot")
+    assert "neither a preset nor a list of options" in all_text(at)
+
+
+def test_a_custom_design_from_the_link_and_the_form() -> None:
+    at = open_playground(d="receiver:none~worker_check:1", b="2.2.4.2.1")
+    assert "receiver=none, worker_check=true" in all_text(at)
+    at.selectbox(key="play-preset").set_value("volatile-hwm")
+    at.number_input(key="play-horizon").set_value(5)
+    at.button[0].click().run()
+    assert param(at, "d") == "volatile-hwm" and param(at, "b") == "2.2.5.2.1"
+    assert "Restart storage" in [b.label for b in at.button]

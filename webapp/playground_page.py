@@ -1,0 +1,250 @@
+"""The playground page: be the scheduler. The run lives in the URL (`d`, `b`, `a`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from model.design import BOUND_LIMITS, Bounds, DesignError
+from model.presets import PRESETS
+from model.properties import BY_NAME, PROPERTY_NAMES
+from model.rules import Action
+from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json, trace_to_json
+from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
+from webapp.playground import (
+    DEFAULT_BOUNDS,
+    DEFAULT_PRESET,
+    LinkError,
+    Run,
+    encode_actions,
+    finish,
+    play,
+    run_from_params,
+    take,
+    undo,
+)
+from webapp.scheduler_view import action_buttons, run_view, status_lines
+
+CUSTOM = "(custom options)"
+MESSAGE_KEY = "playground-message"
+
+
+def _show_run(run: Run) -> None:
+    """Write the run into the URL, so the next rerun (and a copied link) shows it."""
+    st.query_params.update(run.link_params())
+
+
+def _current() -> Run | None:
+    """The run in the URL, or None (with the error kept for display) when the link is bad."""
+    params = {name: str(st.query_params.get(name, "")) for name in ("d", "b", "a")}
+    try:
+        return run_from_params({k: v for k, v in params.items() if v})
+    except LinkError as error:
+        st.session_state[MESSAGE_KEY] = ("error", f"This link does not describe a run: {error}")
+        return None
+
+
+def _pick(action: Action) -> None:
+    """Button callback: append the action to the run in the URL."""
+    run = _current()
+    if run is None:
+        return
+    try:
+        _show_run(take(run, action))
+    except LinkError as error:
+        st.session_state[MESSAGE_KEY] = ("error", str(error))
+
+
+def _undo() -> None:
+    """Drop the last step."""
+    run = _current()
+    if run is not None:
+        _show_run(undo(run))
+
+
+def _reset() -> None:
+    """Start the same design again from the initial state."""
+    run = _current()
+    if run is not None:
+        _show_run(Run(run.design, run.bounds))
+
+
+def _finish() -> None:
+    """Ask the explorer for the shortest violating continuation and append it."""
+    run = _current()
+    prop = st.session_state.get("playground-finish-prop", "P1")
+    if run is None or prop not in PROPERTY_NAMES:
+        return
+    completion = finish(run, prop)
+    if completion.found:
+        _show_run(Run(run.design, run.bounds, run.actions + completion.actions))
+        st.session_state[MESSAGE_KEY] = ("success", completion.message)
+    else:
+        st.session_state[MESSAGE_KEY] = ("warning", completion.message)
+
+
+def _fresh() -> None:
+    """Forget a bad link and start the default design."""
+    st.query_params.clear()
+    _show_run(Run(PRESETS[DEFAULT_PRESET].design, DEFAULT_BOUNDS))
+
+
+def _load_trace() -> None:
+    """Uploader callback: replay the trace file and make it the run (errors are kept)."""
+    upload = st.session_state.get("playground-upload")
+    if upload is None:
+        return
+    data = upload.getvalue()
+    if len(data) > MAX_TRACE_BYTES:
+        st.session_state[MESSAGE_KEY] = (
+            "error",
+            f"The trace file is {len(data):,} bytes; the limit is {MAX_TRACE_BYTES:,} bytes.",
+        )
+        return
+    try:
+        trace = trace_from_json(data)
+        _show_run(Run(trace.design, trace.bounds, trace.actions))
+    except (TraceError, LinkError) as error:
+        st.session_state[MESSAGE_KEY] = ("error", f"This trace file was not loaded: {error}")
+        return
+    st.session_state[MESSAGE_KEY] = ("success", f"Loaded a run of {len(trace.steps)} steps.")
+
+
+def _start_design() -> None:
+    """Form callback: start a new run of the chosen design and bounds (errors are kept)."""
+    state = st.session_state
+    try:
+        if state["play-preset"] != CUSTOM:
+            design = PRESETS[state["play-preset"]].design
+        else:
+            design = design_from_values(
+                {o.name: state[f"play-opt-{o.name}"] for o in OPTION_FIELDS}
+            )
+        sizes = {name: int(state[f"play-{name}"]) for name in BOUND_LIMITS}
+        run = Run(design, Bounds(**sizes))
+        design.check_fits(run.bounds)
+        play(run)
+    except (DesignError, LinkError) as error:
+        state[MESSAGE_KEY] = ("error", f"That design was not started: {error}")
+        return
+    _show_run(run)
+
+
+def _option_input(name: str, kind: str, value: Any, choices: tuple[str, ...], high: int) -> None:
+    """One design option's widget inside the form."""
+    key = f"play-opt-{name}"
+    if kind == "choice":
+        st.selectbox(name, choices, index=choices.index(value), key=key)
+    elif kind == "int":
+        st.number_input(name, min_value=0, max_value=high, value=int(value), step=1, key=key)
+    elif kind == "bool":
+        st.checkbox(name, value=bool(value), key=key)
+    else:
+        st.text_input(name, value=str(value), max_chars=40, key=key)
+
+
+def _design_form(run: Run) -> None:
+    """Choose a preset (or options) and bounds; submitting starts a new run."""
+    preset = next((n for n, p in PRESETS.items() if p.design == run.design), CUSTOM)
+    names = [*PRESETS, CUSTOM]
+    with st.expander("Design and bounds", expanded=False), st.form("play-design"):
+        st.selectbox("Design", names, index=names.index(preset), key="play-preset")
+        with st.container():
+            st.caption(f"Options below apply when the design is {CUSTOM}.")
+            values = values_of(run.design)
+            option_cols = st.columns(3)
+            for index, option in enumerate(OPTION_FIELDS):
+                with option_cols[index % 3]:
+                    _option_input(
+                        option.name, option.kind, values[option.name], option.choices, option.high
+                    )
+        cols = st.columns(len(BOUND_LIMITS))
+        for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
+            col.number_input(
+                f"{BOUND_HELP[name]} ({low}..{high})",
+                min_value=low,
+                max_value=high,
+                value=getattr(run.bounds, name),
+                step=1,
+                key=f"play-{name}",
+            )
+        st.form_submit_button("Start a new run with this design", on_click=_start_design)
+
+
+def _messages() -> None:
+    """Show (once) what the last callback had to say."""
+    kept = st.session_state.pop(MESSAGE_KEY, None)
+    if kept is not None:
+        kind, text = kept
+        {"error": st.error, "warning": st.warning, "success": st.success}[kind](text)
+
+
+def render_playground() -> None:
+    """The whole page."""
+    st.title("Be the scheduler")
+    st.markdown(
+        "You decide what happens next: let time pass, grant the lock, send or deliver a "
+        "write. Pauses are not a button: a worker you do not move while the clock ticks is "
+        "paused. The model checks every property after each step."
+    )
+    run = _current()
+    _messages()
+    if run is None:
+        st.button("Start a fresh run", on_click=_fresh, key="playground-fresh", type="primary")
+        return
+    trace = play(run)
+    _design_form(run)
+    st.caption(f"Design: **{run.design.label()}** at {run.bounds.short()}.")
+    st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
+    action_buttons(trace, "play", _pick)
+    tools = st.columns([1, 1, 2, 2])
+    tools[0].button(
+        "Undo",
+        key="playground-undo",
+        on_click=_undo,
+        disabled=not run.actions,
+        icon=":material/undo:",
+    )
+    tools[1].button(
+        "Reset",
+        key="playground-reset",
+        on_click=_reset,
+        disabled=not run.actions,
+        icon=":material/restart_alt:",
+    )
+    tools[2].selectbox(
+        "Finish with the shortest violation of",
+        PROPERTY_NAMES,
+        format_func=lambda n: f"{n}, {BY_NAME[n].title}",
+        key="playground-finish-prop",
+        label_visibility="collapsed",
+    )
+    tools[3].button(
+        "Finish with the shortest violation from here",
+        key="playground-finish",
+        on_click=_finish,
+        icon=":material/fast_forward:",
+    )
+    st.markdown("**Properties at this state**")
+    status_lines(trace)
+    run_view(trace, "play")
+    st.markdown("**Share or keep this run**")
+    st.code(
+        f"?d={run.link_params()['d']}&b={run.link_params()['b']}&a={encode_actions(run.actions)}"
+    )
+    left, right = st.columns(2)
+    left.download_button(
+        "Download the trace (JSON)",
+        trace_to_json(trace),
+        file_name="playground-run.json",
+        mime="application/json",
+        key="playground-download",
+        icon=":material/download:",
+    )
+    right.file_uploader(
+        f"Load a trace file (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
+        type=["json"],
+        key="playground-upload",
+        on_change=_load_trace,
+    )
