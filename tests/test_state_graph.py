@@ -86,3 +86,18 @@ def test_figures_have_one_edge_trace_and_one_node_trace() -> None:
     assert all(x == graph.nodes[n]["depth"] for n, (x, _) in positions.items())
     bars = depth_figure(counts)
     assert list(bars.data[0].y) == list(counts.level_sizes)
+
+
+def test_graph_edges_agree_with_the_step_interpreter() -> None:
+    from model.system import System
+
+    system = System(LEASE_ONLY, SMALL)
+    graph = build_graph(LEASE_ONLY, SMALL)
+    for node, state in graph.nodes(data="state"):
+        expected = {}
+        for successor in system.successors(state):
+            key = system.layout.pack(successor.state)
+            expected.setdefault(key, set()).update(successor.violations)
+        assert set(graph.successors(node)) == set(expected)
+        for key, names in expected.items():
+            assert set(graph.edges[node, key]["violations"]) == names

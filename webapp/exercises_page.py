@@ -151,6 +151,7 @@ def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         _record(exercise_set, exercise, answer, check_predict(exercise, chosen, found))
 
     st.button("Check my prediction", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _feedback(_progress(exercise_set), exercise)
 
 
 def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
@@ -192,6 +193,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     tools[0].button("Undo", key=f"ex-{exercise.id}-undo", on_click=undo, disabled=not actions)
     tools[1].button("Reset", key=f"ex-{exercise.id}-reset", on_click=reset, disabled=not actions)
     tools[2].button("Check my run", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _feedback(_progress(exercise_set), exercise)
     status_lines(trace)
     run_view(trace, f"ex-{exercise.id}")
     upload = st.file_uploader(
@@ -254,6 +256,7 @@ def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         )
 
     st.button("Check my design", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _feedback(_progress(exercise_set), exercise)
 
 
 def _feedback(progress: Progress, exercise: Exercise) -> None:
@@ -322,5 +325,4 @@ def render_exercises() -> None:
     st.subheader(exercise.title)
     _describe(exercise)
     {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](exercise_set, exercise)
-    _feedback(_progress(exercise_set), exercise)
     _summary(exercise_set, _progress(exercise_set))

@@ -195,7 +195,9 @@ def render_playground() -> None:
         return
     trace = play(run)
     _design_form(run)
-    st.caption(f"Design: **{run.design.label()}** at {run.bounds.short()}.")
+    preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
+    name = f"`{preset}` ({run.design.label()})" if preset else f"custom ({run.design.label()})"
+    st.caption(f"Design: {name} at {run.bounds.short()}. Change it under *Design and bounds*.")
     st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
     action_buttons(trace, "play", _pick)
     tools = st.columns([1, 1, 2, 2])
