@@ -26,6 +26,9 @@ from webapp.design_form import (
 from webapp.player import show_traces
 from webapp.verdicts import verdict_rows, violated
 
+MIN_BUDGET = 1_000
+"""Smallest state budget the page accepts."""
+
 
 def _results_stale() -> None:
     """Any change to the form hides the previous results until Run is pressed again."""
@@ -81,12 +84,14 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
         on_change=_apply_preset,
         help="Fills in the options below; you can then change any of them.",
     )
-    left, right = st.columns(2)
+    left, right = st.columns([2, 1])
     options: dict[str, Any] = {}
     with left:
         st.markdown("**Design options**")
-        for option in OPTION_FIELDS:
-            options[option.name] = _option_widget(option)
+        grid = st.columns(2)
+        for index, option in enumerate(OPTION_FIELDS):
+            with grid[index % 2]:
+                options[option.name] = _option_widget(option)
     sizes: dict[str, Any] = {}
     with right:
         st.markdown("**Bounds**")
@@ -103,9 +108,17 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
                 bind="query-params",
                 on_change=_results_stale,
             )
-        st.caption(
-            f"Budget per exploration: {WEB_MAX_STATES:,} states or {WEB_MAX_SECONDS:.0f} s, "
-            "whichever comes first."
+        sizes["budget"] = st.number_input(
+            f"State budget ({MIN_BUDGET:,}..{WEB_MAX_STATES:,})",
+            min_value=MIN_BUDGET,
+            max_value=WEB_MAX_STATES,
+            value=WEB_MAX_STATES,
+            step=10_000,
+            key="budget",
+            bind="query-params",
+            on_change=_results_stale,
+            help="The explorer stops after this many states (or after "
+            f"{WEB_MAX_SECONDS:.0f} s) and reports what it found so far.",
         )
     return options, sizes
 
@@ -173,6 +186,7 @@ def render_explore() -> None:
     options, sizes = _form()
     try:
         design = design_from_values(options)
+        budget = int(sizes.pop("budget"))
         bounds = bounds_from_values(sizes)
         design.check_fits(bounds)
     except DesignError as error:
@@ -187,7 +201,7 @@ def render_explore() -> None:
     if st.query_params.get("run") != "1":
         return
     try:
-        exploration = explore_cached(design, bounds)
+        exploration = explore_cached(design, bounds, max_states=budget)
     except DesignError as error:
         st.error(f"These bounds cannot be explored: {error}")
         return

@@ -99,7 +99,7 @@ def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
             width="stretch",
             key=f"{key}-timeline-{index}-{upto}",
         )
-        left, right = st.columns([3, 2])
+        left, right = st.columns([1, 1])
         with left:
             st.markdown("**What happens, step by step**")
             show_narration(trace, upto)

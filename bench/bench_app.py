@@ -1,0 +1,86 @@
+"""Benchmark of the web app (prints figures, asserts nothing): first render of each page via
+AppTest with cold caches, a warm re-render, and an explored design fetched from the cache.
+
+Run: `python bench/bench_app.py` from the repository root.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from model.design import REFERENCE_BOUNDS  # noqa: E402
+from webapp.navigation import PAGES  # noqa: E402
+
+APP = str(ROOT / "webapp" / "app.py")
+logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's bare-mode notices
+TIMEOUT = 300
+
+
+def _clear_caches() -> None:
+    """Forget every cached exploration and replayed run, so the next render is cold."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _opened(path: str) -> AppTest:
+    """An AppTest that has run the app once and is switched to `path` (not yet run)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    if path != "screens/home.py":
+        at.switch_page(path)
+    return at
+
+
+def _timed_run(at: AppTest) -> float:
+    """Seconds one run of the app takes; refuses a run that raised."""
+    start = time.perf_counter()
+    at.run()
+    elapsed = time.perf_counter() - start
+    if at.exception:
+        raise RuntimeError(f"the page raised: {[e.value for e in at.exception]}")
+    return elapsed
+
+
+def bench_pages() -> None:
+    """First (cold cache) and second (warm) render time of every page."""
+    print(f"{'page':45} {'first render':>13} {'re-render':>10}")
+    for entry in PAGES:
+        if not (ROOT / "webapp" / entry.path).exists():
+            continue
+        _clear_caches()
+        at = _opened(entry.path)
+        first = _timed_run(at)
+        again = _timed_run(at)
+        print(f"{entry.title[:45]:45} {first:12.2f}s {again:9.2f}s")
+
+
+def bench_cached_design() -> None:
+    """Explore the reference design from the explore page, then ask again (cache hit)."""
+    _clear_caches()
+    params = {name: str(value) for name, value in REFERENCE_BOUNDS.to_dict().items()}
+    params.update(receiver="none", run="1")
+    times = []
+    for _ in range(2):
+        at = _opened("screens/explore.py")
+        for key, value in params.items():
+            at.query_params[key] = value
+        times.append(_timed_run(at))
+    print(
+        f"explore lease-only at {REFERENCE_BOUNDS.short()}: first {times[0]:.2f}s, "
+        f"same design again (cached) {times[1]:.2f}s"
+    )
+
+
+if __name__ == "__main__":
+    bench_pages()
+    bench_cached_design()

@@ -1,0 +1,127 @@
+"""AppTest: every walkthrough chapter, the explore page and the compare page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from model.design import REFERENCE_BOUNDS
+from model.explorer import explore
+from model.presets import PRESETS
+from tests.app.helpers import all_text
+from webapp.chapters import BY_NUMBER, chapter_traces
+
+Opener = Callable[..., AppTest]
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4])
+def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> None:
+    at = open_page(f"screens/chapter_{number}.py")
+    chapter = BY_NUMBER[number]
+    text = all_text(at)
+    assert chapter.title in text
+    assert chapter.takeaway in text
+    traces = chapter_traces(number)
+    last = len(traces[0].steps)
+    assert f"Step 0 of {last}" in text
+    at.button(key=f"chapter{number}-0-last").click().run()
+    assert not at.exception
+    text = all_text(at)
+    assert f"Step {last} of {last}" in text
+    final = traces[0].steps[-1].sentence
+    assert any(final in m.value and ":orange-background[" in m.value for m in at.markdown)
+    table = at.dataframe[-1].value
+    assert list(table["design"]) == list(chapter.presets)
+
+
+@pytest.mark.parametrize("number", [2, 3, 4])
+def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None:
+    at = open_page(f"screens/chapter_{number}.py")
+    chapter = BY_NUMBER[number]
+    for index, trace in enumerate(chapter_traces(number)):
+        at.radio(key="run").set_value(index).run()
+        assert not at.exception
+        assert chapter.runs[index].caption in all_text(at)
+        at.button(key=f"chapter{number}-{index}-last").click().run()
+        assert trace.steps[-1].sentence in all_text(at)
+
+
+def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
+    at = open_page("screens/chapter_3.py")
+    table = at.dataframe[-1].value.set_index("design")
+    assert table.loc["rmw-fencing-unfenced-reads", "P5"].startswith("✘ violated")
+    assert table.loc["rmw-fencing-fenced-reads", "P5"] == "✔ holds"
+    assert table.loc["rmw-lease-aware", "P2"] == "✔ holds"
+    assert table.loc["fencing", "P2"].startswith("✘ violated (5")
+
+
+def test_explore_a_preset_and_open_its_counterexamples(open_page: Opener) -> None:
+    at = open_page("screens/explore.py")
+    at.selectbox(key="preset_choice").select("rmw-fencing-unfenced-reads").run()
+    assert at.selectbox(key="workload").value == "rmw"
+    for name, value in REFERENCE_BOUNDS.to_dict().items():
+        at.number_input(key=name).set_value(value)
+    at.run()
+    at.button(key="run-button").click().run()
+    assert not at.exception
+    expected = explore(PRESETS["rmw-fencing-unfenced-reads"].design, REFERENCE_BOUNDS)
+    row = at.dataframe[0].value.iloc[0]
+    assert row["P5"] == f"✘ violated ({expected.verdicts['P5'].shortest} steps)"
+    assert row["P1"] == "✔ holds"
+    assert at.radio(key="cex").options == [
+        "P2, no write outside its lease (7 steps)",
+        "P5, no lost update (12 steps)",
+    ]
+    at.radio(key="cex").set_value("P5").run()
+    assert any("P5 violated" in e.value for e in at.error)
+    at.button(key="explore-P5-last").click().run()
+    assert "Step 12 of 12" in all_text(at)
+    assert at.get("download_button")
+
+
+def test_explore_shows_an_invalid_design_as_an_error(open_page: Opener) -> None:
+    at = open_page("screens/explore.py")
+    at.selectbox(key="hwm").select("volatile").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "This design is not valid: hwm volatile needs storage_restarts of at least 1 "
+        "(without a restart it behaves exactly as durable)"
+    ]
+    at.text_input(key="skew").input("__import__('os').system('true')").run()
+    assert not at.exception and at.error
+
+
+def test_explore_says_incomplete_when_the_budget_is_hit(open_page: Opener) -> None:
+    at = open_page("screens/explore.py")
+    at.number_input(key="budget").set_value(1_000)
+    at.number_input(key="horizon").set_value(6)
+    at.number_input(key="grants").set_value(3)
+    at.number_input(key="writes").set_value(2).run()
+    at.button(key="run-button").click().run()
+    assert any("Incomplete" in w.value for w in at.warning)
+    assert at.dataframe[0].value.iloc[0]["complete"].startswith("no")
+    assert "P2" in at.radio(key="cex").options[0]  # what was found is still shown
+
+
+def test_explore_reopens_from_url_parameters(open_page: Opener) -> None:
+    at = open_page("screens/explore.py", receiver="none", run="1")
+    assert at.selectbox(key="receiver").value == "none"
+    assert "the preset `lease-only`" in all_text(at)
+    assert at.dataframe[0].value.iloc[0]["P1"].startswith("✘ violated (8")
+
+
+def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
+    at = open_page("screens/compare.py")
+    matrix = at.dataframe[0].value.set_index("design")
+    assert len(matrix) == len(PRESETS)
+    assert matrix.loc["fencing", "P1"] == "✔ holds"
+    assert matrix.loc["lease-only", "P1"].startswith("✘ violated (8")
+    at.selectbox(key="cell").select("key-version-token · P3").run()
+    assert not at.exception
+    assert any("P3 violated" in e.value for e in at.error)
+    text = all_text(at)
+    assert "**Disappear** going from A to B: P1, P3" in text
+    at.selectbox(key="b").select("lease-aware-receiver").run()
+    assert "**Disappear** going from A to B: P1, P2, P3" in all_text(at)

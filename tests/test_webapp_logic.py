@@ -1,0 +1,152 @@
+"""The web app's plain functions: chapters' claims, the design form, verdicts, views."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.design import REFERENCE_BOUNDS, Design, DesignError
+from model.explorer import explore
+from model.presets import PRESETS
+from model.scenarios import seed_story
+from webapp.chapters import BY_NUMBER, CHAPTERS, chapter_traces
+from webapp.design_form import (
+    bounds_from_values,
+    design_from_values,
+    matching_preset,
+    parse_skew,
+    values_of,
+)
+from webapp.story import run_summary
+from webapp.verdicts import cell, difference, verdict_rows
+from webapp.views import actor_rows, clamp_step, narration
+
+
+def _verdicts(preset: str) -> dict[str, bool]:
+    """Whether each property is violated for a preset at the reference bounds."""
+    exploration = explore(PRESETS[preset].design, REFERENCE_BOUNDS)
+    return {name: v.violated for name, v in exploration.verdicts.items()}
+
+
+def test_every_chapter_run_replays_and_has_steps() -> None:
+    for chapter in CHAPTERS:
+        traces = chapter_traces(chapter.number)
+        assert len(traces) == len(chapter.runs)
+        assert all(trace.steps for trace in traces)
+
+
+def test_chapter_1_lease_only_breaks_and_fencing_refuses() -> None:
+    lease_only, fencing = chapter_traces(1)
+    assert lease_only.violated() == ("P1", "P2", "P3")
+    assert fencing.violated() == ()
+    assert "rejected" in fencing.steps[7].sentence
+
+
+def test_chapter_2_unchecked_tokens_do_nothing() -> None:
+    lease_only, worker_checks, checked = chapter_traces(2)
+    assert "P1" in lease_only.violated() and "P1" in worker_checks.violated()
+    assert checked.actions == lease_only.actions
+    assert checked.violated() == ()
+    assert "rejected" in checked.steps[-1].sentence
+
+
+def test_chapter_3_claims_match_the_explorer() -> None:
+    gap, lost, fenced_reads, lease_aware, lease_aware_gap = chapter_traces(3)
+    assert gap.violated() == ("P2",)
+    assert "P5" in lost.violated()
+    assert fenced_reads.violated() == () and lease_aware.violated() == ()
+    assert fenced_reads.actions == lost.actions == lease_aware.actions
+    assert lease_aware_gap.violated() == ()
+    assert _verdicts("fencing")["P2"]
+    assert _verdicts("rmw-fencing-unfenced-reads")["P5"]
+    fixed_reads = _verdicts("rmw-fencing-fenced-reads")
+    assert not fixed_reads["P5"] and fixed_reads["P2"]  # fenced reads close P5, not P2
+    both = _verdicts("rmw-lease-aware")
+    assert not both["P2"] and not both["P5"]
+
+
+def test_chapter_4_numbers_keep_p1_but_lose_p3() -> None:
+    for trace in chapter_traces(4):
+        assert "P3" in trace.violated() and "P1" not in trace.violated()
+    for preset in ("key-version-token", "random-token"):
+        verdicts = _verdicts(preset)
+        assert not verdicts["P1"] and verdicts["P3"]
+    assert not _verdicts("fencing")["P3"]
+
+
+def test_chapter_presets_exist() -> None:
+    for chapter in CHAPTERS:
+        assert all(name in PRESETS for name in chapter.presets)
+    assert set(BY_NUMBER) == {1, 2, 3, 4}
+
+
+def test_design_form_round_trips_every_preset() -> None:
+    for preset in PRESETS.values():
+        assert design_from_values(values_of(preset.design)) == preset.design
+        assert matching_preset(preset.design) == preset.name
+
+
+def test_design_form_reports_bad_combinations_with_the_model_message() -> None:
+    with pytest.raises(DesignError, match="storage_restarts"):
+        design_from_values({"hwm": "volatile"})
+
+
+@pytest.mark.parametrize("text", ["__import__('os')", "1;2", "1e3", "-1", "9999"])
+def test_skew_text_is_parsed_never_evaluated(text: str) -> None:
+    with pytest.raises(DesignError):
+        parse_skew(text)
+
+
+def test_skew_parses_numbers() -> None:
+    assert parse_skew(" 1, 0 ") == (1, 0)
+    assert parse_skew("") == ()
+    assert design_from_values({"token": "local-clock", "skew": "2,0"}).skew == (2, 0)
+
+
+def test_bounds_from_values_uses_defaults_and_limits() -> None:
+    assert bounds_from_values({}).short() == "W=2 L=2 T=4 G=2 K=1"
+    with pytest.raises(DesignError):
+        bounds_from_values({"workers": 99})
+
+
+def test_verdict_cells_and_difference() -> None:
+    lease_only = explore(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
+    fencing = explore(PRESETS["fencing"].design, REFERENCE_BOUNDS)
+    assert cell(fencing, "P2").startswith("✘ violated (5")
+    assert cell(fencing, "P1") == "✔ holds"
+    diff = difference(lease_only, fencing)
+    assert diff.disappear == ("P1", "P3") and diff.remain == ("P2",) and diff.appear == ()
+    assert f"{fencing.states:,}" in diff.state_change
+    rows = verdict_rows({"a": lease_only})
+    assert rows[0]["complete"] == "yes"
+
+
+def test_incomplete_exploration_says_so() -> None:
+    partial = explore(Design(), REFERENCE_BOUNDS, max_states=50)
+    assert not partial.complete
+    assert cell(partial, "P1") == "? not violated so far"
+    assert verdict_rows({"x": partial})[0]["complete"].startswith("no")
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("3", 3), ("-2", 0), ("99", 9), ("x", 0), (None, 0)])
+def test_clamp_step(raw: object, expected: int) -> None:
+    assert clamp_step(raw, 9) == expected
+
+
+def test_narration_marks_the_current_step() -> None:
+    trace = seed_story("none").trace()
+    lines = narration(trace, 8)
+    assert [line.number for line in lines if line.current] == [8]
+    assert lines[7].outcome == "violating" and lines[7].reasons
+
+
+def test_actor_rows_show_every_actor() -> None:
+    trace = seed_story("fenced").trace()
+    rows = actor_rows(trace, 8)
+    assert [r.actor for r in rows] == ["clock", "coordinator", "W1", "W2", "receiver"]
+    assert "hwm=2" in rows[-1].state
+    assert rows[2].note == "holds nothing"  # W1 gave up after the rejection
+    assert actor_rows(trace, 5)[2].note == "believes it holds the lock, but its lease is over"
+
+
+def test_run_summary_counts_outcomes() -> None:
+    assert "1 write(s) accepted, 1 rejected" in run_summary(seed_story("fenced").trace())
