@@ -522,7 +522,7 @@ def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) ->
     return Feedback(
         False,
         f"Not quite: {wrong} of the five properties {'is' if wrong == 1 else 'are'} "
-        "misjudged. Think of a run where the worker pauses.",
+        "misjudged. Picture the runs the scheduler could choose, and try again.",
     )
 
 

@@ -84,3 +84,12 @@ def test_bounds_are_validated() -> None:
 def test_without_the_prover_the_page_says_so() -> None:
     at = open_proofs()
     assert "not part of this build yet" in all_text(at)
+
+
+@pytest.mark.skipif(not REAL_PROVER, reason="proofs.report is not in this build yet")
+def test_the_real_prover_renders_on_the_page() -> None:
+    at = open_proofs()
+    at.toggle(key="proof-run").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = all_text(at)
+    assert "P1, monotonic acceptance" in text and "returned no per-property results" not in text
