@@ -150,3 +150,21 @@ def test_actor_rows_show_every_actor() -> None:
 
 def test_run_summary_counts_outcomes() -> None:
     assert "1 write(s) accepted, 1 rejected" in run_summary(seed_story("fenced").trace())
+
+
+def test_matrix_cells_open_only_violations() -> None:
+    from model.matrix import verdict_matrix
+    from webapp.compare_page import cell_at, matrix_cells
+
+    presets = [PRESETS["lease-only"], PRESETS["fencing"]]
+    matrix = verdict_matrix(REFERENCE_BOUNDS, presets)
+    assert matrix_cells(matrix) == [
+        "lease-only · P1",
+        "lease-only · P2",
+        "lease-only · P3",
+        "fencing · P2",
+    ]
+    assert cell_at(matrix, 1, "P2") == "fencing · P2"
+    assert cell_at(matrix, 1, "P1") is None
+    assert cell_at(matrix, 0, "states") is None
+    assert cell_at(matrix, 5, "P1") is None

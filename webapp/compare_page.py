@@ -31,6 +31,25 @@ def matrix_cells(matrix: Matrix) -> list[str]:
     ]
 
 
+def cell_at(matrix: Matrix, row: int, column: str) -> str | None:
+    """The violated cell at a table position as `preset · property`, or None if it holds."""
+    if not 0 <= row < len(matrix.rows) or column not in PROPERTY_NAMES:
+        return None
+    chosen = f"{matrix.rows[row].preset.name} · {column}"
+    return chosen if chosen in matrix_cells(matrix) else None
+
+
+def _cell_clicked(matrix: Matrix) -> None:
+    """Table callback: a click on a violated cell opens its counterexample."""
+    selection = st.session_state.get("matrix_table")
+    cells = selection["selection"]["cells"] if selection else []
+    if cells:
+        chosen = cell_at(matrix, int(cells[0][0]), str(cells[0][1]))
+        if chosen is not None:
+            st.session_state["cell"] = chosen
+            st.query_params["step"] = "0"
+
+
 def _open_cell(matrix: Matrix, cell: str) -> None:
     """The counterexample of one violated cell, on the timeline."""
     preset_name, name = cell.split(" · ")
@@ -58,10 +77,18 @@ def _matrix_section() -> None:
         cells = verdict_rows({row.preset.name: row.exploration})[0]
         cells["mirrors"] = row.preset.mirrors
         rows.append(cells)
-    st.dataframe(rows, hide_index=True, height=35 * (len(rows) + 1) + 3)
+    st.dataframe(
+        rows,
+        hide_index=True,
+        height=35 * (len(rows) + 1) + 3,
+        key="matrix_table",
+        on_select=lambda: _cell_clicked(matrix),
+        selection_mode="single-cell",
+    )
     st.caption(
         f"Every interleaving at {REFERENCE_BOUNDS.short()}. ✘ with the length of the shortest "
-        "violating run, ✔ holds."
+        "violating run, ✔ holds. Click a violated cell, or choose it below, to open its "
+        "counterexample."
     )
     cell = st.selectbox(
         "Open the counterexample of a violated cell",

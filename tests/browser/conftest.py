@@ -73,7 +73,8 @@ def app_url(chromium_path: str) -> Iterator[str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    log = open(ARTIFACTS.parent / ".streamlit-browser-test.log", "w")  # noqa: SIM115
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
         [
             sys.executable,
