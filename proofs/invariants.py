@@ -1,0 +1,158 @@
+"""Candidate strengthening invariants, each a z3 formula builder with the reason it holds.
+
+The induction prover (`proofs.induction`) starts from every candidate that applies to a
+design, keeps the largest subset that z3 shows is inductive (Houdini), and reports the
+few that a property's proof needs. A candidate that is wrong for a design is simply
+dropped by z3, so a docstring here is an explanation, never an assumption.
+
+Each builder reads the state through the model's own `Vars` and uses the model's own
+`lease_is_current`, so the invariants speak about the same variables the rules change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import z3
+
+from model.design import FENCED_RECEIVERS, Design
+from model.layout import PER_WORKER, Vars, slot
+from model.rules import lease_is_current
+
+COUNTER_TOKENS: Final = ("counter",)
+"""Token kinds whose token is the grant number itself (no restarts to reset it)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a builder may branch on: the design (a constant) and the worker ids."""
+
+    design: Design
+    workers: int
+    used: frozenset[str]
+    """Columns that can take more than one value (the others are always 0)."""
+
+    @property
+    def ids(self) -> range:
+        """Worker ids 1..W."""
+        return range(1, self.workers + 1)
+
+    @property
+    def counter(self) -> bool:
+        """Tokens are the durable grant counter."""
+        return self.design.token in COUNTER_TOKENS
+
+
+Builder = Callable[[Vars, Context], z3.BoolRef | None]
+
+
+def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
+    """An accepted write sets hwm and last to the same token and hwm never falls: last <= hwm."""
+    if c.design.receiver not in FENCED_RECEIVERS:
+        return None
+    return s.last <= s.hwm
+
+
+def counter_is_grants(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Every Acquire adds one to both the token counter and the grant count; nothing else does."""
+    if not c.counter:
+        return None
+    return s.issued == s.grants
+
+
+def token_is_grant(s: Vars, c: Context) -> z3.BoolRef | None:
+    """With counter tokens, Acquire sets a worker's token and grant number to the same new count."""
+    if not c.counter:
+        return None
+    return z3.And([s.tok[w] == s.gid[w] for w in c.ids])
+
+
+def last_is_lastg(s: Vars, c: Context) -> z3.BoolRef | None:
+    """An accepted write copies its writer's token and grant number, equal with counter tokens."""
+    if not c.counter:
+        return None
+    return s.last == s.lastg
+
+
+def grants_bound_gids(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Grant numbers come from the grant count, which only grows, so none exceeds it."""
+    return z3.And([s.gid[w] <= s.grants for w in c.ids] + [s.lastg <= s.grants])
+
+
+def grants_bound_tokens(s: Vars, c: Context) -> z3.BoolRef | None:
+    """With counter tokens every token and mark handed out is at most the number of grants."""
+    if not c.counter:
+        return None
+    marks = [s.hwm <= s.grants] if c.design.receiver in FENCED_RECEIVERS else []
+    return z3.And([s.tok[w] <= s.grants for w in c.ids] + [s.last <= s.grants, *marks])
+
+
+def idle_worker_is_blank(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A worker gets a non-zero token only with a grant, and drops all its variables at once."""
+    facts = []
+    for w in c.ids:
+        others = [slot(f, w) for f in PER_WORKER if f not in ("tok", "gid")]
+        blank = z3.And([s[column] == 0 for column in others if column in c.used])
+        facts.append((s.tok[w] == 0) == (s.gid[w] == 0))
+        facts.append(z3.Implies(s.gid[w] == 0, blank))
+    return z3.And(facts)
+
+
+def holder_has_newest_grant(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Only Acquire names a holder, giving it the newest grant; a later grant changes the holder."""
+    return z3.And(
+        [z3.Implies(z3.And(s.holder == w, s.gid[w] != 0), s.gid[w] == s.grants) for w in c.ids]
+    )
+
+
+def no_holder_no_lease(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Release clears holder and expiry together and Acquire sets both: no holder, no lease."""
+    return z3.Implies(s.holder == 0, s.expires == 0)
+
+
+def current_reader_saw_latest(s: Vars, c: Context) -> z3.BoolRef | None:
+    """While w's lease is current a lease-aware receiver takes no other write: w's read is fresh."""
+    if c.design.workload != "rmw" or c.design.receiver != "lease-aware":
+        return None
+    return z3.And(
+        [
+            z3.Implies(z3.And(s.phase[w] == 1, _bool(lease_is_current(s, w))), s.rv[w] == s.version)
+            for w in c.ids
+        ]
+    )
+
+
+def one_current_lease(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Grant numbers are unique, so at most one worker's grant is the newest one."""
+    pairs = [(v, w) for v in c.ids for w in c.ids if v < w]
+    return z3.And(
+        [z3.Not(z3.And(s.gid[v] == s.grants, s.gid[w] == s.grants, s.grants > 0)) for v, w in pairs]
+    )
+
+
+CATALOG: Final[tuple[Builder, ...]] = (
+    hwm_covers_last,
+    counter_is_grants,
+    token_is_grant,
+    last_is_lastg,
+    grants_bound_gids,
+    grants_bound_tokens,
+    idle_worker_is_blank,
+    holder_has_newest_grant,
+    no_holder_no_lease,
+    current_reader_saw_latest,
+    one_current_lease,
+)
+"""Every candidate, in the order they are tried and reported."""
+
+
+def why(builder: Builder) -> str:
+    """The one-sentence reason a candidate holds (its docstring)."""
+    return (builder.__doc__ or "").strip()
+
+
+def _bool(cond: object) -> z3.BoolRef:
+    """A model condition as a z3 Bool (the rules fold constants to Python bools)."""
+    return z3.BoolVal(cond) if isinstance(cond, bool) else cond  # type: ignore[return-value]
