@@ -21,8 +21,10 @@ _INFIX: Final = {
 
 def readable(expr: z3.ExprRef) -> str:
     """A formula as infix text: `(phase[1] = 1 ∧ holder = 1) ⇒ rv[1] = version`."""
-    if z3.is_int_value(expr) or z3.is_true(expr) or z3.is_false(expr) or z3.is_const(expr):
-        return str(expr).lower() if z3.is_bool(expr) and not z3.is_const(expr) else str(expr)
+    if z3.is_true(expr) or z3.is_false(expr):
+        return str(expr).lower()
+    if z3.is_int_value(expr) or z3.is_const(expr):
+        return str(expr)
     kids = [_operand(child) for child in expr.children()]
     kind = expr.decl().kind()
     if kind == z3.Z3_OP_AND:

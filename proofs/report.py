@@ -1,0 +1,220 @@
+"""One verdict per property for a design: proved, violated or unknown, and how z3 knows.
+
+`prove` first tries 1-step induction with time and grants unbounded (a proof for every
+horizon, with the bounds' W, L and K); a property it cannot prove goes to bounded model
+checking within the bounds, which finds the shortest violation; what neither settles goes
+to Spacer, and otherwise is reported `unknown` with the reason and the counterexample to
+induction. Never `proved` without a proof.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from model.design import Bounds, Design
+from model.properties import PROPERTIES
+from model.rules import Action
+from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, BmcResult, bmc, safe_length
+from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS
+from proofs.induction import (
+    DEFAULT_SPACER_TIMEOUT_MS,
+    PROVED,
+    UNKNOWN,
+    InductionResult,
+    Prover,
+    prove_by_spacer,
+)
+from proofs.receiver import ReceiverReport, prove_receiver
+
+BMC: Final = "bmc"
+STATUSES: Final = (PROVED, VIOLATED, UNKNOWN)
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    """One property's verdict, the method that settled it, and the evidence."""
+
+    prop: str
+    status: str
+    method: str
+    shortest: int | None = None
+    invariant: str | None = None
+    reason: str | None = None
+    seconds: float = 0.0
+    actions: tuple[Action, ...] = ()
+    cti: str | None = None
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    """Every property's verdict for one design and bounds."""
+
+    design: Design
+    bounds: Bounds
+    properties: dict[str, PropertyResult] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def prove(
+    design: Design,
+    bounds: Bounds,
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    spacer_timeout_ms: int = DEFAULT_SPACER_TIMEOUT_MS,
+    max_length: int | None = None,
+) -> ProofReport:
+    """Settle P1..P5 for a design: induction, then BMC, then Spacer, each within budget."""
+    started = time.perf_counter()
+    names = tuple(p.name for p in PROPERTIES)
+    prover = Prover(design, bounds, rlimit=rlimit, timeout_ms=timeout_ms)
+    inductive = {name: prover.prove(p) for name, p in zip(names, PROPERTIES, strict=True)}
+    results = {n: _proved(r) for n, r in inductive.items() if r.status == PROVED}
+    open_names = [n for n in names if n not in results]
+    if open_names:
+        length = safe_length(design, bounds) if max_length is None else max_length
+        bounded = bmc(design, bounds, length, properties=open_names, rlimit=rlimit,
+                      timeout_ms=timeout_ms)
+        for name in open_names:
+            results[name] = _after_bmc(
+                design, bounds, bounded[name], inductive[name], rlimit, spacer_timeout_ms
+            )
+    ordered = {name: results[name] for name in names}
+    return ProofReport(design, bounds, ordered, time.perf_counter() - started)
+
+
+def _proved(result: InductionResult) -> PropertyResult:
+    """An induction proof as a report row."""
+    return PropertyResult(
+        result.prop, PROVED, result.method, invariant=result.invariant_text,
+        reason="for every horizon and grant count, with these workers, lease and writes",
+        seconds=result.seconds,
+    )
+
+
+def _after_bmc(
+    design: Design,
+    bounds: Bounds,
+    bounded: BmcResult,
+    inductive: InductionResult,
+    rlimit: int,
+    spacer_timeout_ms: int,
+) -> PropertyResult:
+    """A property induction did not prove: violated by BMC, proved by Spacer, or unknown."""
+    if bounded.status == VIOLATED:
+        return PropertyResult(
+            bounded.prop, VIOLATED, BMC, shortest=bounded.shortest,
+            reason=f"a run of {bounded.shortest} transitions breaks it",
+            seconds=bounded.seconds, actions=bounded.actions or (),
+        )
+    spacer = prove_by_spacer(
+        design, bounds, bounded.prop, rlimit=rlimit, timeout_ms=spacer_timeout_ms
+    )
+    seconds = bounded.seconds + inductive.seconds + spacer.seconds
+    if spacer.status == PROVED:
+        return PropertyResult(
+            bounded.prop, PROVED, spacer.method, invariant=spacer.invariant_text,
+            reason="Spacer's invariant, for every horizon and grant count", seconds=seconds,
+        )
+    within = (
+        f"no violation within the bounds (BMC to {bounded.max_length} transitions)"
+        if bounded.status == HOLDS_WITHIN_BOUNDS
+        else f"BMC: {bounded.reason}"
+    )
+    cti = inductive.cti.describe() if inductive.cti else None
+    reason = f"{within}; induction: {inductive.reason}; {spacer.reason}"
+    if cti:
+        reason += f"; counterexample to induction: {cti}"
+    return PropertyResult(bounded.prop, UNKNOWN, inductive.method, reason=reason,
+                          seconds=seconds, cti=cti)
+
+
+def report_to_json(report: ProofReport) -> dict[str, Any]:
+    """The report as plain JSON data."""
+    return {
+        "design": report.design.to_dict(),
+        "bounds": report.bounds.to_dict(),
+        "seconds": round(report.seconds, 3),
+        "properties": {
+            name: {
+                "status": r.status,
+                "method": r.method,
+                "shortest": r.shortest,
+                "invariant": r.invariant,
+                "reason": r.reason,
+                "cti": r.cti,
+                "seconds": round(r.seconds, 3),
+                "actions": [a.to_dict() for a in r.actions],
+            }
+            for name, r in report.properties.items()
+        },
+    }
+
+
+def format_report(report: ProofReport) -> str:
+    """One row per property (status, method, shortest, time), then the invariants and reasons."""
+    lines = [
+        f"{report.design.label()}  {report.bounds.short()}",
+        f"{'property':<9}{'status':<10}{'method':<11}{'shortest':>9}{'seconds':>9}",
+    ]
+    for name, r in report.properties.items():
+        shortest = "-" if r.shortest is None else str(r.shortest)
+        lines.append(f"{name:<9}{r.status:<10}{r.method:<11}{shortest:>9}{r.seconds:>9.2f}")
+    for name, r in report.properties.items():
+        if r.invariant:
+            lines.append(f"{name} invariant: {r.invariant}")
+        if r.status == UNKNOWN and r.reason:
+            lines.append(f"{name} unknown: {r.reason}")
+        if r.actions:
+            lines.append(f"{name} counterexample: " + ", ".join(a.label() for a in r.actions))
+    lines.append(f"total {report.seconds:.2f} s")
+    return "\n".join(lines)
+
+
+def prove_receiver_only(
+    rlimit: int = DEFAULT_RLIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> ReceiverReport:
+    """The receiver's rule alone: the atomic proof and the non-atomic counterexample."""
+    return prove_receiver(rlimit, timeout_ms)
+
+
+def receiver_report_to_json(report: ReceiverReport) -> dict[str, Any]:
+    """The receiver report as plain JSON data."""
+    return {
+        "proved": report.proved,
+        "obligations": [
+            {"claim": o.claim, "status": o.status, "detail": o.detail} for o in report.obligations
+        ],
+        "nonatomic": {
+            "tokens": {str(w): t for w, t in report.tokens.items()},
+            "steps": [
+                {**s.action.to_dict(), "token": s.token, "hwm": s.hwm, "last": s.last,
+                 "breaks_p1": s.breaks_p1}
+                for s in report.steps
+            ],
+        },
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def format_receiver_report(report: ReceiverReport) -> str:
+    """The receiver proof's obligations, then the non-atomic interleaving as sentences."""
+    verdict = "PROVED" if report.proved else "NOT PROVED"
+    lines = [
+        f"Fenced receiver (atomic check), P1 for any workers and any token sequence: {verdict}",
+        *(f"  [{o.status}] {o.claim}" for o in report.obligations),
+        "",
+        "Non-atomic receiver (fenced-nonatomic): z3's counterexample",
+        "  in flight: " + ", ".join(f"W{w} carries token {t}" for w, t in report.tokens.items()),
+    ]
+    for number, s in enumerate(report.steps, start=1):
+        what = "check passes" if s.action.name == "Check" else "write lands"
+        tail = "  <- P1 broken: a lower token lands after a higher one" if s.breaks_p1 else ""
+        lines.append(
+            f"  {number}. {s.action.label()}: token {s.token}, {what}; "
+            f"now hwm={s.hwm}, last={s.last}{tail}"
+        )
+    lines.append(f"{report.seconds:.2f} s")
+    return "\n".join(lines)
