@@ -23,7 +23,7 @@ WEB_MAX_SECONDS: Final = 20.0
 """Time budget of one exploration started from the web app."""
 
 
-def _progress_text(progress: Progress, max_states: int) -> str:
+def _progress_text(progress: Progress) -> str:
     """What the progress bar says after a BFS level."""
     return (
         f"Exploring: depth {progress.depth}, {progress.states:,} states, "
@@ -44,13 +44,14 @@ def explore_cached(
     def report(progress: Progress) -> None:
         """Move the bar by the larger of the state and time budget fractions used."""
         used = max(progress.states / max_states, progress.seconds / max_seconds)
-        bar.progress(min(used, 1.0), text=_progress_text(progress, max_states))
+        bar.progress(min(used, 1.0), text=_progress_text(progress))
 
-    result = explore(
-        design, bounds, max_states=max_states, max_seconds=max_seconds, progress=report
-    )
-    bar.empty()
-    return result
+    try:
+        return explore(
+            design, bounds, max_states=max_states, max_seconds=max_seconds, progress=report
+        )
+    finally:
+        bar.empty()
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -8,7 +8,6 @@ not do. The tests check that each run shows the violation or rejection its capti
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -236,8 +235,6 @@ CHAPTERS: Final = (
 )
 
 BY_NUMBER: Final = {chapter.number: chapter for chapter in CHAPTERS}
-
-ChapterBuilder = Callable[[int], tuple[Trace, ...]]
 
 
 def chapter_traces(number: int) -> tuple[Trace, ...]:

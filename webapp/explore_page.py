@@ -8,6 +8,7 @@ import streamlit as st
 
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
+from model.layout import Layout
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
 from model.trace import trace_to_json
@@ -191,6 +192,11 @@ def render_explore() -> None:
         design.check_fits(bounds)
     except DesignError as error:
         st.error(f"This design is not valid: {error}")
+        return
+    try:
+        Layout.of(design, bounds)
+    except DesignError as error:
+        st.error(f"These bounds cannot be explored: {error}")
         return
     preset = matching_preset(design)
     label = f"the preset `{preset}`" if preset else f"a custom design ({design.label()})"

@@ -125,3 +125,18 @@ def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
     assert "**Disappear** going from A to B: P1, P3" in text
     at.selectbox(key="b").select("lease-aware-receiver").run()
     assert "**Disappear** going from A to B: P1, P2, P3" in all_text(at)
+
+
+def test_explore_refuses_bounds_too_large_to_number(open_page: Opener) -> None:
+    at = open_page(
+        "screens/explore.py",
+        token="random",
+        workers="5",
+        lease="12",
+        horizon="30",
+        grants="8",
+        writes="4",
+        run="1",
+    )
+    assert at.error[0].value.startswith("These bounds cannot be explored:")
+    assert not at.get("progress")
