@@ -77,14 +77,14 @@ def show_narration(trace: Trace, position: int) -> None:
 def show_state_table(trace: Trace, position: int) -> None:
     """The state of every actor after `position` steps."""
     rows = actor_rows(trace, position)
-    st.dataframe(
+    st.table(
         {
             "actor": [r.actor for r in rows],
-            "state": [r.state for r in rows],
             "in words": [r.note for r in rows],
+            "state": [r.state for r in rows],
         },
+        border="horizontal",
         hide_index=True,
-        width="stretch",
     )
 
 
