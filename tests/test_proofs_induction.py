@@ -1,0 +1,70 @@
+"""Induction with unbounded time and grants: what must be proved is, what is false is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.presets import PRESETS
+from model.properties import BY_NAME
+from model.system import System
+from proofs.induction import PROVED, UNKNOWN, Prover, prove_by_spacer
+from proofs.invariants import CATALOG, hwm_covers_last
+
+MUST_PROVE = {
+    "fencing": ("P1", "P3"),
+    "rmw-lease-aware": ("P1", "P2", "P3", "P5"),
+    "lease-aware-receiver": ("P2",),
+}
+
+
+def bounds_with(workers: int) -> Bounds:
+    """The reference bounds with another team size (time and grants are lifted anyway)."""
+    return Bounds(workers, REFERENCE_BOUNDS.lease, 6, 3, REFERENCE_BOUNDS.writes)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize("name", sorted(MUST_PROVE))
+def test_required_properties_are_proved(name: str, workers: int) -> None:
+    prover = Prover(PRESETS[name].design, bounds_with(workers))
+    for prop in MUST_PROVE[name]:
+        result = prover.prove(BY_NAME[prop])
+        assert result.status == PROVED, (prop, result.reason, result.cti)
+        assert result.invariant_text
+
+
+def test_fencing_p1_needs_only_last_below_hwm() -> None:
+    result = Prover(Design(), bounds_with(2)).prove(BY_NAME["P1"])
+    assert result.invariant[0] == "last ≤ hwm"
+    assert result.reasons[0] == hwm_covers_last.__doc__
+
+
+def test_a_weakened_design_is_not_proved_and_gets_a_real_cti() -> None:
+    """Without fencing (receiver none), P1 is false: induction must not prove it."""
+    design = Design(receiver="none")
+    result = Prover(design, bounds_with(2)).prove(BY_NAME["P1"])
+    assert result.status == UNKNOWN and result.cti is not None
+    system = System(design, REFERENCE_BOUNDS)
+    state = tuple(result.cti.state.get(c, 0) for c in system.layout.columns)
+    rule = system.rule_for(result.cti.action)
+    assert system.is_enabled(state, rule) and "P1" in system.violations(state, rule)
+
+
+def test_without_the_strengthening_p3_does_not_close() -> None:
+    """Only column domains (no catalog): the fencing P3 proof fails and says where."""
+    result = Prover(Design(), bounds_with(2), catalog=()).prove(BY_NAME["P3"])
+    assert result.status == UNKNOWN and result.cti is not None
+
+
+def test_every_catalog_entry_says_why() -> None:
+    assert all(builder.__doc__ and builder.__doc__.strip() for builder in CATALOG)
+
+
+def test_spacer_finds_an_invariant_for_fencing_p1() -> None:
+    result = prove_by_spacer(Design(), bounds_with(2), "P1", timeout_ms=30_000)
+    assert result.status == PROVED and result.invariant_text
+
+
+def test_spacer_does_not_prove_a_false_property() -> None:
+    result = prove_by_spacer(Design(receiver="none"), bounds_with(2), "P2", timeout_ms=30_000)
+    assert result.status == UNKNOWN
