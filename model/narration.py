@@ -7,7 +7,6 @@ counterexamples, replays of trace files and the playground.
 
 from __future__ import annotations
 
-from model.design import FENCED_RECEIVERS
 from model.layout import Vars
 from model.rules import Rule
 from model.system import State, System
@@ -119,8 +118,8 @@ def _describe_reception(system: System, s: Vars, n: Vars, name: str, w: int) -> 
     text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {_lease_context(s, w)}"
     if name == "Apply":
         text += f"; the receiver applies it without re-checking and sets its mark to {token}"
-    elif system.design.receiver in FENCED_RECEIVERS:
-        text += f" ({token} ≥ {s.hwm})" if system.design.receiver == "fenced" else ""
+    elif system.design.receiver != "none":
+        text += f"; {_comparison(system, s, w)}"
     return text + "."
 
 

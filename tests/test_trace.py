@@ -35,7 +35,8 @@ def test_steps_have_actors_and_the_issue_example_sentence() -> None:
     trace = replay(Design(), Bounds(2, 2, 4, 2, 1), actions)
     assert [s.actor for s in trace.steps] == ["coordinator", "W1", "clock", "clock", "receiver"]
     assert trace.steps[-1].sentence == (
-        "W1's write carrying token 1 is accepted at t=2, after W1's lease expired at t=2 (1 ≥ 0)."
+        "W1's write carrying token 1 is accepted at t=2, after W1's lease expired at t=2; "
+        "the receiver compares 1 ≥ 0."
     )
     assert trace.steps[-1].violations == ("P2",)
 
