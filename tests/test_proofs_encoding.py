@@ -14,7 +14,7 @@ from model.system import State, System
 from proofs.encoding import Encoding, solver
 
 SMALL = Bounds(workers=2, lease=2, horizon=3, grants=2, writes=2)
-SAMPLES = 12
+SAMPLES = 6
 
 
 def reachable(system: System) -> list[State]:
