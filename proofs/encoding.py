@@ -56,11 +56,10 @@ def growing_columns(design: Design, bounds: Bounds) -> frozenset[str]:
     """
     small = Layout.of(design, replace(bounds, horizon=_PROBE_SMALL[0], grants=_PROBE_SMALL[1]))
     large = Layout.of(design, replace(bounds, horizon=_PROBE_LARGE[0], grants=_PROBE_LARGE[1]))
-    return frozenset(
-        column
-        for column, a, b in zip(small.columns, small.sizes, large.sizes, strict=True)
-        if a != b
-    )
+    sizes_small = dict(zip(small.columns, small.sizes, strict=True))
+    sizes_large = dict(zip(large.columns, large.sizes, strict=True))
+    columns = Layout.of(design, bounds).columns
+    return frozenset(c for c in columns if sizes_small.get(c) != sizes_large.get(c))
 
 
 def solver(rlimit: int = DEFAULT_RLIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> z3.Solver:

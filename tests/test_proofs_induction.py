@@ -68,3 +68,9 @@ def test_spacer_finds_an_invariant_for_fencing_p1() -> None:
 def test_spacer_does_not_prove_a_false_property() -> None:
     result = prove_by_spacer(Design(receiver="none"), bounds_with(2), "P2", timeout_ms=30_000)
     assert result.status == UNKNOWN
+
+
+def test_random_tokens_are_not_proved_by_an_actionless_unbounded_model() -> None:
+    """Unbounded random tokens have no Acquire in the model: induction must refuse, not prove."""
+    result = Prover(PRESETS["random-token"].design, bounds_with(2)).prove(BY_NAME["P3"])
+    assert result.status == UNKNOWN and result.reason and "Acquire" in result.reason
