@@ -31,6 +31,8 @@ def select(cond: Cond, if_true: Term, if_false: Term) -> Term:
     """`if_true` where `cond` holds, else `if_false`, element-wise for arrays."""
     if _is_constant(cond):
         return if_true if cond else if_false
+    if type(if_true) is int and type(if_false) is int and if_true == if_false:
+        return if_true
     if _is_z3(cond) or _is_z3(if_true) or _is_z3(if_false):
         import z3
 
