@@ -9,11 +9,11 @@ from typing import Any
 
 import streamlit as st
 
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import Bounds, Design
 from model.presets import PRESETS
 from model.trace import TraceError, replay
-from webapp.design_form import BOUND_HELP
 from webapp.player import show_traces
+from webapp.preset_picker import bounds_inputs, checked_design
 from webapp.proofs_view import PROVED, VIOLATED, ProofRow, rows_of
 
 START_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
@@ -43,25 +43,7 @@ def _choose() -> tuple[Design, Bounds] | None:
     """Design and bounds widgets; None (with the error shown) when refused."""
     names = list(PRESETS)
     preset = st.selectbox("Design", names, index=names.index("fencing"), key="proof-preset")
-    cols = st.columns(len(BOUND_LIMITS))
-    sizes = {}
-    for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
-        sizes[name] = col.number_input(
-            f"{BOUND_HELP[name]} ({low}..{high})",
-            min_value=low,
-            max_value=high,
-            value=getattr(START_BOUNDS, name),
-            step=1,
-            key=f"proof-{name}",
-        )
-    try:
-        bounds = Bounds(**{k: int(v) for k, v in sizes.items()})
-        design = PRESETS[preset].design
-        design.check_fits(bounds)
-    except DesignError as error:
-        st.error(f"These bounds are refused: {error}")
-        return None
-    return design, bounds
+    return checked_design(preset, bounds_inputs(START_BOUNDS, "proof"))
 
 
 def _table(rows: tuple[ProofRow, ...]) -> None:

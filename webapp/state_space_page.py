@@ -6,10 +6,10 @@ from __future__ import annotations
 import networkx as nx
 import streamlit as st
 
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import Bounds, Design
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.design_form import BOUND_HELP
+from webapp.preset_picker import bounds_inputs, checked_design
 from webapp.state_graph import (
     GRAPH_NODE_LIMIT,
     GraphTooLarge,
@@ -50,25 +50,10 @@ def _choose() -> tuple[Design, Bounds, str] | None:
         format_func=lambda n: f"{n}, {BY_NAME[n].title}",
         key="space-prop",
     )
-    cols = st.columns(len(BOUND_LIMITS))
-    sizes = {}
-    for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
-        sizes[name] = col.number_input(
-            f"{BOUND_HELP[name]} ({low}..{high})",
-            min_value=low,
-            max_value=high,
-            value=getattr(SMALL_BOUNDS, name),
-            step=1,
-            key=f"space-{name}",
-        )
-    try:
-        bounds = Bounds(**{k: int(v) for k, v in sizes.items()})
-        design = PRESETS[preset].design
-        design.check_fits(bounds)
-    except DesignError as error:
-        st.error(f"These bounds are refused: {error}")
+    chosen = checked_design(preset, bounds_inputs(SMALL_BOUNDS, "space"))
+    if chosen is None:
         return None
-    return design, bounds, prop
+    return (*chosen, prop)
 
 
 def _counts(counts: SpaceCounts) -> None:
