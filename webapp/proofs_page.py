@@ -3,39 +3,22 @@ closed each proof, counterexamples to induction, and BMC counterexamples on the 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from typing import Any
-
 import streamlit as st
 
 from model.design import Bounds, Design
 from model.presets import PRESETS
 from model.trace import TraceError, replay
+from proofs.report import prove
 from webapp.player import show_traces
 from webapp.preset_picker import bounds_inputs, checked_design
 from webapp.proofs_view import PROVED, VIOLATED, ProofRow, rows_of
 
 START_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
-PROVER_MODULE = "proofs.report"
-
-
-def prover() -> Callable[[Design, Bounds], Any] | None:
-    """`proofs.report.prove`, or None when the prover is not part of this build."""
-    try:
-        module = importlib.import_module(PROVER_MODULE)
-    except ImportError:
-        return None
-    found = getattr(module, "prove", None)
-    return found if callable(found) else None
 
 
 @st.cache_data(show_spinner="z3 is proving…", max_entries=64)
 def proof_rows_cached(design: Design, bounds: Bounds) -> tuple[ProofRow, ...]:
     """The prover's report as plain rows, once per design and bounds."""
-    prove = prover()
-    if prove is None:
-        return ()
     return rows_of(prove(design, bounds))
 
 
@@ -92,12 +75,6 @@ def render_proofs() -> None:
         "shortest run found by bounded model checking, or **unknown** when z3 gives up "
         "within its budget."
     )
-    if prover() is None:
-        st.warning(
-            f"The z3 prover (`{PROVER_MODULE}.prove`) is not part of this build yet, so this "
-            "page cannot show proofs. The explorer's verdicts are on the Explore page."
-        )
-        return
     chosen = _choose()
     if chosen is None:
         return
@@ -106,9 +83,6 @@ def render_proofs() -> None:
         st.caption("Switch on to run z3 for this design and bounds.")
         return
     rows = proof_rows_cached(design, bounds)
-    if not rows:
-        st.error("The prover returned no per-property results for this design.")
-        return
     _table(rows)
     for row in rows:
         _details(design, bounds, row)

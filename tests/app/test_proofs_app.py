@@ -1,53 +1,14 @@
-"""AppTest: the proofs page, against the prover's specified report shape (a stand-in prover
-is installed when `proofs.report` is not in this build, so the page itself is tested)."""
+"""AppTest: the proofs page with the real z3 prover."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
 from pathlib import Path
 
-import pytest
-import z3
 from streamlit.testing.v1 import AppTest
 
-from model.design import Bounds, Design
-from model.explorer import explore
 from tests.app.helpers import all_text
 
 PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "proofs.py")
-REAL_PROVER = importlib.util.find_spec("proofs.report") is not None
-
-
-def stand_in_prove(design: Design, bounds: Bounds) -> dict[str, object]:
-    """A report in the specified shape: explorer verdicts, and an invariant for what holds."""
-    found = explore(design, bounds)
-    hwm, last = z3.Int("hwm"), z3.Int("last")
-    results = {}
-    for name, verdict in found.verdicts.items():
-        if verdict.violated:
-            results[name] = {
-                "status": "violated",
-                "method": "bmc",
-                "shortest": verdict.shortest,
-                "actions": list(verdict.actions or ()),
-            }
-        else:
-            results[name] = {
-                "status": "proved",
-                "method": "induction",
-                "invariant": z3.And(last <= hwm, hwm >= 0),
-            }
-    return {"properties": results}
-
-
-@pytest.fixture
-def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Install the stand-in prover as `proofs.report` for this test only."""
-    module = types.ModuleType("proofs.report")
-    module.prove = stand_in_prove  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "proofs.report", module)
 
 
 def open_proofs() -> AppTest:
@@ -58,8 +19,8 @@ def open_proofs() -> AppTest:
     return at
 
 
-@pytest.mark.usefixtures("stand_in")
 def test_the_page_shows_verdicts_invariants_and_animated_counterexamples() -> None:
+    """Fencing: P1 proved with its invariant shown, P2's z3 run stepped to its end."""
     at = open_proofs()
     assert "Switch on to run z3" in all_text(at)
     at.toggle(key="proof-run").set_value(True).run()
@@ -73,23 +34,12 @@ def test_the_page_shows_verdicts_invariants_and_animated_counterexamples() -> No
     assert "Step 5 of 5" in all_text(at)
 
 
-@pytest.mark.usefixtures("stand_in")
-def test_bounds_are_validated() -> None:
+def test_a_design_without_fencing_is_violated_not_proved() -> None:
+    """Lease-only: P1 is violated by a run of 8 steps, never reported as proved."""
     at = open_proofs()
-    at.number_input(key="proof-workers").set_value(5).run()
-    assert not at.exception
-
-
-@pytest.mark.skipif(REAL_PROVER, reason="proofs.report exists: the missing-prover notice is moot")
-def test_without_the_prover_the_page_says_so() -> None:
-    at = open_proofs()
-    assert "not part of this build yet" in all_text(at)
-
-
-@pytest.mark.skipif(not REAL_PROVER, reason="proofs.report is not in this build yet")
-def test_the_real_prover_renders_on_the_page() -> None:
-    at = open_proofs()
+    at.selectbox(key="proof-preset").set_value("lease-only").run()
     at.toggle(key="proof-run").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
     text = all_text(at)
-    assert "P1, monotonic acceptance" in text and "returned no per-property results" not in text
+    assert "P1, monotonic acceptance: ✘ violated" in text
+    assert "P1, monotonic acceptance: ✔ proved" not in text
