@@ -141,3 +141,33 @@ def test_presets_lists_each_lesson(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     for preset in PRESETS_LIST:
         assert f"{preset.name}" in out and preset.lesson[:40] in out
+
+
+def test_prove_json_agrees_with_the_explorer(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing prove --preset fencing --json`: P1 and P3 proved, P2 violated at 5 like `check`."""
+    bounds = ["--horizon", "4", "--grants", "2", "--writes", "1"]
+    code, out, _ = run(["prove", "--preset", "fencing", *bounds, "--json"], capsys)
+    assert code == 0
+    proved = json.loads(out)["properties"]
+    assert proved["P1"]["status"] == "proved" and proved["P1"]["invariant"]
+    assert proved["P3"]["status"] == "proved"
+    assert proved["P2"] == {**proved["P2"], "status": "violated", "method": "bmc", "shortest": 5}
+    code, out, _ = run(["check", "--preset", "fencing", *bounds, "--json"], capsys)
+    checked = json.loads(out)["properties"]
+    for name, verdict in proved.items():
+        if verdict["status"] != "unknown":
+            assert (verdict["status"] == "proved") == checked[name]["holds"], name
+
+
+def test_prove_receiver_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing prove --receiver-only` proves the atomic rule and shows the non-atomic break."""
+    code, out, _ = run(["prove", "--receiver-only"], capsys)
+    assert code == 0
+    assert "P1 for any workers and any token sequence: PROVED" in out
+    assert "P1 broken: a lower token lands after a higher one" in out
+
+
+def test_prove_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad designs are refused by `prove` exactly as by `check`."""
+    code, _, err = run(["prove", "--fenced-reads"], capsys)
+    assert code == 2 and "fenced_reads needs workload rmw" in err
