@@ -84,7 +84,7 @@ def design_from_args(args: argparse.Namespace) -> Design:
     given = {
         name: getattr(args, name) for name in DESIGN_OPTIONS if getattr(args, name) is not None
     }
-    # A token or receiver change drops preset settings that only made sense with the old one.
+    # Changing a preset's token or mark drops the restart count that only fitted the old one.
     if (
         "token" in given
         and given["token"] != "counter-volatile"

@@ -43,6 +43,18 @@ def test_preset_flags_override_the_preset(capsys: pytest.CaptureFixture[str]) ->
     assert report["design"]["receiver"] == "fenced" and report["states"] == 321
 
 
+def test_overriding_a_presets_token_or_mark_drops_its_restarts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--preset volatile-counter --token counter` is the core; likewise a durable mark."""
+    for args in (
+        ["--preset", "volatile-counter", "--token", "counter"],
+        ["--preset", "volatile-hwm", "--hwm", "durable"],
+    ):
+        code, out, _ = run(["check", *args, "--json"], capsys)
+        assert code == 0 and json.loads(out)["states"] == 321
+
+
 def test_skew_and_wrap_flags(capsys: pytest.CaptureFixture[str]) -> None:
     """`--skew` and `--wrap` reach the design."""
     code, out, _ = run(["check", "--token", "local-clock", "--skew", "0,2", "--json"], capsys)
