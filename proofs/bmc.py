@@ -1,20 +1,30 @@
 """Bounded model checking: the shortest run that breaks each property, found by z3.
 
 States are bit-vectors (z3 bit-blasts them to SAT, far faster here than integer
-arithmetic), and each query is a fresh solver over runs of one length from the initial
-state: "can an open property break within n transitions?". Lengths grow until the bound;
-a satisfiable query's model gives a run, then bisection gives the shortest one, and the
-model's action choices are the counterexample. A property with no violation up to the
-bound holds within the bounds, provided the bound covers the diameter (the explorer's BFS
-depth + 1, see `safe_length`). Incremental solving was measured slower on these queries.
+arithmetic). One incremental solver holds a single run from the initial state, one step
+longer at each depth, and asks at depth n (under an assumption, so the run is kept):
+"can an open property break on transition n + 1?". Depths grow one by one, so the first
+satisfiable query gives the shortest violation, with its run from the model's action
+choices. Every state of the run is also required to keep the bounded system's inductive
+invariant (`proofs.bounded`): it holds in every reachable state, so no run is lost, and it
+lets the solver refute long runs early. The commuting-pair reduction forbids swappable
+adjacent actions out of rule order in the prefix.
+
+A property holds within the bounds when one of three proofs closes it, named in
+`BmcResult.method`:
+
+* `induction`: the bounded inductive invariant excludes every breaking step;
+* `k-induction`: k-induction's step case on the bounded system (`proofs.bounded.step_case`),
+  with BMC's first k depths as the base case;
+* `bmc`: no violation in runs up to the bound, which covers every reachable transition
+  when it is the explorer's depth + 1 (`safe_length`, the default).
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import z3
@@ -22,16 +32,36 @@ import z3
 from model.design import Bounds, Design
 from model.properties import Property
 from model.rules import Action
+from proofs.bounded import (
+    INDUCTION,
+    K_INDUCTION,
+    Invariant,
+    bounded_invariant,
+    proved_by_invariant,
+    step_case,
+)
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Encoding, SymState, solver
 
 VIOLATED: Final = "violated"
 HOLDS_WITHIN_BOUNDS: Final = "holds-within-bounds"
 UNKNOWN: Final = "unknown"
+BMC: Final = "bmc"
+
+K_SCHEDULE: Final = (1, 2, 3, 4, 6, 8)
+"""Depths at which k-induction's step case is tried for each still-open property."""
+
+DEFAULT_K_TIMEOUT_MS: Final = 5_000
+"""Wall-clock budget of one k-induction step case (a failed attempt costs at most this)."""
 
 
 @dataclass(frozen=True)
 class BmcResult:
-    """One property's bounded verdict: violated (with a shortest run), holds, or unknown."""
+    """One property's bounded verdict: violated (with a shortest run), holds, or unknown.
+
+    `method` names the proof that settled it: `bmc` (a run, or none up to `max_length`),
+    `induction` or `k-induction` (holds for runs of every length within the bounds; `k`
+    is the induction depth).
+    """
 
     prop: str
     status: str
@@ -40,6 +70,8 @@ class BmcResult:
     actions: tuple[Action, ...] | None = None
     reason: str | None = None
     seconds: float = 0.0
+    method: str = BMC
+    k: int | None = None
 
 
 def diameter(design: Design, bounds: Bounds) -> int:
@@ -66,11 +98,14 @@ def commuting_pairs(
 
     For every state in the domain: if a is enabled and then b, then b is enabled first, a
     after it, and both orders end in the same state. Every run can then be rearranged,
-    with the same length and end state, so that no such pair appears in that order; BMC
-    forbids those adjacent pairs in a run's prefix, which loses no shortest violation.
-    Each claim is proved by z3; a pair whose proof fails or runs out is simply not used.
+    with the same length and end state, so that no such pair appears in that order (each
+    swap removes one inversion of the rule order); BMC forbids those adjacent pairs in a
+    run's prefix, which loses no shortest violation. Each claim is proved by z3 (one
+    solver, one assumption per pair); a pair whose proof fails or runs out is not used.
     """
     pre = encoding.state(0, tag="swap:")
+    check = solver(rlimit, timeout_ms)
+    check.add(encoding.domain(pre))
     found = set()
     for a, rule_a in enumerate(encoding.rules):
         for b, rule_b in enumerate(encoding.rules[:a]):
@@ -79,20 +114,16 @@ def commuting_pairs(
             after_ab = encoding.after(rule_b, after_a)
             after_ba = encoding.after(rule_a, after_b)
             claim = z3.Implies(
-                z3.And(
-                    encoding.domain(pre),
-                    encoding.guard(rule_a, pre.values),
-                    encoding.guard(rule_b, after_a),
-                ),
+                z3.And(encoding.guard(rule_a, pre.values), encoding.guard(rule_b, after_a)),
                 z3.And(
                     encoding.guard(rule_b, pre.values),
                     encoding.guard(rule_a, after_b),
                     *[x == y for x, y in zip(after_ab, after_ba, strict=True)],
                 ),
             )
-            check = solver(rlimit, timeout_ms)
-            check.add(z3.Not(claim))
-            if check.check() == z3.unsat:
+            flag = z3.Bool(f"swap:{a}:{b}")
+            check.add(z3.Implies(flag, z3.Not(claim)))
+            if check.check(flag) == z3.unsat:
                 found.add((a, b))
     return frozenset(found)
 
@@ -106,170 +137,180 @@ def bmc(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     reduce: bool = True,
+    induction: bool = True,
+    k_timeout_ms: int = DEFAULT_K_TIMEOUT_MS,
 ) -> dict[str, BmcResult]:
     """Shortest violation of each property up to `max_length` transitions (default: safe).
 
     `reduce` forbids swappable adjacent action pairs out of rule order (see
     `commuting_pairs`); it keeps every shortest violation and prunes equivalent runs.
+    `induction` tries to close each property by induction and k-induction on the bounded
+    system before unrolling to the bound (the default bound then is computed only if
+    needed, from the explorer).
     """
     encoding = Encoding(design, bounds, bitvectors=True)
-    limit = safe_length(design, bounds) if max_length is None else max_length
     wanted = [p for p in encoding.properties if properties is None or p.name in set(properties)]
     pairs = commuting_pairs(encoding, rlimit, timeout_ms) if reduce else frozenset()
-    unroller = _Unroller(encoding, limit, rlimit, timeout_ms, pairs)
-    return unroller.search([p.name for p in wanted])
+    invariant = bounded_invariant(encoding, rlimit, timeout_ms) if induction else None
+    limit = _Limit(design, bounds, max_length)
+    budget = _Budget(rlimit, timeout_ms, k_timeout_ms)
+    search = _Search(encoding, limit, budget, pairs, invariant)
+    return search.run(wanted)
 
 
 @dataclass
-class _Unroller:
-    """Fresh bit-blasted queries over runs of a given length (private bookkeeping of `bmc`).
+class _Limit:
+    """The run length BMC must reach: given, or the explorer's depth + 1 computed on demand."""
 
-    A BMC-only stutter step (rule number `len(rules)`, always enabled, changes nothing) lets
-    a run of length n end early, so "a violation within n transitions" is one query and is
-    monotone in n: the shortest violation is found by bisection, and a property holds within
-    the bounds when the query at the full length is unsatisfiable. Stutters are dropped from
-    counterexamples and do not count in lengths.
-    """
+    design: Design
+    bounds: Bounds
+    given: int | None
+    found: int | None = None
 
-    encoding: Encoding
-    max_length: int
-    rlimit: int
-    timeout_ms: int
-    pairs: frozenset[tuple[int, int]]
-
-    def search(self, names: list[str]) -> dict[str, BmcResult]:
-        """Settle every property: violated (shortest run), holds within bounds, or unknown.
-
-        Lengths grow by doubling up to the bound, so short violations are found with small
-        queries, and only the properties still open pay for the query at the full length.
-        """
-        started = time.perf_counter()
-        props = {p.name: p for p in self.encoding.properties}
-        results: dict[str, BmcResult] = {}
-        open_names = [n for n in names if not self._never(props[n], results, started)]
-        floor = 1
-        for length in _lengths(self.max_length):
-            while open_names:
-                query = self._query(length, [props[n] for n in open_names])
-                if query.verdict == z3.unknown:
-                    for name in open_names:
-                        results[name] = self._unknown(name, query.reason, started)
-                    open_names = []
-                if query.verdict != z3.sat:
-                    break
-                name = next(n for n in open_names if n in query.broken)
-                results[name] = self._shortest(props[name], floor, query, started)
-                open_names.remove(name)
-            floor = length + 1
-        for name in open_names:
-            results[name] = BmcResult(
-                name, HOLDS_WITHIN_BOUNDS, self.max_length, seconds=time.perf_counter() - started
-            )
-        return {name: results[name] for name in names}
-
-    def _never(self, prop: Property, results: dict[str, BmcResult], started: float) -> bool:
-        """Record a property no transition can break at all (its condition simplifies to false)."""
-        condition = z3.simplify(self.encoding.violation(prop, self.encoding.state(0)))
-        if not z3.is_false(condition):
-            return False
-        results[prop.name] = BmcResult(
-            prop.name, HOLDS_WITHIN_BOUNDS, self.max_length,
-            reason="no transition of this design can break it",
-            seconds=time.perf_counter() - started,
-        )
-        return True
-
-    def _shortest(
-        self, prop: Property, low: int, found: _Answer, started: float
-    ) -> BmcResult:
-        """Bisect the fewest transitions that break a property, between a length known too
-        short for every open property (`low` - 1) and a run `found` that breaks it."""
-        best = found
-        while low < len(best.actions):
-            middle = (low + len(best.actions)) // 2
-            query = self._query(middle, [prop])
-            if query.verdict == z3.sat:
-                best = query
-            elif query.verdict == z3.unsat:
-                low = middle + 1
-            else:
-                return self._unknown(prop.name, query.reason, started)
-        return BmcResult(
-            prop.name, VIOLATED, self.max_length, len(best.actions), best.actions,
-            seconds=time.perf_counter() - started,
-        )
-
-    def _query(self, length: int, props: list[Property]) -> _Answer:
-        """Can one of the properties break within `length` transitions? With the run if so."""
-        encoding, stutter = self.encoding, len(self.encoding.rules)
-        states = encoding.run(length - 1)
-        check = solver(self.rlimit, self.timeout_ms)
-        check.add(encoding.initial(states[0]))
-        for pre, post in itertools.pairwise(states):
-            step = encoding.transition(pre, post)
-            check.add(z3.If(pre.act == stutter, _same(pre, post), step), encoding.domain(post))
-        for first, second in itertools.pairwise(states[:-1]):
-            check.add(self._in_order(first, second))
-        last = states[-1]
-        violations = {p.name: encoding.violation(p, last) for p in props}
-        check.add(z3.Or(list(violations.values())))
-        verdict = check.check()
-        if verdict != z3.sat:
-            return _Answer(verdict, (), frozenset(), _reason(check, verdict))
-        model = check.model()
-        chosen = [_model_value(model, s.act) for s in states]
-        actions = tuple(encoding.rules[c].action for c in chosen if c != stutter)
-        broken = frozenset(n for n, v in violations.items() if z3.is_true(model.eval(v, True)))
-        return _Answer(verdict, actions, broken, None)
-
-    def _in_order(self, first: SymState, second: SymState) -> z3.BoolRef:
-        """Consecutive prefix actions are no swappable pair out of order; stutters go last."""
-        stutter = len(self.encoding.rules)
-        forbidden = [z3.And(first.act == a, second.act == b) for a, b in self.pairs]
-        forbidden.append(z3.And(first.act == stutter, second.act != stutter))
-        return z3.Not(z3.Or(forbidden))
-
-    def _unknown(self, name: str, reason: str | None, started: float) -> BmcResult:
-        """A property left open because z3 ran out of budget."""
-        return BmcResult(
-            name,
-            UNKNOWN,
-            self.max_length,
-            reason=f"z3 gave up: {reason} (rlimit {self.rlimit}, timeout {self.timeout_ms} ms)",
-            seconds=time.perf_counter() - started,
-        )
+    def value(self) -> int:
+        """The bound in transitions."""
+        if self.found is None:
+            self.found = safe_length(self.design, self.bounds) if self.given is None else self.given
+        return self.found
 
 
 @dataclass(frozen=True)
-class _Answer:
-    """One BMC query's outcome: the verdict, and for sat the run and what it breaks."""
+class _Budget:
+    """z3 budgets: per BMC query and Houdini (`rlimit`, `timeout_ms`), per k-induction step."""
 
-    verdict: z3.CheckSatResult
-    actions: tuple[Action, ...]
-    broken: frozenset[str]
-    reason: str | None
+    rlimit: int
+    timeout_ms: int
+    k_timeout_ms: int
 
-
-def _lengths(limit: int) -> list[int]:
-    """Run lengths to try: 1, 2, then every other length to 16, then growing by half, ending
-    at `limit`; small steps where violations are cheap to find, few large queries."""
-    lengths, length = [], 1
-    while length < limit:
-        lengths.append(length)
-        length = length + 1 if length < 2 else length + 2 if length < 16 else length * 3 // 2
-    return [*lengths, limit] if limit >= 1 else []
+    def describe(self) -> str:
+        """The budget, for `unknown` reasons."""
+        return f"rlimit {self.rlimit}, timeout {self.timeout_ms} ms"
 
 
-def _same(pre: SymState, post: SymState) -> z3.BoolRef:
-    """The stutter step: every column keeps its value."""
-    return z3.And([a == b for a, b in zip(pre.values, post.values, strict=True)])
+@dataclass
+class _Search:
+    """One incremental run from the initial state, grown a step per depth (private to `bmc`)."""
+
+    encoding: Encoding
+    limit: _Limit
+    budget: _Budget
+    pairs: frozenset[tuple[int, int]]
+    invariant: Invariant | None
+    started: float = field(default_factory=time.perf_counter)
+    states: list[SymState] = field(default_factory=list)
+    results: dict[str, BmcResult] = field(default_factory=dict)
+
+    def run(self, wanted: list[Property]) -> dict[str, BmcResult]:
+        """Settle every property: by induction, a shortest violation, k-induction, or the bound."""
+        open_props = [p for p in wanted if not self._closed_without_runs(p)]
+        check = solver(self.budget.rlimit, self.budget.timeout_ms)
+        depth = 0
+        while open_props and depth < self.limit.value():
+            self._extend(check, depth)
+            open_props = self._depth(check, depth, open_props)
+            if depth + 1 in K_SCHEDULE:
+                open_props = [p for p in open_props if not self._k_induction(p, depth + 1)]
+            depth += 1
+        for prop in open_props:
+            self._record(prop, HOLDS_WITHIN_BOUNDS, BMC)
+        return {p.name: self.results[p.name] for p in wanted}
+
+    # ----- proofs that need no run --------------------------------------------------
+
+    def _closed_without_runs(self, prop: Property) -> bool:
+        """Record a property no step can break, or one the bounded invariant proves."""
+        never = z3.simplify(self.encoding.violation(prop, self.encoding.state(0, tag="never:")))
+        if z3.is_false(never):
+            self._record(prop, HOLDS_WITHIN_BOUNDS, INDUCTION, k=0,
+                         reason="no transition of this design can break it")
+            return True
+        if self.invariant is None or self.invariant.failure:
+            return False
+        verdict = proved_by_invariant(self.invariant, prop, self.budget.rlimit,
+                                      self.budget.timeout_ms)
+        if verdict != z3.unsat:
+            return False
+        names = ", ".join(self.invariant.names) or "the column domains"
+        self._record(prop, HOLDS_WITHIN_BOUNDS, INDUCTION, k=0,
+                     reason=f"the bounded system's inductive invariant excludes it ({names})")
+        return True
+
+    def _k_induction(self, prop: Property, k: int) -> bool:
+        """Try k-induction's step case; the base case is BMC's depths 0..k-1, all clean."""
+        if self.invariant is None or k > self.limit.value():
+            return False
+        verdict = step_case(self.invariant, prop, k, self.budget.rlimit, self.budget.k_timeout_ms)
+        if verdict != z3.unsat:
+            return False
+        self._record(prop, HOLDS_WITHIN_BOUNDS, K_INDUCTION, k=k,
+                     reason=f"{k}-induction on the bounded system")
+        return True
+
+    # ----- the run ------------------------------------------------------------------
+
+    def _extend(self, check: z3.Solver, depth: int) -> None:
+        """Add state `depth` (its step from the previous one, the invariant, the order)."""
+        state = self.encoding.state(depth)
+        if depth == 0:
+            check.add(self.encoding.initial(state))
+        else:
+            check.add(self.encoding.transition(self.states[-1], state))
+        check.add(self._holds(state))
+        if depth >= 2:
+            check.add(self._in_order(self.states[-2], self.states[-1]))
+        self.states.append(state)
+
+    def _holds(self, state: SymState) -> z3.BoolRef:
+        """The facts every reachable state keeps: the invariant, or just the domains."""
+        if self.invariant is None:
+            return self.encoding.domain(state)
+        return self.invariant.holds(state)
+
+    def _depth(self, check: z3.Solver, depth: int, open_props: list[Property]) -> list[Property]:
+        """Find every open property broken by transition depth + 1; return those still open."""
+        last = self.states[-1]
+        violations = {p.name: self.encoding.violation(p, last) for p in open_props}
+        remaining = list(open_props)
+        while remaining:
+            query = z3.Bool(f"query@{depth}:{len(remaining)}")
+            check.add(z3.Implies(query, z3.Or([violations[p.name] for p in remaining])))
+            verdict = check.check(query)
+            if verdict == z3.unknown:
+                reason = f"z3 gave up: {check.reason_unknown()} ({self.budget.describe()})"
+                for prop in remaining:
+                    self._record(prop, UNKNOWN, BMC, reason=reason)
+                return []
+            if verdict == z3.unsat:
+                break
+            model = check.model()
+            actions = self._actions(model)
+            for prop in list(remaining):
+                if z3.is_true(model.eval(violations[prop.name], True)):
+                    self._record(prop, VIOLATED, BMC, shortest=len(actions), actions=actions)
+                    remaining.remove(prop)
+        for prop in remaining:
+            check.add(z3.Not(violations[prop.name]))
+        return remaining
+
+    def _actions(self, model: z3.ModelRef) -> tuple[Action, ...]:
+        """The run's action instances in a model, the breaking one last."""
+        return tuple(self.encoding.rules[_model_value(model, s.act)].action for s in self.states)
+
+    def _in_order(self, first: SymState, second: SymState) -> z3.BoolRef:
+        """Two consecutive prefix actions are no swappable pair out of rule order."""
+        forbidden = [z3.And(first.act == a, second.act == b) for a, b in self.pairs]
+        return z3.Not(z3.Or(forbidden)) if forbidden else z3.BoolVal(True)
+
+    def _record(self, prop: Property, status: str, method: str, **extra: object) -> None:
+        """Store a property's verdict with the time since the search started."""
+        reached = self.limit.found or self.limit.given or len(self.states)
+        self.results[prop.name] = BmcResult(
+            prop.name, status, reached, method=method,
+            seconds=time.perf_counter() - self.started, **extra,  # type: ignore[arg-type]
+        )
 
 
 def _model_value(model: z3.ModelRef, term: z3.ExprRef) -> int:
     """A model's value of a term as a Python int."""
     return int(model.eval(term, model_completion=True).as_long())
 
-
-def _reason(check: z3.Solver, verdict: z3.CheckSatResult) -> str | None:
-    """Why z3 answered unknown (None for a definite answer)."""
-    return check.reason_unknown() if verdict == z3.unknown else None

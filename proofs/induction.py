@@ -228,7 +228,7 @@ def _lemmas(
         )
     pairs = zip(layout.columns, pre.values, strict=True)
     used = frozenset(c for c, v in pairs if not z3.is_int_value(v))
-    context = Context(encoding.design, encoding.bounds.workers, used)
+    context = Context(encoding.design, encoding.bounds.workers, used, encoding.bounds.lease)
     for builder in catalog:
         shown = builder(named, context)
         if shown is None:

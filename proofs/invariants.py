@@ -33,6 +33,8 @@ class Context:
     workers: int
     used: frozenset[str]
     """Columns that can take more than one value (the others are always 0)."""
+    lease: int = 1
+    """The lease length L (grants last L ticks)."""
 
     @property
     def ids(self) -> range:
@@ -132,6 +134,68 @@ def one_current_lease(s: Vars, c: Context) -> z3.BoolRef | None:
     )
 
 
+def distinct_grants(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Each Acquire hands out a new grant number (one more than any before): no two match."""
+    pairs = [(v, w) for v in c.ids for w in c.ids if v < w]
+    return z3.And([z3.Or(s.gid[v] == 0, s.gid[v] != s.gid[w]) for v, w in pairs])
+
+
+def read_raised_the_mark(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A fenced read sets hwm to the reader's token, and hwm only grows: tok ≤ hwm after it."""
+    if c.design.workload != "rmw" or not c.design.fenced_reads:
+        return None
+    if c.design.receiver not in FENCED_RECEIVERS:
+        return None
+    return z3.And([z3.Implies(s.phase[w] == 1, s.tok[w] <= s.hwm) for w in c.ids])
+
+
+def stale_reader_is_fenced(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A write accepted after w's fenced read carried a higher token, which fences w out."""
+    if c.design.workload != "rmw" or not c.design.fenced_reads:
+        return None
+    if c.design.receiver not in FENCED_RECEIVERS:
+        return None
+    return z3.And(
+        [z3.Implies(s.phase[w] == 1, z3.Or(s.rv[w] == s.version, s.tok[w] < s.hwm)) for w in c.ids]
+    )
+
+
+def tokens_follow_grants(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A later grant carries a higher token (so far), and the last write's token tops older ones."""
+    if c.design.token not in ("counter", "local-clock"):
+        return None
+    held = [
+        z3.Implies(z3.And(s.gid[v] != 0, s.gid[v] < s.gid[w]), s.tok[v] < s.tok[w])
+        for v in c.ids for w in c.ids if v != w
+    ]
+    last = [z3.Implies(z3.And(s.gid[w] != 0, s.gid[w] < s.lastg), s.tok[w] < s.last) for w in c.ids]
+    return z3.And(held + last)
+
+
+def clock_token_dates_the_grant(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A clock token is the grant's time + 1 + skew: the newest grant's lease ends L later, an
+    older grant was superseded only after its lease ended, and no grant is in the future."""
+    if c.design.token != "local-clock":
+        return None
+    facts = []
+    for w, skew in zip(c.ids, c.design.skews(c.workers), strict=True):
+        granted_at = s.tok[w] - 1 - skew
+        facts.append(
+            z3.Implies(
+                s.gid[w] != 0,
+                z3.And(
+                    granted_at <= s.now,
+                    z3.Implies(
+                        s.gid[w] == s.grants,
+                        z3.And(s.holder == w, s.expires == granted_at + c.lease),
+                    ),
+                    z3.Implies(s.gid[w] < s.grants, granted_at + c.lease <= s.now),
+                ),
+            )
+        )
+    return z3.And(facts)
+
+
 CATALOG: Final[tuple[Builder, ...]] = (
     hwm_covers_last,
     counter_is_grants,
@@ -144,6 +208,11 @@ CATALOG: Final[tuple[Builder, ...]] = (
     no_holder_no_lease,
     current_reader_saw_latest,
     one_current_lease,
+    distinct_grants,
+    read_raised_the_mark,
+    stale_reader_is_fenced,
+    tokens_follow_grants,
+    clock_token_dates_the_grant,
 )
 """Every candidate, in the order they are tried and reported."""
 
