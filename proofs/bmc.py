@@ -7,8 +7,8 @@ longer at each depth, and asks at depth n (under an assumption, so the run is ke
 satisfiable query gives the shortest violation, with its run from the model's action
 choices. Every state of the run is also required to keep the bounded system's inductive
 invariant (`proofs.bounded`): it holds in every reachable state, so no run is lost, and it
-lets the solver refute long runs early. The commuting-pair reduction forbids swappable
-adjacent actions out of rule order in the prefix.
+lets the solver refute long runs early. Two reductions prune runs that have an equivalent
+run of the same length and end (see `commuting_pairs` and `first_acquire_order`).
 
 A property holds within the bounds when one of three proofs closes it, named in
 `BmcResult.method`:
@@ -41,14 +41,20 @@ from proofs.bounded import (
     step_case,
 )
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Encoding, SymState, solver
+from proofs.invariants import CATALOG, Builder
 
 VIOLATED: Final = "violated"
 HOLDS_WITHIN_BOUNDS: Final = "holds-within-bounds"
 UNKNOWN: Final = "unknown"
 BMC: Final = "bmc"
 
-K_SCHEDULE: Final = (1, 2, 3, 4, 6, 8)
-"""Depths at which k-induction's step case is tried for each still-open property."""
+K_SCHEDULE: Final = (4, 8)
+"""Induction depths k tried for a property still open once BMC has searched `K_AFTER` steps."""
+
+K_AFTER: Final = 12
+"""BMC depth after which k-induction is tried: properties still open then are likely to
+hold, and a step case is cheaper than unrolling to the explorer's depth; earlier, a failed
+attempt on a property that breaks a few steps later would be wasted."""
 
 DEFAULT_K_TIMEOUT_MS: Final = 5_000
 """Wall-clock budget of one k-induction step case (a failed attempt costs at most this)."""
@@ -128,6 +134,41 @@ def commuting_pairs(
     return frozenset(found)
 
 
+def interchangeable(encoding: Encoding) -> tuple[tuple[int, int], ...]:
+    """Pairs (v, w) of workers, v < w, of equal clock skew with none of that skew between.
+
+    The rules treat every worker alike except for its skew (the criterion of
+    `model.symmetry.renamings`), and P1..P5 are stated alike for every worker, so renaming
+    workers of equal skew maps runs to runs of the same length that break the same
+    properties.
+    """
+    skews = encoding.design.skews(encoding.bounds.workers)
+    pairs = []
+    for w in range(2, len(skews) + 1):
+        earlier = [v for v in range(1, w) if skews[v - 1] == skews[w - 1]]
+        if earlier:
+            pairs.append((earlier[-1], w))
+    return tuple(pairs)
+
+
+def first_acquire_order(encoding: Encoding) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """For each interchangeable pair (v, w): v's Acquire rules and w's (rule numbers).
+
+    BMC requires that w acquires only after v has acquired once: renaming interchangeable
+    workers by the order of their first Acquire makes any run satisfy this. Rearranging
+    commuting pairs afterwards keeps it: a swap only moves a lower-numbered rule before a
+    higher-numbered one, and all of v's rules come before w's in rule order, so w's first
+    Acquire never moves ahead of v's. The two reductions therefore combine.
+    """
+    def acquires(worker: int) -> tuple[int, ...]:
+        return tuple(
+            number for number, rule in enumerate(encoding.rules)
+            if rule.action.name == "Acquire" and rule.action.worker == worker
+        )
+
+    return tuple((acquires(v), acquires(w)) for v, w in interchangeable(encoding))
+
+
 def bmc(
     design: Design,
     bounds: Bounds,
@@ -139,11 +180,13 @@ def bmc(
     reduce: bool = True,
     induction: bool = True,
     k_timeout_ms: int = DEFAULT_K_TIMEOUT_MS,
+    catalog: tuple[Builder, ...] = CATALOG,
 ) -> dict[str, BmcResult]:
     """Shortest violation of each property up to `max_length` transitions (default: safe).
 
     `reduce` forbids swappable adjacent action pairs out of rule order (see
-    `commuting_pairs`); it keeps every shortest violation and prunes equivalent runs.
+    `commuting_pairs`) and orders interchangeable workers' first Acquires (see
+    `first_acquire_order`); it keeps every shortest violation and prunes equivalent runs.
     `induction` tries to close each property by induction and k-induction on the bounded
     system before unrolling to the bound (the default bound then is computed only if
     needed, from the explorer).
@@ -151,10 +194,11 @@ def bmc(
     encoding = Encoding(design, bounds, bitvectors=True)
     wanted = [p for p in encoding.properties if properties is None or p.name in set(properties)]
     pairs = commuting_pairs(encoding, rlimit, timeout_ms) if reduce else frozenset()
-    invariant = bounded_invariant(encoding, rlimit, timeout_ms) if induction else None
+    invariant = bounded_invariant(encoding, rlimit, timeout_ms, catalog) if induction else None
     limit = _Limit(design, bounds, max_length)
     budget = _Budget(rlimit, timeout_ms, k_timeout_ms)
-    search = _Search(encoding, limit, budget, pairs, invariant)
+    order = first_acquire_order(encoding) if reduce else ()
+    search = _Search(encoding, limit, budget, pairs, invariant, order)
     return search.run(wanted)
 
 
@@ -196,8 +240,11 @@ class _Search:
     budget: _Budget
     pairs: frozenset[tuple[int, int]]
     invariant: Invariant | None
+    order: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
     started: float = field(default_factory=time.perf_counter)
     states: list[SymState] = field(default_factory=list)
+    acquired: list[z3.BoolRef] = field(default_factory=list)
+    """Per interchangeable pair: the earlier worker has acquired before the newest state."""
     results: dict[str, BmcResult] = field(default_factory=dict)
 
     def run(self, wanted: list[Property]) -> dict[str, BmcResult]:
@@ -208,8 +255,8 @@ class _Search:
         while open_props and depth < self.limit.value():
             self._extend(check, depth)
             open_props = self._depth(check, depth, open_props)
-            if depth + 1 in K_SCHEDULE:
-                open_props = [p for p in open_props if not self._k_induction(p, depth + 1)]
+            if depth + 1 == K_AFTER:
+                open_props = [p for p in open_props if not self._k_induction(p)]
             depth += 1
         for prop in open_props:
             self._record(prop, HOLDS_WITHIN_BOUNDS, BMC)
@@ -235,16 +282,18 @@ class _Search:
                      reason=f"the bounded system's inductive invariant excludes it ({names})")
         return True
 
-    def _k_induction(self, prop: Property, k: int) -> bool:
-        """Try k-induction's step case; the base case is BMC's depths 0..k-1, all clean."""
-        if self.invariant is None or k > self.limit.value():
+    def _k_induction(self, prop: Property) -> bool:
+        """Try k-induction's step case for each k of the schedule; the base case is BMC's
+        depths 0..k-1, all clean (this runs once BMC has searched `K_AFTER` >= k steps)."""
+        if self.invariant is None:
             return False
-        verdict = step_case(self.invariant, prop, k, self.budget.rlimit, self.budget.k_timeout_ms)
-        if verdict != z3.unsat:
-            return False
-        self._record(prop, HOLDS_WITHIN_BOUNDS, K_INDUCTION, k=k,
-                     reason=f"{k}-induction on the bounded system")
-        return True
+        for k in K_SCHEDULE:
+            budget = self.budget
+            if step_case(self.invariant, prop, k, budget.rlimit, budget.k_timeout_ms) == z3.unsat:
+                self._record(prop, HOLDS_WITHIN_BOUNDS, K_INDUCTION, k=k,
+                             reason=f"{k}-induction on the bounded system")
+                return True
+        return False
 
     # ----- the run ------------------------------------------------------------------
 
@@ -258,7 +307,23 @@ class _Search:
         check.add(self._holds(state))
         if depth >= 2:
             check.add(self._in_order(self.states[-2], self.states[-1]))
+        check.add(*self._first_acquires(state, depth))
         self.states.append(state)
+
+    def _first_acquires(self, state: SymState, depth: int) -> list[z3.BoolRef]:
+        """w's Acquire at this state only once v has acquired, per interchangeable (v, w)."""
+        facts: list[z3.BoolRef] = []
+        for number, (earlier, later) in enumerate(self.order):
+            seen = z3.Bool(f"acquired{number}@{depth}")
+            before = self.acquired[number] if depth else z3.BoolVal(False)
+            took = z3.Or([self.states[-1].act == r for r in earlier]) if depth else False
+            facts.append(seen == z3.Or(before, took))
+            facts.append(z3.Implies(z3.Or([state.act == r for r in later]), seen))
+            if depth:
+                self.acquired[number] = seen
+            else:
+                self.acquired.append(seen)
+        return facts
 
     def _holds(self, state: SymState) -> z3.BoolRef:
         """The facts every reachable state keeps: the invariant, or just the domains."""

@@ -57,6 +57,13 @@ def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
     return s.last <= s.hwm
 
 
+def mark_is_last(s: Vars, c: Context) -> z3.BoolRef | None:
+    """An equality receiver sets its mark and last to the accepted token together: mark = last."""
+    if c.design.receiver != "equality":
+        return None
+    return s.mark == s.last
+
+
 def counter_is_grants(s: Vars, c: Context) -> z3.BoolRef | None:
     """Every Acquire adds one to both the token counter and the grant count; nothing else does."""
     if not c.counter:
@@ -198,6 +205,7 @@ def clock_token_dates_the_grant(s: Vars, c: Context) -> z3.BoolRef | None:
 
 CATALOG: Final[tuple[Builder, ...]] = (
     hwm_covers_last,
+    mark_is_last,
     counter_is_grants,
     token_is_grant,
     last_is_lastg,

@@ -1,22 +1,19 @@
-"""BMC agrees with the explorer on shortest violations, and its runs replay through System."""
+"""BMC agrees with the explorer on every verdict and shortest violation, and its runs replay."""
 
 from __future__ import annotations
 
 import pytest
+import z3
 
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESETS
+from model.properties import BY_NAME
 from model.rules import Action
 from model.system import System
-from proofs.bmc import HOLDS_WITHIN_BOUNDS, UNKNOWN, VIOLATED, bmc
-
-TEST_BOUNDS = Bounds(workers=2, lease=1, horizon=3, grants=2, writes=1)
-"""Smaller than the reference bounds so the whole table runs in seconds (bench: full table)."""
-
-TEST_LENGTH = 8
-"""Runs up to this length are searched in the every-preset test: violations up to it must
-match the explorer exactly, and nothing may be found where the explorer finds nothing."""
+from proofs.bmc import BMC, HOLDS_WITHIN_BOUNDS, UNKNOWN, VIOLATED, bmc
+from proofs.bounded import INDUCTION, K_INDUCTION, bounded_invariant, step_case
+from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Encoding
 
 REFERENCE_SHORTEST = {
     ("lease-only", "P1"): 8,
@@ -28,7 +25,12 @@ REFERENCE_SHORTEST = {
     ("rmw-fencing-unfenced-reads", "P2"): 7,
     ("rmw-fencing-unfenced-reads", "P5"): 12,
 }
-"""design-variants.md's reference verdicts at W=2 L=2 T=6 G=3 K=2."""
+"""design-variants.md's reference violations at W=2 L=2 T=6 G=3 K=2 (its other cells hold)."""
+
+PUBLISHED = ("lease-only", "fencing", "key-version-token", "rmw-fencing-unfenced-reads")
+"""Presets whose whole row design-variants.md publishes."""
+
+SMALL = Bounds(workers=2, lease=1, horizon=3, grants=2, writes=1)
 
 
 def replays_to_violation(name: str, bounds: Bounds, prop: str, actions: tuple[Action, ...]) -> bool:
@@ -44,29 +46,46 @@ def replays_to_violation(name: str, bounds: Bounds, prop: str, actions: tuple[Ac
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_bmc_shortest_equals_the_explorer(name: str) -> None:
+def test_bmc_equals_the_explorer_at_the_reference_bounds(name: str) -> None:
+    """Every property: the explorer's verdict and shortest length, with a replayable run, and
+    each `holds` closed by a proof (induction, k-induction, or BMC to the explorer's depth)."""
     design = PRESETS[name].design
-    exploration = explore(design, TEST_BOUNDS)
-    results = bmc(design, TEST_BOUNDS, min(exploration.depth + 1, TEST_LENGTH))
+    exploration = explore(design, REFERENCE_BOUNDS)
+    results = bmc(design, REFERENCE_BOUNDS)
     for prop, verdict in exploration.verdicts.items():
         result = results[prop]
-        assert result.status != UNKNOWN, result.reason
-        if verdict.violated and verdict.shortest is not None and verdict.shortest <= TEST_LENGTH:
-            assert result.status == VIOLATED and result.shortest == verdict.shortest, prop
-            assert result.actions is not None and len(result.actions) == result.shortest
-            assert replays_to_violation(name, TEST_BOUNDS, prop, result.actions)
+        assert result.status != UNKNOWN, (prop, result.reason)
+        if verdict.violated:
+            assert (result.status, result.shortest) == (VIOLATED, verdict.shortest), prop
+            assert result.method == BMC and result.actions is not None
+            assert replays_to_violation(name, REFERENCE_BOUNDS, prop, result.actions)
         else:
-            assert result.status == HOLDS_WITHIN_BOUNDS, (prop, result.shortest)
+            assert result.status == HOLDS_WITHIN_BOUNDS and result.shortest is None, prop
+            assert result.method in (INDUCTION, K_INDUCTION, BMC)
+            if result.method == BMC:
+                assert result.max_length >= exploration.depth + 1
+        if name in PUBLISHED:
+            assert result.shortest == REFERENCE_SHORTEST.get((name, prop)), prop
 
 
-@pytest.mark.parametrize(("name", "prop"), sorted(REFERENCE_SHORTEST))
-def test_reference_shortest_lengths(name: str, prop: str) -> None:
-    """At the reference bounds: a violation at the published length, and none shorter."""
-    expected = REFERENCE_SHORTEST[(name, prop)]
-    result = bmc(PRESETS[name].design, REFERENCE_BOUNDS, expected, properties=[prop])[prop]
-    assert result.status == VIOLATED and result.shortest == expected
-    assert result.actions is not None
-    assert replays_to_violation(name, REFERENCE_BOUNDS, prop, result.actions)
+def test_induction_off_unrolls_to_the_explorers_depth() -> None:
+    """Without induction a holding property needs BMC to the diameter, and still agrees."""
+    design = PRESETS["fencing"].design
+    exploration = explore(design, SMALL)
+    results = bmc(design, SMALL, induction=False)
+    for prop, verdict in exploration.verdicts.items():
+        expected = verdict.shortest if verdict.violated else None
+        assert results[prop].shortest == expected and results[prop].status != UNKNOWN
+    assert results["P1"].method == BMC and results["P1"].max_length == exploration.depth + 1
+
+
+def test_step_case_proves_a_true_property_and_refutes_a_broken_one() -> None:
+    fencing = Encoding(PRESETS["fencing"].design, REFERENCE_BOUNDS, bitvectors=True)
+    invariant = bounded_invariant(fencing, DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS)
+    assert step_case(invariant, BY_NAME["P1"], 2, DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS) == z3.unsat
+    lease_only = Encoding(PRESETS["lease-only"].design, REFERENCE_BOUNDS, bitvectors=True)
+    invariant = bounded_invariant(lease_only, DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS)
+    assert step_case(invariant, BY_NAME["P1"], 4, DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS) == z3.sat
 
 
 def test_too_short_a_bound_reports_holds_within_it() -> None:
@@ -82,6 +101,6 @@ def test_an_exhausted_budget_is_unknown_not_a_verdict() -> None:
 
 def test_without_the_reduction_the_answers_are_the_same() -> None:
     design = PRESETS["lease-only"].design
-    reduced = bmc(design, TEST_BOUNDS, 8, reduce=True)
-    plain = bmc(design, TEST_BOUNDS, 8, reduce=False)
+    reduced = bmc(design, SMALL, 8, reduce=True)
+    plain = bmc(design, SMALL, 8, reduce=False)
     assert {k: v.shortest for k, v in reduced.items()} == {k: v.shortest for k, v in plain.items()}
