@@ -16,7 +16,7 @@ from typing import Any, Final
 from model.design import Bounds, Design
 from model.properties import PROPERTIES
 from model.rules import Action
-from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, BmcResult, bmc, safe_length
+from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, BmcResult, bmc
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS
 from proofs.induction import (
     DEFAULT_SPACER_TIMEOUT_MS,
@@ -74,8 +74,7 @@ def prove(
     results = {n: _proved(r) for n, r in inductive.items() if r.status == PROVED}
     open_names = [n for n in names if n not in results]
     if open_names:
-        length = safe_length(design, bounds) if max_length is None else max_length
-        bounded = bmc(design, bounds, length, properties=open_names, rlimit=rlimit,
+        bounded = bmc(design, bounds, max_length, properties=open_names, rlimit=rlimit,
                       timeout_ms=timeout_ms)
         for name in open_names:
             results[name] = _after_bmc(
@@ -118,11 +117,11 @@ def _after_bmc(
             bounded.prop, PROVED, spacer.method, invariant=spacer.invariant_text,
             reason="Spacer's invariant, for every horizon and grant count", seconds=seconds,
         )
-    within = (
-        f"no violation within the bounds (BMC to {bounded.max_length} transitions)"
-        if bounded.status == HOLDS_WITHIN_BOUNDS
-        else f"BMC: {bounded.reason}"
-    )
+    within = f"BMC: {bounded.reason}"
+    if bounded.status == HOLDS_WITHIN_BOUNDS and bounded.method == BMC:
+        within = f"no violation within the bounds (BMC to {bounded.max_length} transitions)"
+    elif bounded.status == HOLDS_WITHIN_BOUNDS:
+        within = f"holds within the bounds ({bounded.method}: {bounded.reason})"
     cti = inductive.cti.describe() if inductive.cti else None
     reason = f"{within}; induction: {inductive.reason}; {spacer.reason}"
     if cti:
