@@ -23,8 +23,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from model.design import Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
 from webapp.playground import Run, choices, play, property_statuses, take  # noqa: E402
-from webapp.scheduler_view import static_timeline  # noqa: E402
 from webapp.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
+from webapp.timeline import timeline_figure  # noqa: E402
 
 CLICK_TARGET_MS = 300
 GRAPH_TARGET_S = 3.0
@@ -56,7 +56,7 @@ def click_logic(run: Run) -> float:
         trace = play(run)
         choices(trace)
         property_statuses(trace)
-        static_timeline(trace).to_json()
+        timeline_figure(trace, upto=len(trace.steps) or None, animate=False).to_json()
         times.append(time.perf_counter() - started)
     return sorted(times)[2]
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import plotly.graph_objects as go
 import pytest
 
@@ -18,7 +21,41 @@ from webapp.events import (
     time_x,
 )
 from webapp.style import ACCEPTED, REJECTED, VIOLATING
-from webapp.timeline import timeline_figure
+from webapp.timeline import MOVING_KEYS, timeline_figure
+
+ARROW_TRACES = ("write arrows", "read arrows")
+
+
+def _runs(xs: Sequence[Any] | None) -> list[list[float]]:
+    """The None-separated runs of real x values of one trace (one run per bar or arrow)."""
+    runs: list[list[float]] = [[]]
+    for x in xs or ():
+        if x is None:
+            runs.append([])
+        else:
+            runs[-1].append(x)
+    return [run for run in runs if run]
+
+
+def _indices(figure: go.Figure, names: Sequence[str]) -> list[int]:
+    """Positions of the figure's traces with one of these names (frames keep the order)."""
+    return [i for i, trace in enumerate(figure.data) if trace.name in names]
+
+
+def _arrow_count(figure: go.Figure, data: Sequence[Any] | None = None) -> int:
+    """How many message arrows are drawn in the figure (or in one frame's `data`)."""
+    data = figure.data if data is None else data
+    return sum(len(_runs(data[i].x)) for i in _indices(figure, ARROW_TRACES))
+
+
+def _lease_bars(figure: go.Figure) -> list[tuple[float, float]]:
+    """(start, end) of every lease bar: the x extent of each filled rectangle."""
+    return [
+        (min(run), max(run))
+        for trace in figure.data
+        if trace.fill == "toself"
+        for run in _runs(trace.x)
+    ]
 
 
 def _points(figure: go.Figure, prefix: str) -> int:
@@ -76,8 +113,10 @@ def test_lease_bars_end_at_expiry() -> None:
     past = next(s for s in segments if s.worker == 1 and s.status == LEASE_PAST)
     assert past.start == pytest.approx(first.end)
     figure = timeline_figure(trace)
-    ends = sorted(shape.x1 for shape in figure.layout.shapes)
-    assert time_x(trace, 2) in ends
+    bars = _lease_bars(figure)
+    assert len(bars) == len(segments)
+    assert time_x(trace, 2) in [end for _, end in bars]
+    assert sorted(bars) == sorted((s.start, s.end) for s in segments)
 
 
 def test_lease_still_running_at_the_end_is_drawn_to_its_expiry() -> None:
@@ -92,13 +131,21 @@ def test_one_arrow_per_delivered_send(receiver: str) -> None:
     trace = seed_story(receiver).trace()
     delivered = sum(1 for step in trace.steps if step.action.name == "Deliver")
     figure = timeline_figure(trace)
-    assert len(figure.layout.annotations) == delivered == len(messages(trace))
+    assert _arrow_count(figure) == delivered == len(messages(trace))
+    heads = [
+        size
+        for i in _indices(figure, ARROW_TRACES)
+        for x, size in zip(figure.data[i].x, figure.data[i].marker.size, strict=False)
+        if x is not None and size
+    ]
+    assert len(heads) == delivered  # one arrowhead at the delivery end of each arrow
+    assert all(figure.data[i].marker.symbol == "arrow" for i in _indices(figure, ARROW_TRACES))
 
 
 def test_an_undelivered_send_has_no_arrow_yet() -> None:
     trace = seed_story("fenced").trace()
     figure = timeline_figure(trace, upto=7)  # W1 has sent, not yet delivered
-    assert len(figure.layout.annotations) == 1
+    assert _arrow_count(figure) == 1
 
 
 def test_hover_text_contains_each_step_sentence() -> None:
@@ -108,6 +155,7 @@ def test_hover_text_contains_each_step_sentence() -> None:
     for step in trace.steps:
         assert step.sentence in hovers
     assert trace.steps[-2].reasons[0] in hovers
+    assert "W1's write carrying token 1: accepted, violates" in hovers  # the late write's arrow
 
 
 def test_steps_within_a_tick_go_left_to_right_and_ticks_sit_on_integers() -> None:
@@ -124,8 +172,9 @@ def test_frames_reveal_one_step_at_a_time() -> None:
     trace = seed_story("fenced").trace()
     figure = timeline_figure(trace, upto=3)
     assert len(figure.frames) == len(trace.steps) + 1
-    counts = [len(frame.layout.annotations or ()) for frame in figure.frames]
+    counts = [_arrow_count(figure, frame.data) for frame in figure.frames]
     assert counts == sorted(counts)
+    assert counts[-1] == len(messages(trace))
     assert figure.layout.sliders[0].active == 3
     assert [b.label for b in figure.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
     assert all(len(frame.data) == len(figure.data) for frame in figure.frames)
@@ -154,3 +203,52 @@ def test_a_long_trace_builds() -> None:
     assert len(longer.steps) >= 60
     figure = timeline_figure(longer)
     assert len(figure.frames) == len(longer.steps) + 1
+
+
+def _sixty_steps() -> Trace:
+    """A lease-only run of 60 steps with many grants, sends, deliveries and lease bars."""
+    actions: list[Action] = []
+    for round_number in range(8):
+        w = 1 + round_number % 3
+        actions += [Action("Acquire", w), Action("Send", w), Action("Deliver", w), Action("Tick")]
+        actions += [Action("Send", w), Action("Deliver", w), Action("Release", w), Action("Tick")]
+    trace = replay(
+        Design(receiver="none"),
+        Bounds(workers=3, lease=1, horizon=30, grants=8, writes=2),
+        actions[:60],
+    )
+    assert len(trace.steps) == 60
+    return trace
+
+
+def test_a_60_step_figure_has_few_traces_and_lean_frames() -> None:
+    trace = _sixty_steps()
+    figure = timeline_figure(trace)
+    assert len(figure.frames) == 61
+    assert len(figure.data) <= 20
+    assert not figure.layout.shapes and not figure.layout.annotations
+    for frame in figure.frames:
+        assert [t.type for t in frame.data] == [t.type for t in figure.data]
+        assert not frame.layout.shapes and not frame.layout.annotations
+        for data in frame.data:
+            assert set(data.to_plotly_json()) <= {"type", *MOVING_KEYS}
+    assert _arrow_count(figure, figure.frames[-1].data) == len(messages(trace)) >= 8
+    assert len(_lease_bars(figure)) == len(lease_segments(trace)) >= 8
+
+
+def test_a_frameless_figure_is_the_same_picture() -> None:
+    trace = seed_story("none").trace()
+    still = timeline_figure(trace, animate=False)
+    animated = timeline_figure(trace)
+    assert not still.frames
+    assert not still.layout.sliders and not still.layout.updatemenus
+    assert still.data == animated.data
+    assert still.layout.margin.b < animated.layout.margin.b  # no room kept for the controls
+
+
+@pytest.mark.parametrize("upto", [None, 0, 5])
+def test_the_figure_passes_plotly_validation(upto: int | None) -> None:
+    trace = seed_story("none").trace()
+    for animate in (True, False):
+        figure = timeline_figure(trace, upto=upto, animate=animate)
+        go.Figure(figure.to_dict())  # built unvalidated for speed: check every attribute once here

@@ -166,3 +166,16 @@ def page(context: Any) -> Iterator[tuple[Any, ConsoleLog]]:
     yield tab, console
     tab.close()
     assert console.errors == [], console.errors
+
+
+ARROWHEADS_JS = """plot => Array.from(plot.querySelectorAll('g.trace.scatter'))
+    .filter(g => /arrows$/.test(g.__data__?.[0]?.trace?.name ?? ''))
+    .flatMap(g => Array.from(g.querySelectorAll('path.point')))
+    .filter(p => p.getBBox().width > 0).length"""
+"""Counts the drawn arrowheads of a timeline: the visible markers of its `... arrows` traces
+(the tail and middle points of each arrow are zero-size markers)."""
+
+
+def arrowheads(plot: Any) -> int:
+    """How many message arrows the swimlane timeline `plot` draws, by their heads."""
+    return int(plot.evaluate(ARROWHEADS_JS))

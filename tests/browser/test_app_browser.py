@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, ConsoleLog, open_tab
+from tests.browser.conftest import ARTIFACTS, ConsoleLog, arrowheads, open_tab
 from webapp.chapters import chapter_traces
 
 pytestmark = pytest.mark.browser
@@ -73,7 +73,7 @@ def explored(app_url: str, context: Any) -> Iterator[dict[str, Any]]:
     plot.scroll_into_view_if_needed()
     facts = {
         "url": tab.url,
-        "arrows": plot.locator("g.annotation").count(),
+        "arrows": arrowheads(plot),
         "preset_line": tab.get_by_text("This is the preset").first.inner_text(),
     }
     _shot(tab, "explore-key-version-P3")
@@ -103,5 +103,5 @@ def test_shared_url_reopens_the_same_state(
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
     _wait_idle(tab)
-    assert plot.locator("g.annotation").count() == explored["arrows"]
+    assert arrowheads(plot) == explored["arrows"]
     _shot(tab, "explore-shared-url")

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, ConsoleLog
+from tests.browser.conftest import ARTIFACTS, ConsoleLog, arrowheads
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 30_000
@@ -55,7 +55,7 @@ def test_playing_a_violation_by_clicking(app_url: str, page: tuple[Any, ConsoleL
     assert tab.get_by_text("P1 holds so far").count() == 1
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
-    assert plot.locator("g.annotation").count() == 1  # one delivered write, one arrow
+    assert arrowheads(plot) == 1  # one delivered write, one arrow
     screenshot(tab, "playground-p2-violation")
 
 
