@@ -1,5 +1,6 @@
 """Benchmark of the web app (prints figures, asserts nothing): first render of each page via
-AppTest with cold caches, a warm re-render, and an explored design fetched from the cache.
+AppTest with cold caches, a warm re-render, an explored design fetched from the cache, and
+the build of the animated timeline of a 60-step run (target: under 0.3 s).
 
 Run: `python bench/bench_app.py` from the repository root.
 """
@@ -7,6 +8,8 @@ Run: `python bench/bench_app.py` from the repository root.
 from __future__ import annotations
 
 import logging
+import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -18,13 +21,20 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from model.design import Bounds  # noqa: E402
+from model.design import Bounds, Design  # noqa: E402
+from model.trace import Trace  # noqa: E402
+from webapp.events import events, lease_segments, step_positions, tick_widths  # noqa: E402
 from webapp.navigation import PAGES  # noqa: E402
+from webapp.playground import Run, choices, play, take  # noqa: E402
+from webapp.timeline import timeline_figure  # noqa: E402
 
 APP = str(ROOT / "webapp" / "app.py")
 BENCH_BOUNDS = Bounds(workers=3, lease=2, horizon=12, grants=4, writes=2)
 """A design big enough that exploring it takes a noticeable time."""
 TIMEOUT = 300
+TIMELINE_STEPS = 60
+TIMELINE_BOUNDS = Bounds(workers=3, lease=3, horizon=20, grants=8, writes=3)
+TIMELINE_TARGET_S = 0.3
 
 
 def _clear_caches() -> None:
@@ -82,7 +92,44 @@ def bench_cached_design() -> None:
     )
 
 
+def _random_trace(steps: int, seed: int) -> Trace:
+    """A lease-only run of `steps` random enabled actions (roomy bounds, fixed seed)."""
+    rng = random.Random(seed)
+    run = Run(Design(receiver="none"), TIMELINE_BOUNDS)
+    while len(run.actions) < steps:
+        run = take(run, rng.choice(choices(play(run))).action)
+    return play(run)
+
+
+def _forget_positions() -> None:
+    """Clear the memoised step positions, events and lease bars (a cold build)."""
+    for cached in (events, lease_segments, step_positions, tick_widths):
+        cached.cache_clear()
+
+
+def bench_timeline() -> None:
+    """Seconds to build the animated timeline (one frame per step) of 60-step runs."""
+    for seed in (1, 2, 3):
+        trace = _random_trace(TIMELINE_STEPS, seed)
+        _forget_positions()
+        started = time.perf_counter()
+        figure = timeline_figure(trace)
+        cold = time.perf_counter() - started
+        warm = []
+        for _ in range(5):
+            _forget_positions()
+            started = time.perf_counter()
+            timeline_figure(trace)
+            warm.append(time.perf_counter() - started)
+        print(
+            f"timeline of a {len(trace.steps)}-step run (seed {seed}): {len(figure.frames)} "
+            f"frames of {len(figure.data)} traces, first build {cold:.2f}s, "
+            f"median {statistics.median(warm):.2f}s (target {TIMELINE_TARGET_S}s)"
+        )
+
+
 if __name__ == "__main__":
     logging.disable(logging.WARNING)  # AppTest runs in bare mode; its notices are not results
+    bench_timeline()
     bench_pages()
     bench_cached_design()
