@@ -404,14 +404,24 @@ def _of_kind(sent: Sequence[Message], kind: tuple[str, bool]) -> list[Message]:
     return [m for m in sent if (m.outcome.colour, m.is_read) == kind]
 
 
+@lru_cache(maxsize=16)
+def _messages_received(trace: Trace) -> tuple[tuple[Message, ...], tuple[int, ...]]:
+    """Every message of the whole trace, and the number of the step that received each.
+
+    The messages of the first k steps are those received by step k (`messages(trace, k)`).
+    """
+    everything = messages(trace)
+    step_at = {event.x: event.step.number for event in events(trace)}
+    return everything, tuple(step_at[m.received_x] for m in everything)
+
+
 def _arrow_traces(
     trace: Trace, upto: int | None, lane_y: dict[str, float]
 ) -> tuple[dict[str, Any], ...]:
     """One arrow trace per (outcome colour, read or write) the whole trace shows, and hover."""
-    everything = messages(trace)
-    received_at = {event.x: event.step.number for event in events(trace)}
+    everything, received = _messages_received(trace)
     count = _count(trace, upto)
-    sent = [m for m in everything if received_at[m.received_x] <= count]  # = messages(trace, upto)
+    sent = [m for m, step in zip(everything, received, strict=True) if step <= count]
     return (
         *(
             _arrow_trace(kind, _of_kind(sent, kind), len(_of_kind(everything, kind)), lane_y)
