@@ -22,6 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+WAIT_MS = 30_000
+"""How long a browser test waits for the app to show something."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -179,3 +181,19 @@ ARROWHEADS_JS = """plot => Array.from(plot.querySelectorAll('g.trace.scatter'))
 def arrowheads(plot: Any) -> int:
     """How many message arrows the swimlane timeline `plot` draws, by their heads."""
     return int(plot.evaluate(ARROWHEADS_JS))
+
+
+def wait_idle(tab: Any) -> None:
+    """Wait until Streamlit has finished the current run (no 'Running…' status widget)."""
+    tab.wait_for_timeout(250)
+    tab.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=WAIT_MS)
+
+
+def screenshot(tab: Any, name: str) -> None:
+    """Save a full-height screenshot of the app's main area to test-artifacts/."""
+    height = tab.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000"
+    )
+    tab.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 6000)})
+    tab.wait_for_timeout(500)
+    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))

@@ -9,27 +9,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, ConsoleLog, arrowheads, open_tab
+from tests.browser.conftest import WAIT_MS, ConsoleLog, arrowheads, open_tab, screenshot, wait_idle
 from webapp.chapters import chapter_traces
 
 pytestmark = pytest.mark.browser
-WAIT_MS = 30_000
-
-
-def _wait_idle(page: Any) -> None:
-    """Wait until Streamlit has finished the current run (no 'Running…' status widget)."""
-    page.wait_for_timeout(250)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=WAIT_MS)
-
-
-def _shot(page: Any, name: str) -> None:
-    """Save a full-height screenshot of the app's main area."""
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000"
-    )
-    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 6000)})
-    page.wait_for_timeout(400)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
 def test_chapter_stepped_to_the_end(app_url: str, page: tuple[Any, ConsoleLog]) -> None:
@@ -42,12 +25,12 @@ def test_chapter_stepped_to_the_end(app_url: str, page: tuple[Any, ConsoleLog]) 
     for position in range(1, count + 1):
         tab.get_by_role("button", name=re.compile("Next")).click()
         tab.get_by_text(f"Step {position} of {count}").wait_for(timeout=WAIT_MS)
-    _wait_idle(tab)
+    wait_idle(tab)
     assert parse_qs(urlparse(tab.url).query)["step"] == [str(count)]
     assert tab.get_by_role("button", name=re.compile("Next")).is_disabled()
     assert tab.get_by_text(trace.steps[-1].sentence).count() >= 1
     assert tab.get_by_text(trace.steps[7].reasons[0]).count() >= 1
-    _shot(tab, "chapter-1-end")
+    screenshot(tab, "chapter-1-end")
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +41,16 @@ def explored(app_url: str, context: Any) -> Iterator[dict[str, Any]]:
     tab.get_by_text("Start from a preset").wait_for(timeout=WAIT_MS)
     tab.get_by_test_id("stSelectbox").first.click()
     tab.get_by_role("option", name="key-version-token").click()
-    _wait_idle(tab)
+    wait_idle(tab)
     tab.get_by_text("This is the preset").wait_for(timeout=WAIT_MS)
     tab.get_by_role("button", name="Run the explorer").click()
     tab.get_by_text("Counterexamples").wait_for(timeout=WAIT_MS)
     tab.get_by_text("P3, grant order (8 steps)").click()
     tab.get_by_text("P3 violated").first.wait_for(timeout=WAIT_MS)
-    _wait_idle(tab)
+    wait_idle(tab)
     tab.get_by_role("button", name=re.compile("Last")).click()
     tab.get_by_text("Step 8 of 8").wait_for(timeout=WAIT_MS)
-    _wait_idle(tab)
+    wait_idle(tab)
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
     plot.scroll_into_view_if_needed()
@@ -76,7 +59,7 @@ def explored(app_url: str, context: Any) -> Iterator[dict[str, Any]]:
         "arrows": arrowheads(plot),
         "preset_line": tab.get_by_text("This is the preset").first.inner_text(),
     }
-    _shot(tab, "explore-key-version-P3")
+    screenshot(tab, "explore-key-version-P3")
     tab.close()
     facts["errors"] = console.errors
     yield facts
@@ -102,6 +85,6 @@ def test_shared_url_reopens_the_same_state(
     assert tab.get_by_role("button", name=re.compile("Next")).is_disabled()
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
-    _wait_idle(tab)
+    wait_idle(tab)
     assert arrowheads(plot) == explored["arrows"]
-    _shot(tab, "explore-shared-url")
+    screenshot(tab, "explore-shared-url")

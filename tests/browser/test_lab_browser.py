@@ -8,10 +8,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, ConsoleLog, arrowheads
+from tests.browser.conftest import WAIT_MS, ConsoleLog, arrowheads, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
-WAIT_MS = 30_000
 SEED_CLICKS = (
     "Acquire W1",
     "Send W1's write",
@@ -21,26 +20,10 @@ SEED_CLICKS = (
 )
 
 
-def wait_idle(tab: Any) -> None:
-    """Wait until Streamlit has finished the current run."""
-    tab.wait_for_timeout(250)
-    tab.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=WAIT_MS)
-
-
 def click(tab: Any, label: str) -> None:
     """Click the button with exactly this label and wait for the rerun to finish."""
     tab.get_by_role("button", name=label, exact=True).first.click()
     wait_idle(tab)
-
-
-def screenshot(tab: Any, name: str) -> None:
-    """A full-height screenshot of the page's main area."""
-    height = tab.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000"
-    )
-    tab.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 5000)})
-    tab.wait_for_timeout(600)
-    tab.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
 def test_playing_a_violation_by_clicking(app_url: str, page: tuple[Any, ConsoleLog]) -> None:
