@@ -58,6 +58,22 @@ def _request(system: System, s: Vars, w: int) -> str:
     return "write"
 
 
+def reception_outcome(system: System, before: State, rule: Rule) -> str | None:
+    """What the receiver did with a request: accepted, rejected, checked, read (None: no request).
+
+    Read off the rule's own `write_accepted` and `request_rejected` conditions, so the
+    narration, the timeline and the properties agree on what happened.
+    """
+    if rule.action.name not in ("Deliver", "Check", "Apply"):
+        return None
+    s = system.view(before)
+    if rule.request_rejected(s):
+        return "rejected"
+    if rule.action.name == "Check":
+        return "checked"
+    return "accepted" if rule.write_accepted(s) else "read"
+
+
 def describe_step(system: System, before: State, rule: Rule, after: State) -> str:
     """One sentence saying what the step did, with the time and the tokens involved."""
     s, n = system.view(before), system.view(after)
@@ -81,8 +97,9 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
         kind = _request(system, s, w)
         number = f" {n.sent[w]}" if kind == "write" else ""
         return f"W{w} sends {kind}{number} carrying token {s.tok[w]} at t={s.now}."
-    if name in ("Deliver", "Check", "Apply"):
-        return _describe_reception(system, s, n, name, w)
+    outcome = reception_outcome(system, before, rule)
+    if outcome is not None:
+        return _describe_reception(system, s, outcome, name, w)
     if name == "Release":
         if s.holder == w and s.grants == s.gid[w]:
             return f"W{w} finishes its writes and releases the lock at t={s.now}."
@@ -99,21 +116,20 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
     )
 
 
-def _describe_reception(system: System, s: Vars, n: Vars, name: str, w: int) -> str:
+def _describe_reception(system: System, s: Vars, outcome: str, name: str, w: int) -> str:
     """Sentences for Deliver, Check and Apply."""
     kind, token = _request(system, s, w), s.tok[w]
-    rejected = n.tok[w] == 0 and s.tok[w] != 0
-    if rejected:
+    if outcome == "rejected":
         return (
             f"W{w}'s {kind} carrying token {token} is rejected at t={s.now}: "
             f"{_refusal(system, s, w)}. W{w} learns it lost the lock and gives it up."
         )
-    if name == "Check":
+    if outcome == "checked":
         return (
             f"The receiver checks W{w}'s {kind} carrying token {token} at t={s.now} "
             f"({token} ≥ {s.hwm}) and will apply it in a later step."
         )
-    if kind == "read":
+    if outcome == "read":
         return f"W{w}'s read carrying token {token} returns version {s.version} at t={s.now}."
     text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {_lease_context(s, w)}"
     if name == "Apply":

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any, Final
 
 from model.design import Bounds, Design, DesignError
-from model.narration import describe_step, explain_violation
+from model.narration import describe_step, explain_violation, reception_outcome
 from model.rules import Action
 from model.system import State, System
 
@@ -41,6 +41,8 @@ class Step:
     violations: tuple[str, ...]
     sentence: str
     reasons: tuple[str, ...]
+    outcome: str | None = None
+    """What the receiver did: `accepted`, `rejected`, `checked`, `read`; None if nothing."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
                 violations=violations,
                 sentence=describe_step(system, state, rule, after),
                 reasons=tuple(explain_violation(system, state, rule, v) for v in violations),
+                outcome=reception_outcome(system, state, rule),
             )
         )
         state = after

@@ -23,6 +23,19 @@ def test_seed_story_fails_without_fencing_and_holds_with_it() -> None:
     assert "rejected" in fenced.steps[late].sentence and "1 < 2" in fenced.steps[late].sentence
 
 
+def test_steps_report_the_receivers_outcome() -> None:
+    """Each delivery says accepted or rejected; a split receiver says checked, then accepted."""
+    plain, fenced = seed_story("none").trace(), seed_story("fenced").trace()
+    assert [s.outcome for s in plain.steps if s.outcome] == ["accepted", "accepted"]
+    assert [s.outcome for s in fenced.steps if s.outcome] == ["accepted", "rejected"]
+    assert all(s.outcome is None for s in plain.steps if s.action.name != "Deliver")
+    split = [Action("Acquire", 1), Action("Send", 1), Action("Check", 1), Action("Apply", 1)]
+    steps = replay(Design(receiver="fenced-nonatomic"), Bounds(), split).steps
+    assert [s.outcome for s in steps] == [None, None, "checked", "accepted"]
+    rmw = [Action("Acquire", 1), Action("Send", 1), Action("Deliver", 1)]
+    assert replay(Design(workload="rmw"), Bounds(), rmw).steps[-1].outcome == "read"
+
+
 def test_steps_have_actors_and_the_issue_example_sentence() -> None:
     """Actors name who acted; a late write is narrated with its token and expiry."""
     actions = [

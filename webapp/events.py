@@ -23,7 +23,6 @@ from webapp.style import (
     Outcome,
 )
 
-RECEPTIONS: Final = ("Deliver", "Check", "Apply")
 """Actions in which the receiver handles a request."""
 
 LEASE_ACTIVE: Final = "active"
@@ -142,19 +141,17 @@ def _worker_value(trace: Trace, state: tuple[int, ...], family: str, w: int) -> 
     return _value(trace, state, f"{family}[{w}]")
 
 
+STEP_OUTCOMES: Final = {"rejected": REJECTED, "checked": CHECKED, "read": READ}
+"""The look of each receiver outcome the model reports (accepted is split below)."""
+
+
 def reception_outcome(trace: Trace, step: Step) -> Outcome | None:
-    """How the receiver handled the request of a Deliver/Check/Apply step (None otherwise)."""
-    w = step.action.worker
-    if step.action.name not in RECEPTIONS or not w:
+    """How the receiver handled the request of a step (the model's outcome), as drawn."""
+    if step.outcome is None:
         return None
-    held_before = _worker_value(trace, step.before, "tok", w)
-    if held_before and not _worker_value(trace, step.after, "tok", w):
-        return REJECTED
-    if step.action.name == "Check":
-        return CHECKED
-    if is_read(trace, step):
-        return READ
-    return VIOLATING if step.violations else ACCEPTED
+    if step.outcome == "accepted":
+        return VIOLATING if step.violations else ACCEPTED
+    return STEP_OUTCOMES[step.outcome]
 
 
 def is_read(trace: Trace, step: Step) -> bool:
