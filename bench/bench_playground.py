@@ -104,9 +104,7 @@ def main() -> None:
         started = time.perf_counter()
         at.run()
         page = time.perf_counter() - started
-        print(
-            f"{bounds.short():<22} {counts.states:>7,} {built:>8.2f} {drawn:>9.2f} {page:>7.2f}"
-        )
+        print(f"{bounds.short():<22} {counts.states:>7,} {built:>8.2f} {drawn:>9.2f} {page:>7.2f}")
 
 
 if __name__ == "__main__":

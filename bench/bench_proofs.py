@@ -64,8 +64,13 @@ def bmc_table(names: list[str], timeout_ms: int) -> float:
 def prove_fencing() -> None:
     """Time `prove` for the fencing preset with two and three workers."""
     for workers in (2, 3):
-        bounds = Bounds(workers, REFERENCE_BOUNDS.lease, REFERENCE_BOUNDS.horizon,
-                        REFERENCE_BOUNDS.grants, REFERENCE_BOUNDS.writes)
+        bounds = Bounds(
+            workers,
+            REFERENCE_BOUNDS.lease,
+            REFERENCE_BOUNDS.horizon,
+            REFERENCE_BOUNDS.grants,
+            REFERENCE_BOUNDS.writes,
+        )
         started = time.perf_counter()
         report = prove(Design(), bounds)
         print(format_report(report))

@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fencing.matrix import verdict_matrix  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
 from model.explorer import Exploration, explore  # noqa: E402
-from model.matrix import verdict_matrix  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
 
 BENCH_BOUNDS = Bounds(workers=3, lease=3, horizon=10, grants=5, writes=2)

@@ -83,7 +83,7 @@ PRESETS_LIST: Final = (
         "a resource that demands a strictly greater token on every write",
         "Using > instead of >= still keeps order (P1, P3 hold) but refuses the holder's own "
         "second write: safe, yet it breaks the legitimate holder (P4 fails).",
-        "design-variants.md; the >= of a conditional write `WHERE fence <= $t`",
+        "docs/model.md; the >= of a conditional write `WHERE fence <= $t`",
         expected=(None, 5, None, 5, None),
     ),
     Preset(
@@ -102,7 +102,7 @@ PRESETS_LIST: Final = (
         "a resource that keeps its highest seen token in memory only",
         "If the resource forgets its mark on restart, an old token is accepted again after "
         "a newer one (P1, P3 fail).",
-        "design-variants.md; any in-memory max_seen lost on restart",
+        "docs/model.md; any in-memory max_seen lost on restart",
         expected=(9, 5, 9, None, None),
     ),
     Preset(
@@ -149,7 +149,7 @@ PRESETS_LIST: Final = (
         "a sequence number that wraps or restarts",
         "When the token wraps, a newer grant carries a smaller number: it is refused (P4 "
         "fails) and order is lost (P3 fails).",
-        "design-variants.md; any fixed-width sequence number",
+        "docs/model.md; any fixed-width sequence number",
         expected=(None, 5, 14, 12, None),
     ),
     Preset(
@@ -158,7 +158,7 @@ PRESETS_LIST: Final = (
         "storage that compares tokens for equality",
         "Equality is not ordering: the first writer's token is accepted forever, and every "
         "later holder is refused (P4 fails).",
-        "design-variants.md; an equality-checked version column",
+        "docs/model.md; an equality-checked version column",
         expected=(None, 5, None, 8, None),
     ),
     Preset(
@@ -168,8 +168,7 @@ PRESETS_LIST: Final = (
         "Fencing the storage at grant time refuses a stale write as soon as the next grant "
         "is made, even before the new holder writes (P1, P3, P4 hold); a write landing after "
         "expiry with no newer grant yet is still outside its lease (P2 fails).",
-        "design-variants.md; storage-integrated locks such as etcd transactions guarding "
-        "the data key",
+        "docs/model.md; storage-integrated locks such as etcd transactions guarding the data key",
         expected=(None, 5, None, None, None),
     ),
     Preset(
@@ -188,7 +187,7 @@ PRESETS_LIST: Final = (
         "read-modify-write under a fenced write, where reads carry no token",
         "Fencing only the write is not enough: a stale worker's write can overwrite the new "
         "holder's update (P5 fails, a lost update) although tokens stay ordered (P1, P3 hold).",
-        "design-variants.md; Jepsen analyses of lock-protected read-modify-write",
+        "docs/model.md; Jepsen analyses of lock-protected read-modify-write",
         expected=(None, 7, None, None, 12),
     ),
     Preset(
@@ -197,7 +196,7 @@ PRESETS_LIST: Final = (
         "read-modify-write where the read carries the token too",
         "When the new holder's first request (its read) fences the resource, the stale "
         "write is refused and no update is lost (P5 holds).",
-        "design-variants.md",
+        "docs/model.md",
         expected=(None, 7, None, None, None),
     ),
     Preset(
@@ -206,7 +205,7 @@ PRESETS_LIST: Final = (
         "read-modify-write under a TTL lock alone",
         "Without fencing, a paused worker's write silently overwrites another's update "
         "(P1, P3, P5 fail).",
-        "the seed's lost-update report; M. Kleppmann, 'How to do distributed locking' (2016)",
+        "M. Kleppmann, 'How to do distributed locking' (2016)",
         expected=(12, 7, 12, None, 12),
     ),
     Preset(
@@ -214,7 +213,7 @@ PRESETS_LIST: Final = (
         Design(receiver="lease-aware", workload="rmw", fenced_reads=True),
         "read-modify-write where the resource checks the live lease on reads and writes",
         "Checking the live lease on every request keeps every property (P1, P2, P3, P4, P5 hold).",
-        "design-variants.md",
+        "docs/model.md",
         expected=(None, None, None, None, None),
     ),
 )

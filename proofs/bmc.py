@@ -160,9 +160,11 @@ def first_acquire_order(encoding: Encoding) -> tuple[tuple[tuple[int, ...], tupl
     higher-numbered one, and all of v's rules come before w's in rule order, so w's first
     Acquire never moves ahead of v's. The two reductions therefore combine.
     """
+
     def acquires(worker: int) -> tuple[int, ...]:
         return tuple(
-            number for number, rule in enumerate(encoding.rules)
+            number
+            for number, rule in enumerate(encoding.rules)
             if rule.action.name == "Acquire" and rule.action.worker == worker
         )
 
@@ -268,18 +270,29 @@ class _Search:
         """Record a property no step can break, or one the bounded invariant proves."""
         never = z3.simplify(self.encoding.violation(prop, self.encoding.state(0, tag="never:")))
         if z3.is_false(never):
-            self._record(prop, HOLDS_WITHIN_BOUNDS, INDUCTION, k=0,
-                         reason="no transition of this design can break it")
+            self._record(
+                prop,
+                HOLDS_WITHIN_BOUNDS,
+                INDUCTION,
+                k=0,
+                reason="no transition of this design can break it",
+            )
             return True
         if self.invariant is None or self.invariant.failure:
             return False
-        verdict = proved_by_invariant(self.invariant, prop, self.budget.rlimit,
-                                      self.budget.timeout_ms)
+        verdict = proved_by_invariant(
+            self.invariant, prop, self.budget.rlimit, self.budget.timeout_ms
+        )
         if verdict != z3.unsat:
             return False
         names = ", ".join(self.invariant.names) or "the column domains"
-        self._record(prop, HOLDS_WITHIN_BOUNDS, INDUCTION, k=0,
-                     reason=f"the bounded system's inductive invariant excludes it ({names})")
+        self._record(
+            prop,
+            HOLDS_WITHIN_BOUNDS,
+            INDUCTION,
+            k=0,
+            reason=f"the bounded system's inductive invariant excludes it ({names})",
+        )
         return True
 
     def _k_induction(self, prop: Property) -> bool:
@@ -290,8 +303,13 @@ class _Search:
         for k in K_SCHEDULE:
             budget = self.budget
             if step_case(self.invariant, prop, k, budget.rlimit, budget.k_timeout_ms) == z3.unsat:
-                self._record(prop, HOLDS_WITHIN_BOUNDS, K_INDUCTION, k=k,
-                             reason=f"{k}-induction on the bounded system")
+                self._record(
+                    prop,
+                    HOLDS_WITHIN_BOUNDS,
+                    K_INDUCTION,
+                    k=k,
+                    reason=f"{k}-induction on the bounded system",
+                )
                 return True
         return False
 
@@ -370,12 +388,15 @@ class _Search:
         """Store a property's verdict with the time since the search started."""
         reached = self.limit.found or self.limit.given or len(self.states)
         self.results[prop.name] = BmcResult(
-            prop.name, status, reached, method=method,
-            seconds=time.perf_counter() - self.started, **extra,  # type: ignore[arg-type]
+            prop.name,
+            status,
+            reached,
+            method=method,
+            seconds=time.perf_counter() - self.started,
+            **extra,  # type: ignore[arg-type]
         )
 
 
 def _model_value(model: z3.ModelRef, term: z3.ExprRef) -> int:
     """A model's value of a term as a Python int."""
     return int(model.eval(term, model_completion=True).as_long())
-

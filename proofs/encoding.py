@@ -221,7 +221,6 @@ class Encoding:
         """The action instance a model chooses at this state."""
         return self.rules[_model_int(model, state.act)].action
 
-
     def term(self, value: object) -> z3.ExprRef:
         """An effect value as a term of this encoding's sort (rules leave constants as ints)."""
         if isinstance(value, int):
@@ -254,4 +253,3 @@ def _as_bool(cond: object) -> z3.BoolRef:
     if isinstance(cond, bool):
         return z3.BoolVal(cond)
     return cond  # type: ignore[return-value]
-

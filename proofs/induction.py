@@ -201,7 +201,11 @@ class Prover:
     ) -> InductionResult:
         """An open verdict with its reason (and counterexample to induction, if any)."""
         return InductionResult(
-            prop.name, UNKNOWN, INDUCTION, cti=cti, reason=reason,
+            prop.name,
+            UNKNOWN,
+            INDUCTION,
+            cti=cti,
+            reason=reason,
             seconds=time.perf_counter() - started,
         )
 

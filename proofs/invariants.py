@@ -173,7 +173,9 @@ def tokens_follow_grants(s: Vars, c: Context) -> z3.BoolRef | None:
         return None
     held = [
         z3.Implies(z3.And(s.gid[v] != 0, s.gid[v] < s.gid[w]), s.tok[v] < s.tok[w])
-        for v in c.ids for w in c.ids if v != w
+        for v in c.ids
+        for w in c.ids
+        if v != w
     ]
     last = [z3.Implies(z3.And(s.gid[w] != 0, s.gid[w] < s.lastg), s.tok[w] < s.last) for w in c.ids]
     return z3.And(held + last)

@@ -160,8 +160,9 @@ def nonatomic_counterexample(
 ) -> tuple[dict[int, int], tuple[Step, ...]]:
     """The shortest run of Check/Apply steps alone that breaks P1 at a non-atomic receiver."""
     bounds = Bounds(workers=2, lease=1, horizon=1, grants=1, writes=1)
-    encoding = Encoding(Design(receiver="fenced-nonatomic"), bounds, unbounded=True,
-                        only=("Check", "Apply"))
+    encoding = Encoding(
+        Design(receiver="fenced-nonatomic"), bounds, unbounded=True, only=("Check", "Apply")
+    )
     for length in range(1, NONATOMIC_MAX_STEPS + 1):
         states = encoding.run(length - 1, tag="na:")
         check = solver(rlimit, timeout_ms)
@@ -180,10 +181,16 @@ def _in_flight(encoding: Encoding, state: SymState) -> z3.BoolRef:
     facts = [s.hwm == 0, s.last == 0]
     for w in encoding.layout.workers:
         facts += [s.tok[w] >= 1, s.pending[w] == 1, s.gid[w] == s.tok[w]]
-    others = {"hwm", "last", *(slot(f, w) for w in encoding.layout.workers
-                              for f in ("tok", "pending", "gid"))}
-    facts += [v == 0 for c, v in zip(encoding.layout.columns, state.values, strict=True)
-              if c not in others]
+    others = {
+        "hwm",
+        "last",
+        *(slot(f, w) for w in encoding.layout.workers for f in ("tok", "pending", "gid")),
+    }
+    facts += [
+        v == 0
+        for c, v in zip(encoding.layout.columns, state.values, strict=True)
+        if c not in others
+    ]
     return z3.And(facts)
 
 

@@ -74,8 +74,9 @@ def prove(
     results = {n: _proved(r) for n, r in inductive.items() if r.status == PROVED}
     open_names = [n for n in names if n not in results]
     if open_names:
-        bounded = bmc(design, bounds, max_length, properties=open_names, rlimit=rlimit,
-                      timeout_ms=timeout_ms)
+        bounded = bmc(
+            design, bounds, max_length, properties=open_names, rlimit=rlimit, timeout_ms=timeout_ms
+        )
         for name in open_names:
             results[name] = _after_bmc(
                 design, bounds, bounded[name], inductive[name], rlimit, spacer_timeout_ms
@@ -87,7 +88,10 @@ def prove(
 def _proved(result: InductionResult) -> PropertyResult:
     """An induction proof as a report row."""
     return PropertyResult(
-        result.prop, PROVED, result.method, invariant=result.invariant_text,
+        result.prop,
+        PROVED,
+        result.method,
+        invariant=result.invariant_text,
         reason="for every horizon and grant count, with these workers, lease and writes",
         seconds=result.seconds,
     )
@@ -104,9 +108,13 @@ def _after_bmc(
     """A property induction did not prove: violated by BMC, proved by Spacer, or unknown."""
     if bounded.status == VIOLATED:
         return PropertyResult(
-            bounded.prop, VIOLATED, BMC, shortest=bounded.shortest,
+            bounded.prop,
+            VIOLATED,
+            BMC,
+            shortest=bounded.shortest,
             reason=f"a run of {bounded.shortest} transitions breaks it",
-            seconds=bounded.seconds, actions=bounded.actions or (),
+            seconds=bounded.seconds,
+            actions=bounded.actions or (),
         )
     spacer = prove_by_spacer(
         design, bounds, bounded.prop, rlimit=rlimit, timeout_ms=spacer_timeout_ms
@@ -114,8 +122,12 @@ def _after_bmc(
     seconds = bounded.seconds + inductive.seconds + spacer.seconds
     if spacer.status == PROVED:
         return PropertyResult(
-            bounded.prop, PROVED, spacer.method, invariant=spacer.invariant_text,
-            reason="Spacer's invariant, for every horizon and grant count", seconds=seconds,
+            bounded.prop,
+            PROVED,
+            spacer.method,
+            invariant=spacer.invariant_text,
+            reason="Spacer's invariant, for every horizon and grant count",
+            seconds=seconds,
         )
     within = f"BMC: {bounded.reason}"
     if bounded.status == HOLDS_WITHIN_BOUNDS and bounded.method == BMC:
@@ -126,8 +138,9 @@ def _after_bmc(
     reason = f"{within}; induction: {inductive.reason}; {spacer.reason}"
     if cti:
         reason += f"; counterexample to induction: {cti}"
-    return PropertyResult(bounded.prop, UNKNOWN, inductive.method, reason=reason,
-                          seconds=seconds, cti=cti)
+    return PropertyResult(
+        bounded.prop, UNKNOWN, inductive.method, reason=reason, seconds=seconds, cti=cti
+    )
 
 
 def report_to_json(report: ProofReport) -> dict[str, Any]:
@@ -189,8 +202,13 @@ def receiver_report_to_json(report: ReceiverReport) -> dict[str, Any]:
         "nonatomic": {
             "tokens": {str(w): t for w, t in report.tokens.items()},
             "steps": [
-                {**s.action.to_dict(), "token": s.token, "hwm": s.hwm, "last": s.last,
-                 "breaks_p1": s.breaks_p1}
+                {
+                    **s.action.to_dict(),
+                    "token": s.token,
+                    "hwm": s.hwm,
+                    "last": s.last,
+                    "breaks_p1": s.breaks_p1,
+                }
                 for s in report.steps
             ],
         },

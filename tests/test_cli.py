@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from model.cli import main
+from fencing.cli import main
+from fencing.stories import paused_worker_story
 from model.presets import PRESETS_LIST
-from model.scenarios import seed_story
 from model.trace import trace_to_dict, trace_to_json
 
 
@@ -116,7 +116,7 @@ def test_budget_is_reported_as_incomplete(capsys: pytest.CaptureFixture[str]) ->
 def test_replay_narrates_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`fencing replay` re-checks a trace file and lists the violated properties."""
     path = tmp_path / "seed.json"
-    path.write_text(trace_to_json(seed_story("none").trace()))
+    path.write_text(trace_to_json(paused_worker_story("none").trace()))
     code, out, _ = run(["replay", str(path)], capsys)
     assert code == 0
     assert "Replayed 9 steps" in out and "properties violated: P1, P2, P3" in out
@@ -124,7 +124,7 @@ def test_replay_narrates_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_replay_refuses_a_tampered_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A tampered file gets the first bad step named, with exit status 2."""
-    data = trace_to_dict(seed_story("none").trace())
+    data = trace_to_dict(paused_worker_story("none").trace())
     data["steps"][3]["state"]["holder"] = 1
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))

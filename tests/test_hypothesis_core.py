@@ -1,4 +1,4 @@
-"""Hypothesis stateful tests of the canonical core (core-model.md) through the step interpreter.
+"""Hypothesis stateful tests of the canonical core (docs/model.md) through the step interpreter.
 
 Random runs are driven by `tests.machines.FencingMachine`: each step takes one action
 instance that `System.enabled` lists for the current state. With the fenced receiver P1
@@ -31,18 +31,18 @@ from tests.machines import (
 )
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
-"""The first two rows of core-model.md's reference figures."""
+"""The first two rows of docs/model.md's reference figures."""
 
 FENCED = Design(receiver="fenced")
 UNFENCED = Design(receiver="none")
 BOUNDS = pytest.mark.parametrize("bounds", [SMALL, REFERENCE_BOUNDS], ids=["small", "reference"])
 
 SPEC_SHORTEST_P1_NONE_SMALL = 8
-"""core-model.md: shortest P1 violation for receiver none at W2 L2 T4 G2 K1."""
+"""docs/model.md: shortest P1 violation for receiver none at W2 L2 T4 G2 K1."""
 
 
 def core_state_problem(design: Design, bounds: Bounds) -> Callable[[dict[str, int]], str | None]:
-    """An invariant from core-model.md's state table and design-variants.md's ghost notes.
+    """An invariant from docs/model.md's state table and docs/model.md's ghost notes.
 
     Every variable stays in its stated domain; `expires` is 0 whenever `holder` is 0;
     with receiver none `hwm` stays 0; and in the core the ghosts `gid[w]`, `lastg` and
@@ -99,7 +99,7 @@ def core_machine(
 
 
 def test_explorer_matches_the_spec_figures_these_tests_rely_on() -> None:
-    """The explorer's verdicts that the searches below compare against match core-model.md."""
+    """The explorer's verdicts that the searches below compare against match docs/model.md."""
     fenced, unfenced = exploration_of(FENCED, SMALL), exploration_of(UNFENCED, SMALL)
     assert (fenced.states, fenced.transitions) == (321, 668)
     assert (unfenced.states, unfenced.transitions) == (354, 728)

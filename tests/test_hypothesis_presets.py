@@ -53,7 +53,7 @@ SPEC_VERDICTS = {
     "key-version-token": {"P1": None, "P2": 5, "P3": 8, "P4": None, "P5": None},
     "rmw-fencing-unfenced-reads": {"P1": None, "P2": 7, "P3": None, "P4": None, "P5": 12},
 }
-"""design-variants.md's reference verdicts: shortest violation, or None for "holds"."""
+"""docs/model.md's reference verdicts: shortest violation, or None for "holds"."""
 
 
 def holding(preset: Preset) -> frozenset[str]:
@@ -77,7 +77,7 @@ VIOLATED = violated_pairs()
 
 @pytest.mark.parametrize("name", sorted(SPEC_VERDICTS))
 def test_explorer_matches_the_spec_reference_verdicts(name: str) -> None:
-    """The verdicts the random runs are compared with agree with design-variants.md."""
+    """The verdicts the random runs are compared with agree with docs/model.md."""
     verdicts = exploration_of(PRESETS[name].design, BOUNDS).verdicts
     expected = SPEC_VERDICTS[name]
     shown = {prop: v.shortest if (v := verdicts.get(prop)) else None for prop in expected}
@@ -85,7 +85,7 @@ def test_explorer_matches_the_spec_reference_verdicts(name: str) -> None:
 
 
 def test_the_explorer_verdicts_are_complete() -> None:
-    """"Holds" means something only if the explorer saw every reachable state."""
+    """ "Holds" means something only if the explorer saw every reachable state."""
     for preset in PRESETS_LIST:
         exploration = exploration_of(preset.design, BOUNDS)
         assert exploration.complete, (preset.name, exploration.stopped_by)

@@ -25,10 +25,10 @@ REFERENCE_SHORTEST = {
     ("rmw-fencing-unfenced-reads", "P2"): 7,
     ("rmw-fencing-unfenced-reads", "P5"): 12,
 }
-"""design-variants.md's reference violations at W=2 L=2 T=6 G=3 K=2 (its other cells hold)."""
+"""docs/model.md's reference violations at W=2 L=2 T=6 G=3 K=2 (its other cells hold)."""
 
 PUBLISHED = ("lease-only", "fencing", "key-version-token", "rmw-fencing-unfenced-reads")
-"""Presets whose whole row design-variants.md publishes."""
+"""Presets whose whole row docs/model.md publishes."""
 
 SMALL = Bounds(workers=2, lease=1, horizon=3, grants=2, writes=1)
 

@@ -1,4 +1,4 @@
-"""The reference figures of core-model.md and design-variants.md, reproduced exactly."""
+"""The reference figures of docs/model.md and docs/model.md, reproduced exactly."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from model.cli import main
+from fencing.cli import main
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS
@@ -28,7 +28,7 @@ VARIANT_ROWS = {
 
 @pytest.mark.parametrize("row", CORE_ROWS, ids=lambda row: f"W{row[0]}-{row[5]}")
 def test_core_reference_figures(row: tuple) -> None:
-    """States, transitions, depth, shortest P1/P2 and orbits equal core-model.md's table."""
+    """States, transitions, depth, shortest P1/P2 and orbits equal docs/model.md's table."""
     W, L, T, G, K, receiver, states, transitions, depth, p1, p2, orbits = row
     bounds, design = Bounds(W, L, T, G, K), Design(receiver=receiver)
     result = explore(design, bounds)
@@ -77,7 +77,7 @@ def test_cli_json_reproduces_core_figures(row: tuple, capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("name", sorted(VARIANT_ROWS))
 def test_design_variant_reference_verdicts(name: str) -> None:
-    """design-variants.md's reference verdicts at W=2 L=2 T=6 G=3 K=2."""
+    """docs/model.md's reference verdicts at W=2 L=2 T=6 G=3 K=2."""
     result = explore(PRESETS[name].design, REFERENCE_BOUNDS)
     assert result.complete
     found = tuple(result.verdicts[p].shortest for p in ("P1", "P2", "P3", "P4", "P5"))

@@ -8,9 +8,9 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
+from fencing.stories import paused_worker_story
 from model.design import Bounds, Design
 from model.rules import Action
-from model.scenarios import seed_story
 from model.trace import Trace, replay
 from webapp.events import (
     LEASE_ACTIVE,
@@ -85,14 +85,14 @@ def _accepted_and_rejected(trace: Trace) -> tuple[int, int]:
 
 @pytest.mark.parametrize("receiver", ["none", "fenced"])
 def test_lanes_are_coordinator_workers_receiver(receiver: str) -> None:
-    figure = timeline_figure(seed_story(receiver).trace())
+    figure = timeline_figure(paused_worker_story(receiver).trace())
     labels = [text.replace("<b>", "").replace("</b>", "") for text in figure.layout.yaxis.ticktext]
     assert labels[:4] == ["coordinator", "W1", "W2", "receiver"]
 
 
 @pytest.mark.parametrize("receiver", ["none", "fenced"])
 def test_accepted_and_rejected_markers_match_the_trace(receiver: str) -> None:
-    trace = seed_story(receiver).trace()
+    trace = paused_worker_story(receiver).trace()
     figure = timeline_figure(trace)
     accepted, rejected = _accepted_and_rejected(trace)
     shown_accepted = _points(figure, ACCEPTED.word) + _points(figure, VIOLATING.word)
@@ -106,7 +106,7 @@ def test_accepted_and_rejected_markers_match_the_trace(receiver: str) -> None:
 
 
 def test_lease_bars_end_at_expiry() -> None:
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     segments = lease_segments(trace)
     first = next(s for s in segments if s.worker == 1 and s.status == LEASE_ACTIVE)
     assert first.end == pytest.approx(time_x(trace, 2))  # W1's lease ran until t=2
@@ -128,7 +128,7 @@ def test_lease_still_running_at_the_end_is_drawn_to_its_expiry() -> None:
 
 @pytest.mark.parametrize("receiver", ["none", "fenced"])
 def test_one_arrow_per_delivered_send(receiver: str) -> None:
-    trace = seed_story(receiver).trace()
+    trace = paused_worker_story(receiver).trace()
     delivered = sum(1 for step in trace.steps if step.action.name == "Deliver")
     figure = timeline_figure(trace)
     assert _arrow_count(figure) == delivered == len(messages(trace))
@@ -143,13 +143,13 @@ def test_one_arrow_per_delivered_send(receiver: str) -> None:
 
 
 def test_an_undelivered_send_has_no_arrow_yet() -> None:
-    trace = seed_story("fenced").trace()
+    trace = paused_worker_story("fenced").trace()
     figure = timeline_figure(trace, upto=7)  # W1 has sent, not yet delivered
     assert _arrow_count(figure) == 1
 
 
 def test_hover_text_contains_each_step_sentence() -> None:
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     figure = timeline_figure(trace)
     hovers = " ".join(str(h) for t in figure.data if t.hovertext for h in t.hovertext)
     for step in trace.steps:
@@ -159,7 +159,7 @@ def test_hover_text_contains_each_step_sentence() -> None:
 
 
 def test_steps_within_a_tick_go_left_to_right_and_ticks_sit_on_integers() -> None:
-    trace = seed_story("fenced").trace()
+    trace = paused_worker_story("fenced").trace()
     positions = step_positions(trace)
     assert list(positions) == sorted(positions)
     for step, x in zip(trace.steps, positions, strict=True):
@@ -169,7 +169,7 @@ def test_steps_within_a_tick_go_left_to_right_and_ticks_sit_on_integers() -> Non
 
 
 def test_frames_reveal_one_step_at_a_time() -> None:
-    trace = seed_story("fenced").trace()
+    trace = paused_worker_story("fenced").trace()
     figure = timeline_figure(trace, upto=3)
     assert len(figure.frames) == len(trace.steps) + 1
     counts = [_arrow_count(figure, frame.data) for frame in figure.frames]
@@ -237,7 +237,7 @@ def test_a_60_step_figure_has_few_traces_and_lean_frames() -> None:
 
 
 def test_a_frameless_figure_is_the_same_picture() -> None:
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     still = timeline_figure(trace, animate=False)
     animated = timeline_figure(trace)
     assert not still.frames
@@ -248,7 +248,7 @@ def test_a_frameless_figure_is_the_same_picture() -> None:
 
 @pytest.mark.parametrize("upto", [None, 0, 5])
 def test_the_figure_passes_plotly_validation(upto: int | None) -> None:
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     for animate in (True, False):
         figure = timeline_figure(trace, upto=upto, animate=animate)
         go.Figure(figure.to_dict())  # built unvalidated for speed: check every attribute once here

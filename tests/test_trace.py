@@ -6,26 +6,26 @@ import json
 
 import pytest
 
+from fencing.stories import PAUSED_WORKER_ACTIONS, paused_worker_story
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.rules import Action
-from model.scenarios import SEED_ACTIONS, seed_story
 from model.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
 
 
-def test_seed_story_fails_without_fencing_and_holds_with_it() -> None:
-    """The seed's late write is accepted by a plain store and refused by a fenced one."""
-    plain, fenced = seed_story("none").trace(), seed_story("fenced").trace()
+def test_paused_worker_story_fails_without_fencing_and_holds_with_it() -> None:
+    """The paused worker's late write is accepted by a plain store and refused by a fenced one."""
+    plain, fenced = paused_worker_story("none").trace(), paused_worker_story("fenced").trace()
     assert plain.violated() == ("P1", "P2", "P3")
     assert fenced.violated() == ()
-    late = SEED_ACTIONS.index(Action("Deliver", 1))
+    late = PAUSED_WORKER_ACTIONS.index(Action("Deliver", 1))
     assert "accepted" in plain.steps[late].sentence
     assert "rejected" in fenced.steps[late].sentence and "1 < 2" in fenced.steps[late].sentence
 
 
 def test_steps_report_the_receivers_outcome() -> None:
     """Each delivery says accepted or rejected; a split receiver says checked, then accepted."""
-    plain, fenced = seed_story("none").trace(), seed_story("fenced").trace()
+    plain, fenced = paused_worker_story("none").trace(), paused_worker_story("fenced").trace()
     assert [s.outcome for s in plain.steps if s.outcome] == ["accepted", "accepted"]
     assert [s.outcome for s in fenced.steps if s.outcome] == ["accepted", "rejected"]
     assert all(s.outcome is None for s in plain.steps if s.action.name != "Deliver")
@@ -66,7 +66,7 @@ def test_violation_reasons_explain_the_comparison() -> None:
 
 def test_json_round_trip_preserves_the_trace() -> None:
     """Export then import gives the same actions, states and violations."""
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     again = trace_from_json(trace_to_json(trace))
     assert again.actions == trace.actions
     assert again.states() == trace.states()
@@ -75,8 +75,8 @@ def test_json_round_trip_preserves_the_trace() -> None:
 
 
 def _tampered(change) -> str:
-    """The seed trace's JSON after applying `change` to its decoded object."""
-    data = trace_to_dict(seed_story("fenced").trace())
+    """The paused worker trace's JSON after applying `change` to its decoded object."""
+    data = trace_to_dict(paused_worker_story("fenced").trace())
     change(data)
     return json.dumps(data)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from fencing.stories import paused_worker_story
 from model.design import REFERENCE_BOUNDS, Design, DesignError
 from model.explorer import explore
 from model.presets import PRESETS
-from model.scenarios import seed_story
 from webapp.chapters import BY_NUMBER, CHAPTERS, chapter_traces
 from webapp.design_form import (
     bounds_from_values,
@@ -133,14 +133,14 @@ def test_clamp_step(raw: object, expected: int) -> None:
 
 
 def test_narration_marks_the_current_step() -> None:
-    trace = seed_story("none").trace()
+    trace = paused_worker_story("none").trace()
     lines = narration(trace, 8)
     assert [line.number for line in lines if line.current] == [8]
     assert lines[7].outcome == "violating" and lines[7].reasons
 
 
 def test_actor_rows_show_every_actor() -> None:
-    trace = seed_story("fenced").trace()
+    trace = paused_worker_story("fenced").trace()
     rows = actor_rows(trace, 8)
     assert [r.actor for r in rows] == ["clock", "coordinator", "W1", "W2", "receiver"]
     assert "hwm=2" in rows[-1].state
@@ -149,11 +149,11 @@ def test_actor_rows_show_every_actor() -> None:
 
 
 def test_run_summary_counts_outcomes() -> None:
-    assert "1 write(s) accepted, 1 rejected" in run_summary(seed_story("fenced").trace())
+    assert "1 write(s) accepted, 1 rejected" in run_summary(paused_worker_story("fenced").trace())
 
 
 def test_matrix_cells_open_only_violations() -> None:
-    from model.matrix import verdict_matrix
+    from fencing.matrix import verdict_matrix
     from webapp.compare_page import cell_at, matrix_cells
 
     presets = [PRESETS["lease-only"], PRESETS["fencing"]]

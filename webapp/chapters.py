@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from fencing.stories import PAUSED_WORKER_ACTIONS, PAUSED_WORKER_BOUNDS
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action
-from model.scenarios import SEED_ACTIONS, SEED_BOUNDS
 from model.trace import Trace, replay
 
 
@@ -108,17 +108,17 @@ CHAPTERS: Final = (
         (
             RunSpec(
                 "Lease only",
-                "The seed's scenario with a plain store (receiver `none`).",
+                "The paused worker's run with a plain store (receiver `none`).",
                 Design(receiver="none"),
-                SEED_BOUNDS,
-                SEED_ACTIONS,
+                PAUSED_WORKER_BOUNDS,
+                PAUSED_WORKER_ACTIONS,
             ),
             RunSpec(
                 "Fencing",
                 "The same actions with a fencing receiver (receiver `fenced`).",
                 Design(),
-                SEED_BOUNDS,
-                SEED_ACTIONS,
+                PAUSED_WORKER_BOUNDS,
+                PAUSED_WORKER_ACTIONS,
             ),
         ),
         ("lease-only", "fencing"),

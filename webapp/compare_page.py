@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from fencing.matrix import Matrix, verdict_matrix
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.matrix import Matrix, verdict_matrix
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.cache import explore_cached, replay_cached

@@ -30,7 +30,7 @@ PAGES: Final = (
     PageEntry(
         "screens/story.py",
         "Start",
-        "The seed's story",
+        "The paused worker",
         ":material/menu_book:",
         "story",
         "A paused worker writes after its lease: the same run with a plain store and with fencing.",
@@ -41,7 +41,7 @@ PAGES: Final = (
         "1. The worker that woke up too late",
         ":material/alarm:",
         "chapter-1",
-        "Lease-only versus fencing on the seed's scenario.",
+        "Lease-only versus fencing when the paused worker wakes up.",
     ),
     PageEntry(
         "screens/chapter_2.py",

@@ -1,6 +1,6 @@
 """The step player: first/back/next/last controls kept in the URL, the timeline and narration.
 
-Used by the seed's story, every walkthrough chapter and every counterexample, so stepping
+Used by the paused worker's story, every walkthrough chapter and every counterexample, so stepping
 and highlighting behave the same on every page. The step position lives in
 `st.query_params`, so a copied link reopens the same step.
 """

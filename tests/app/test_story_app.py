@@ -1,4 +1,4 @@
-"""AppTest: the home page and the seed's story page."""
+"""AppTest: the home page and the paused worker's story page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from model.scenarios import seed_story
+from fencing.stories import paused_worker_story
 from tests.app.helpers import all_text
 
 
@@ -36,8 +36,8 @@ def test_story_steps_forward_through_the_url_and_highlights_the_step(
     assert at.query_params["step"] in ("8", ["8"])
     text = all_text(at)
     assert "Step 8 of 9" in text
-    fenced = seed_story("fenced").trace().steps[7].sentence
-    late = seed_story("none").trace().steps[7].sentence
+    fenced = paused_worker_story("fenced").trace().steps[7].sentence
+    late = paused_worker_story("none").trace().steps[7].sentence
     highlighted = [m.value for m in at.markdown if ":orange-background[" in m.value]
     assert any(fenced in h for h in highlighted) and any(late in h for h in highlighted)
     at.button(key="story-last").click().run()

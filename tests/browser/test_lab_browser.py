@@ -11,7 +11,7 @@ import pytest
 from tests.browser.conftest import WAIT_MS, ConsoleLog, arrowheads, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
-SEED_CLICKS = (
+PAUSED_WORKER_CLICKS = (
     "Acquire W1",
     "Send W1's write",
     "Tick (time passes)",
@@ -31,7 +31,7 @@ def test_playing_a_violation_by_clicking(app_url: str, page: tuple[Any, ConsoleL
     tab.goto(f"{app_url}/playground")
     tab.get_by_text("Be the scheduler").first.wait_for(timeout=WAIT_MS)
     wait_idle(tab)
-    for label in SEED_CLICKS:
+    for label in PAUSED_WORKER_CLICKS:
         click(tab, label)
     tab.get_by_text("P2 violated at step 5").wait_for(timeout=WAIT_MS)
     assert parse_qs(urlparse(tab.url).query)["a"] == ["A1.S1.T.T.D1"]
@@ -45,13 +45,13 @@ def test_playing_a_violation_by_clicking(app_url: str, page: tuple[Any, ConsoleL
 def test_solving_a_break_it_exercise(app_url: str, page: tuple[Any, ConsoleLog]) -> None:
     tab, _ = page
     tab.goto(f"{app_url}/exercises")
-    tab.get_by_text("From the seed's story to the lost update").wait_for(timeout=WAIT_MS)
+    tab.get_by_text("From the paused worker to the lost update").wait_for(timeout=WAIT_MS)
     wait_idle(tab)
     tab.get_by_test_id("stSelectbox").nth(1).click()
-    tab.get_by_role("option", name="2. The seed's story: write after the lease").click()
+    tab.get_by_role("option", name="2. The paused worker: write after the lease").click()
     wait_idle(tab)
     tab.get_by_text("Violate P2", exact=True).wait_for(timeout=WAIT_MS)
-    for label in SEED_CLICKS:
+    for label in PAUSED_WORKER_CLICKS:
         click(tab, label)
     click(tab, "Check my run")
     tab.get_by_text("Right: step 5 (Deliver(W1)) violates P2").wait_for(timeout=WAIT_MS)

@@ -1,14 +1,14 @@
-"""The seed's story: one scripted run, with a plain store and with a fencing receiver."""
+"""The paused worker: one scripted run, with a plain store and with a fencing receiver."""
 
 import streamlit as st
 
-from model.scenarios import SEED_STORY, seed_story
+from fencing.stories import PAUSED_WORKER_STORY, paused_worker_story
 from webapp.player import show_traces
 from webapp.story import story_verdicts
 
-st.title("The seed's story")
-st.markdown(SEED_STORY)
-runs = (seed_story("none").trace(), seed_story("fenced").trace())
+st.title("The paused worker")
+st.markdown(PAUSED_WORKER_STORY)
+runs = (paused_worker_story("none").trace(), paused_worker_story("fenced").trace())
 for line in story_verdicts(runs):
     st.markdown(line)
 st.caption("Use the buttons to step through both runs together, or press ▶ Play on a timeline.")

@@ -30,9 +30,9 @@ class Scenario:
         return replay(self.design, self.bounds, self.actions, title=self.title)
 
 
-SEED_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
+PAUSED_WORKER_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 
-SEED_ACTIONS: Final = (
+PAUSED_WORKER_ACTIONS: Final = (
     Action("Acquire", 1),
     Action("Tick"),
     Action("Tick"),
@@ -46,19 +46,26 @@ SEED_ACTIONS: Final = (
 """W1 takes the lock and pauses; its lease expires; W2 takes the lock and writes; W1 wakes
 and writes with its old token; W2 finishes."""
 
-SEED_STORY: Final = (
+PAUSED_WORKER_STORY: Final = (
     "W1 takes the lock and then pauses (a GC pause, a stalled VM) for longer than its "
     "lease. The lease expires, so the lock service grants the lock to W2, which writes. "
     "W1 wakes up, still believing it holds the lock, and sends its write."
 )
 
 
-def seed_story(receiver: str) -> Scenario:
-    """The seed's story with a plain store (`none`) or a fencing receiver (`fenced`)."""
+def paused_worker_story(receiver: str) -> Scenario:
+    """The paused worker's story with a plain store (`none`) or a fencing receiver (`fenced`)."""
     design = Design(receiver=receiver)
     title = (
         "Lease only: the late write lands"
         if receiver == "none"
         else "Fencing: the late write is refused"
     )
-    return Scenario(f"seed-{receiver}", title, design, SEED_BOUNDS, SEED_ACTIONS, SEED_STORY)
+    return Scenario(
+        f"paused-worker-{receiver}",
+        title,
+        design,
+        PAUSED_WORKER_BOUNDS,
+        PAUSED_WORKER_ACTIONS,
+        PAUSED_WORKER_STORY,
+    )

@@ -15,6 +15,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Final
 
+from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import (
     BOUND_LIMITS,
     HWM_KINDS,
@@ -27,7 +28,6 @@ from model.design import (
     DesignError,
 )
 from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, Progress, explore
-from model.matrix import MatrixRow, verdict_matrix
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
