@@ -7,6 +7,7 @@ bounds or trace error is printed as one line naming what to change, with exit st
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -33,6 +34,9 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
 
 EXIT_USAGE: Final = 2
+COMMAND_MODULES: Final[tuple[str, ...]] = ()
+"""Modules of other engines that add subcommands: each has `register(subparsers)`, which
+adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
 DESIGN_OPTIONS: Final = tuple(field.name for field in fields(Design))
 """Design options settable by a flag of the same name (underscores as dashes)."""
 
@@ -327,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prove_cmd.add_argument("--json", action="store_true")
     prove_cmd.set_defaults(run=run_prove)
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(commands)
     return parser
 
 
