@@ -138,8 +138,7 @@ def exploration_to_dict(result: Exploration) -> dict[str, Any]:
     for name, verdict in result.verdicts.items():
         trace = replay(result.design, result.bounds, verdict.actions) if verdict.actions else None
         properties[name] = {
-            "holds": verdict.holds,
-            "shortest": verdict.shortest,
+            **verdict.to_dict(),
             "trace": _trace_steps(trace) if trace else None,
         }
     return {
@@ -178,7 +177,7 @@ def format_exploration(result: Exploration) -> str:
     ]
     for name, verdict in result.verdicts.items():
         title = f"{name} {BY_NAME[name].title}"
-        status = result.status(name)
+        status = verdict.status.word
         if verdict.violated:
             status = f"VIOLATED (shortest run: {verdict.shortest} steps)"
         lines.append(f"  {title:<32} {status}")

@@ -19,11 +19,9 @@ class MatrixRow:
     exploration: Exploration
 
     def cell(self, name: str) -> str:
-        """`holds`, the shortest violation length, or `holds?` when the run was incomplete."""
-        verdict = self.exploration.verdicts.get(name)
-        if verdict is None or not verdict.violated:
-            return "holds" if self.exploration.complete else "holds?"
-        return str(verdict.shortest)
+        """The shortest violation's length, or the status: holds, vacuous, unknown."""
+        verdict = self.exploration.verdicts[name]
+        return str(verdict.shortest) if verdict.violated else str(verdict.status)
 
 
 @dataclass(frozen=True)
@@ -51,10 +49,8 @@ class Matrix:
 
 
 def _verdict_json(row: MatrixRow, name: str) -> dict[str, object]:
-    """One cell as JSON: holds and shortest."""
-    verdict = row.exploration.verdicts.get(name)
-    violated = verdict is not None and verdict.violated
-    return {"holds": not violated, "shortest": verdict.shortest if verdict and violated else None}
+    """One cell as JSON: status, holds (null when unknown) and shortest."""
+    return row.exploration.verdicts[name].to_dict()
 
 
 def verdict_matrix(

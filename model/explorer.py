@@ -23,6 +23,7 @@ from model.properties import Property
 from model.rules import Action, Rule
 from model.symmetry import Canonicalizer
 from model.system import State, System
+from model.verdicts import PropertyVerdict, Status, exploration_status
 
 DEFAULT_MAX_STATES: Final = 3_000_000
 DEFAULT_MAX_SECONDS: Final = 60.0
@@ -43,18 +44,20 @@ ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """A property's outcome: violated (with a shortest counterexample) or not violated."""
+class EdgeBatch:
+    """Transitions of one rule out of one BFS level, for visitors that need the graph itself.
 
-    name: str
-    violated: bool
-    shortest: int | None = None
-    actions: tuple[Action, ...] | None = None
+    `sources` and `targets` are packed state keys (targets are concrete successors, before
+    any symmetry reduction); `violations` maps each property to a mask over the batch.
+    """
 
-    @property
-    def holds(self) -> bool:
-        """No violation was found (in the part explored; see `Exploration.complete`)."""
-        return not self.violated
+    rule: Rule
+    sources: np.ndarray
+    targets: np.ndarray
+    violations: dict[str, np.ndarray]
+
+
+EdgeVisitor = Callable[[EdgeBatch], None]
 
 
 @dataclass(frozen=True)
@@ -69,16 +72,13 @@ class Exploration:
     depth: int
     symmetry: bool
     seconds: float
-    verdicts: dict[str, Verdict]
+    verdicts: dict[str, PropertyVerdict]
     level_sizes: tuple[int, ...]
     stopped_by: str | None = None
 
-    def status(self, name: str) -> str:
-        """`holds`, `violated`, or `not violated so far` for an incomplete run."""
-        verdict = self.verdicts[name]
-        if verdict.violated:
-            return "violated"
-        return "holds" if self.complete else "not violated so far"
+    def status(self, name: str) -> Status:
+        """The property's status: violated, holds, vacuous, or unknown for an incomplete run."""
+        return self.verdicts[name].status
 
 
 @dataclass
@@ -92,6 +92,7 @@ class _Search:
     states: int = 0
     transitions: int = 0
     first_violation: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    exercised: set[str] = field(default_factory=set)
     stopped_by: str | None = None
 
 
@@ -145,8 +146,10 @@ class Explorer:
         progress: ProgressCallback | None = None,
         max_depth: int | None = None,
         start: State | None = None,
+        on_edges: EdgeVisitor | None = None,
     ) -> None:
         self.system = system
+        self.on_edges = on_edges
         self.layout = system.layout
         self.symmetry = symmetry
         self.canonicalizer = Canonicalizer(self.layout) if symmetry else None
@@ -219,6 +222,8 @@ class Explorer:
                 actions.append(np.full(rows.size, rule_id, dtype=np.int16))
                 search.transitions += int(rows.size)
                 self._note_violations(search, view, rule, rule_id, rows + offset, depth + 1)
+                if self.on_edges is not None:
+                    self._visit(view, rule, frontier[rows], keys[-1])
             if time.perf_counter() - started > self.max_seconds:
                 search.stopped_by = f"time budget of {self.max_seconds:g} s reached"
                 return None
@@ -235,13 +240,27 @@ class Explorer:
         sources: np.ndarray,
         length: int,
     ) -> None:
-        """Record the first violating transition of each property not yet violated."""
+        """Record the first violating transition of each property, and which were exercised."""
         for prop in self.system.properties:
+            if (
+                prop.name not in search.exercised
+                and _as_mask(prop.triggered(view, rule), sources.size).any()
+            ):
+                search.exercised.add(prop.name)
             if prop.name in search.first_violation:
                 continue
             hits = np.flatnonzero(_as_mask(prop.violated(view, rule), sources.size))
             if hits.size:
                 search.first_violation[prop.name] = (int(sources[hits[0]]), rule_id, length)
+
+    def _visit(self, view: Vars, rule: Rule, sources: np.ndarray, targets: np.ndarray) -> None:
+        """Hand one rule's transitions out of a level to the edge visitor."""
+        assert self.on_edges is not None
+        violations = {
+            prop.name: _as_mask(prop.violated(view, rule), sources.size)
+            for prop in self.system.properties
+        }
+        self.on_edges(EdgeBatch(rule, sources, targets, violations))
 
     def _admit(
         self, search: _Search, keys: np.ndarray, parents: np.ndarray, actions: np.ndarray
@@ -266,22 +285,24 @@ class Explorer:
         search.states += int(unique.size)
         return unique
 
-    def _verdicts(self, search: _Search) -> dict[str, Verdict]:
+    def _verdicts(self, search: _Search) -> dict[str, PropertyVerdict]:
         """One verdict per property, with the counterexample's actions when violated."""
         keys = np.concatenate(search.keys)
         parents = np.concatenate(search.parents)
         actions = np.concatenate(search.actions)
+        complete = search.stopped_by is None
         verdicts = {}
         for prop in self.system.properties:
             found = search.first_violation.get(prop.name)
             if found is None:
-                verdicts[prop.name] = Verdict(prop.name, violated=False)
+                status = exploration_status(False, complete, prop.name in search.exercised)
+                verdicts[prop.name] = PropertyVerdict(prop.name, status)
                 continue
             source, rule_id, length = found
             path = [*_path_to(source, parents, actions), rule_id]
             steps = self._realise(path, keys, parents, source, prop)
             assert len(steps) == length
-            verdicts[prop.name] = Verdict(prop.name, True, length, tuple(steps))
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, length, tuple(steps))
         return verdicts
 
     def _realise(
@@ -341,15 +362,20 @@ def explore(
     progress: ProgressCallback | None = None,
     max_depth: int | None = None,
     start: State | None = None,
+    on_edges: EdgeVisitor | None = None,
 ) -> Exploration:
     """Explore a design within bounds; the main entry point of every engine that counts.
 
     `max_depth` explores only runs of at most that many steps (used to show that no
     shorter run than a counterexample violates its property). `start` explores from a
     reachable state other than the initial one (the playground's "finish from here"); the
-    counterexamples then start there too.
+    counterexamples then start there too. `on_edges` is shown every transition as it is
+    found (the state-space page builds its graph this way, from the same search).
     """
     system = System(design, bounds)
     if start is not None:
         system.layout.check_state(start)
-    return Explorer(system, symmetry, max_states, max_seconds, progress, max_depth, start).run()
+    explorer = Explorer(
+        system, symmetry, max_states, max_seconds, progress, max_depth, start, on_edges
+    )
+    return explorer.run()

@@ -143,8 +143,8 @@ def test_matrix_json_has_every_preset(capsys: pytest.CaptureFixture[str]) -> Non
     assert [row["preset"] for row in matrix["rows"]] == [p.name for p in PRESETS_LIST]
     fencing = next(row for row in matrix["rows"] if row["preset"] == "fencing")
     assert fencing["states"] == 321
-    assert fencing["properties"]["P1"] == {"holds": True, "shortest": None}
-    assert fencing["properties"]["P2"] == {"holds": False, "shortest": 5}
+    assert fencing["properties"]["P1"] == {"status": "holds", "holds": True, "shortest": None}
+    assert fencing["properties"]["P2"] == {"status": "violated", "holds": False, "shortest": 5}
 
 
 def test_presets_lists_each_lesson(capsys: pytest.CaptureFixture[str]) -> None:

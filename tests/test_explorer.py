@@ -98,7 +98,8 @@ def test_state_budget_gives_partial_result_with_violations() -> None:
     assert result.states == 500
     assert result.stopped_by is not None and "state budget" in result.stopped_by
     assert result.verdicts["P2"].violated and result.verdicts["P2"].shortest == 5
-    assert result.status("P4") == "not violated so far"
+    assert result.status("P4") == "unknown"
+    assert result.verdicts["P4"].holds is None
 
 
 def test_time_budget_gives_partial_result() -> None:

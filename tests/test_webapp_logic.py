@@ -123,7 +123,7 @@ def test_verdict_cells_and_difference() -> None:
 def test_incomplete_exploration_says_so() -> None:
     partial = explore(Design(), REFERENCE_BOUNDS, max_states=50)
     assert not partial.complete
-    assert cell(partial, "P1") == "? not violated so far"
+    assert cell(partial, "P1") == "? unknown (not finished)"
     assert verdict_rows({"x": partial})[0]["complete"].startswith("no")
 
 

@@ -130,7 +130,7 @@ def _summary(exploration: Exploration) -> None:
         st.warning(
             f"Incomplete: the exploration stopped ({exploration.stopped_by}) after "
             f"{exploration.states:,} states. Violations found so far are real; a property "
-            "not violated so far may still fail deeper."
+            "not violated so far is unknown: it may still fail deeper."
         )
     cols = st.columns(4)
     cols[0].metric("states", f"{exploration.states:,}")

@@ -1,8 +1,8 @@
 """The reachable state graph of a small design: counts, a networkx graph and plotly figures.
 
 `count_space` asks the explorer for the numbers (with and without symmetry reduction);
-`build_graph` walks the step interpreter breadth-first into a networkx graph when the
-space is small enough to draw (`GRAPH_NODE_LIMIT`). Each state is coloured by what it
+`build_graph` collects the explorer's transitions into a networkx graph when the space is
+small enough to draw (`GRAPH_NODE_LIMIT`). Each state is coloured by what it
 means for a chosen property: a violating transition leaves it, a violation can still be
 reached from it, or it is safe. Nothing here imports Streamlit.
 """
@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import networkx as nx
-import numpy as np
 import plotly.graph_objects as go
 
 from model.design import Bounds, Design
-from model.explorer import decode, explore
-from model.layout import Vars
+from model.explorer import EdgeBatch, explore
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.system import State, System
@@ -112,83 +110,42 @@ def build_graph(design: Design, bounds: Bounds, limit: int = GRAPH_NODE_LIMIT) -
     """Every reachable state (node: packed key, with depth and values) and every transition.
 
     Edges carry the action's label and the properties the transition violates; a pair of
-    states joined by two actions keeps one edge listing both labels. The search evaluates
-    the model's own guards, effects and properties on a whole BFS level at once (numpy
-    columns, as the explorer does), so a 2,000-state graph takes a fraction of a second.
+    states joined by two actions keeps one edge listing both labels. The explorer's own
+    search reports each transition to a visitor, so the drawing and the counts come from
+    one search.
     """
-    system = System(design, bounds)
-    layout = system.layout
-    strides = np.array(layout.strides, dtype=np.int64)
+    batches: list[EdgeBatch] = []
+    result = explore(
+        design, bounds, max_states=limit, max_seconds=COUNT_MAX_SECONDS, on_edges=batches.append
+    )
+    if not result.complete:
+        raise GraphTooLarge(
+            f"more than {limit:,} reachable states: too many to draw "
+            f"(the drawing stops at {limit:,} states)"
+        )
+    layout = System(design, bounds).layout
     graph = nx.DiGraph()
-    start = layout.pack(system.initial())
-    graph.add_node(start, depth=0, state=system.initial())
-    frontier = np.array([start], dtype=np.int64)
-    depth = 0
-    while frontier.size:
-        sources, targets, rule_ids, broken = _level_edges(system, frontier, strides)
-        fresh = [int(k) for k in dict.fromkeys(targets.tolist()) if int(k) not in graph]
-        if graph.number_of_nodes() + len(fresh) > limit:
-            raise GraphTooLarge(
-                f"more than {limit:,} reachable states: too many to draw "
-                f"(the limit is GRAPH_NODE_LIMIT = {limit:,})"
-            )
-        for key in fresh:
-            graph.add_node(key, depth=depth + 1, state=layout.unpack(key))
-        for source, target, rule_id, names in zip(
-            sources.tolist(), targets.tolist(), rule_ids.tolist(), broken, strict=True
+    start = layout.pack(layout.initial())
+    graph.add_node(start)
+    for batch in batches:
+        label = batch.rule.action.label()
+        broken = [
+            tuple(name for name, mask in batch.violations.items() if mask[i])
+            for i in range(batch.sources.size)
+        ]
+        for source, target, names in zip(
+            batch.sources.tolist(), batch.targets.tolist(), broken, strict=True
         ):
-            label = system.rules[rule_id].action.label()
             if graph.has_edge(source, target):
                 edge = graph.edges[source, target]
                 edge["labels"] = (*edge["labels"], label)
                 edge["violations"] = tuple(sorted({*edge["violations"], *names}))
             else:
                 graph.add_edge(source, target, labels=(label,), violations=names)
-        frontier = np.array(fresh, dtype=np.int64)
-        depth += 1
+    for key, depth in nx.single_source_shortest_path_length(graph, start).items():
+        graph.nodes[key]["depth"] = depth
+        graph.nodes[key]["state"] = layout.unpack(key)
     return graph
-
-
-def _level_edges(
-    system: System, frontier: np.ndarray, strides: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[str, ...]]]:
-    """Every transition out of a BFS level: source keys, target keys, rule ids, violations."""
-    layout = system.layout
-    columns = decode(layout, frontier)
-    whole = Vars(layout, columns)
-    count = frontier.size
-    sources, targets, rule_ids = [], [], []
-    broken: list[tuple[str, ...]] = []
-    for rule_id, rule in enumerate(system.rules):
-        rows = np.flatnonzero(_mask(rule.guard(whole), count))
-        if not rows.size:
-            continue
-        picked = [column[rows] for column in columns]
-        view = Vars(layout, picked)
-        after = list(picked)
-        for column, value in rule.effect(view).items():
-            after[layout.index[column]] = np.broadcast_to(
-                np.asarray(value, dtype=np.int64), (rows.size,)
-            )
-        keys = np.zeros(rows.size, dtype=np.int64)
-        for stride, values in zip(strides, after, strict=True):
-            keys += stride * values
-        hits = [
-            (prop.name, _mask(prop.violated(view, rule), rows.size)) for prop in system.properties
-        ]
-        sources.append(frontier[rows])
-        targets.append(keys)
-        rule_ids.append(np.full(rows.size, rule_id))
-        broken.extend(tuple(name for name, mask in hits if mask[i]) for i in range(rows.size))
-    if not sources:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, []
-    return np.concatenate(sources), np.concatenate(targets), np.concatenate(rule_ids), broken
-
-
-def _mask(condition: object, count: int) -> np.ndarray:
-    """A guard's or property's value as a boolean array over the level (constants broadcast)."""
-    return np.broadcast_to(np.asarray(condition, dtype=bool), (count,))
 
 
 def node_kinds(graph: nx.DiGraph, prop: str) -> dict[int, NodeKind]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from model.verdicts import Status
+
 COORDINATOR: Final = "coordinator"
 RECEIVER: Final = "receiver"
 CLOCK: Final = "clock"
@@ -60,14 +62,18 @@ CURRENT_STEP_COLOUR: Final = "#ffb300"
 """Ring drawn around the step that is being narrated."""
 
 
-def verdict_label(status: str, shortest: int | None = None) -> str:
+STATUS_GLYPHS: Final = {
+    Status.HOLDS: HOLDS_GLYPH,
+    Status.PROVED: HOLDS_GLYPH,
+    Status.VIOLATED: VIOLATED_GLYPH,
+    Status.UNKNOWN: UNKNOWN_GLYPH,
+    Status.VACUOUS: "○",
+}
+
+
+def verdict_label(status: Status, shortest: int | None = None) -> str:
     """A verdict in words with its glyph, such as `✔ holds` or `✘ violated (5 steps)`."""
-    if status == "violated":
-        return (
-            f"{VIOLATED_GLYPH} violated ({shortest} steps)"
-            if shortest
-            else f"{VIOLATED_GLYPH} violated"
-        )
-    if status == "holds":
-        return f"{HOLDS_GLYPH} holds"
-    return f"{UNKNOWN_GLYPH} {status}"
+    glyph = STATUS_GLYPHS[status]
+    if status is Status.VIOLATED and shortest:
+        return f"{glyph} violated ({shortest} steps)"
+    return f"{glyph} {status.word}"

@@ -11,7 +11,7 @@ from webapp.style import verdict_label
 
 
 def cell(exploration: Exploration, name: str) -> str:
-    """`✔ holds`, `✘ violated (n steps)` or `? not violated so far` for one property."""
+    """`✔ holds`, `✘ violated (n steps)`, `? unknown (not finished)` or `○ holds vacuously …`."""
     verdict = exploration.verdicts.get(name)
     if verdict is None:
         return "—"

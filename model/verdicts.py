@@ -1,0 +1,91 @@
+"""One verdict vocabulary for every engine: the explorer, the prover, the CLI, JSON and pages.
+
+A property's outcome is one `Status`; a `PropertyVerdict` adds the evidence (the shortest
+counterexample's length and actions). `holds` is only said of a check that finished, and
+`vacuous` is kept apart from it: a property nothing in the run ever spoke of has been
+checked against nothing (docs/model.md, "Verdicts").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from model.rules import Action
+
+
+class Status(StrEnum):
+    """What an engine can say about a property."""
+
+    HOLDS = "holds"
+    """Checked on every reachable transition within the bounds, and never violated."""
+    VIOLATED = "violated"
+    """Some run breaks it; the verdict carries a shortest one."""
+    UNKNOWN = "unknown"
+    """The check stopped (a budget, a solver limit) before it could say."""
+    VACUOUS = "vacuous"
+    """No violation, but only because no transition it speaks of ever happens."""
+    PROVED = "proved"
+    """z3 proved it for every horizon and grant count, not just within the bounds."""
+
+    @property
+    def holds(self) -> bool | None:
+        """True when nothing breaks it, False when something does, None when unknown."""
+        if self is Status.VIOLATED:
+            return False
+        if self is Status.UNKNOWN:
+            return None
+        return True
+
+    @property
+    def word(self) -> str:
+        """The status as a short phrase for people."""
+        return _WORDS[self]
+
+
+_WORDS = {
+    Status.HOLDS: "holds",
+    Status.VIOLATED: "violated",
+    Status.UNKNOWN: "unknown (not finished)",
+    Status.VACUOUS: "holds vacuously (never exercised)",
+    Status.PROVED: "proved for every horizon",
+}
+
+
+@dataclass(frozen=True)
+class PropertyVerdict:
+    """A property's status, with a shortest counterexample when it is violated."""
+
+    name: str
+    status: Status
+    shortest: int | None = None
+    actions: tuple[Action, ...] | None = None
+
+    @property
+    def violated(self) -> bool:
+        """Whether some run breaks the property."""
+        return self.status is Status.VIOLATED
+
+    @property
+    def holds(self) -> bool | None:
+        """True (holds, vacuous, proved), False (violated) or None (unknown)."""
+        return self.status.holds
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as JSON: status, holds (null when unknown) and shortest."""
+        return {"status": str(self.status), "holds": self.holds, "shortest": self.shortest}
+
+
+def exploration_status(violated: bool, complete: bool, exercised: bool) -> Status:
+    """An explorer's status for a property from what the search saw.
+
+    A violation found is final even in an incomplete run; otherwise an unfinished search
+    knows nothing, and a finished one holds, or holds vacuously when no transition ever
+    triggered the property.
+    """
+    if violated:
+        return Status.VIOLATED
+    if not complete:
+        return Status.UNKNOWN
+    return Status.HOLDS if exercised else Status.VACUOUS
