@@ -11,24 +11,15 @@ import importlib
 import json
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import fields, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from fencing.matrix import MatrixRow, verdict_matrix
-from model.design import (
-    BOUND_LIMITS,
-    HWM_KINDS,
-    RECEIVERS,
-    REFERENCE_BOUNDS,
-    TOKENS,
-    WORKLOADS,
-    Bounds,
-    Design,
-    DesignError,
-)
+from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, Progress, explore
+from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
@@ -37,35 +28,55 @@ EXIT_USAGE: Final = 2
 COMMAND_MODULES: Final[tuple[str, ...]] = ()
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
-DESIGN_OPTIONS: Final = tuple(field.name for field in fields(Design))
-"""Design options settable by a flag of the same name (underscores as dashes)."""
 
 
-def _skew_list(text: str) -> tuple[int, ...]:
-    """Parse `--skew 1,0,0` into offsets."""
-    try:
-        return tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--skew takes whole numbers separated by commas, such as 1,0 (not {text!r})"
-        ) from None
+def _option_type(option: Option) -> Callable[[str], Any]:
+    """An argparse type that reads an option's text with the option's own parser."""
+
+    def parse(text: str) -> Any:
+        try:
+            return option.parse_text(text)
+        except DesignError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = option.name
+    return parse
 
 
 def add_design_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags for a preset and each design option (a flag given with a preset overrides it)."""
+    """Flags for a preset and each design option (a flag given with a preset overrides it).
+
+    The flags are made from the option table, so every option has exactly one flag, named
+    after it, with its choices or range in the help.
+    """
     group = parser.add_argument_group("design (a preset, then options that override it)")
     group.add_argument("--preset", choices=PRESET_NAMES, help="start from a named design")
-    group.add_argument("--token", choices=TOKENS)
-    group.add_argument("--receiver", choices=RECEIVERS)
-    group.add_argument("--hwm", choices=HWM_KINDS)
-    group.add_argument("--storage-restarts", type=int, metavar="N")
-    group.add_argument("--coordinator-restarts", type=int, metavar="N")
-    group.add_argument("--worker-check", action=argparse.BooleanOptionalAction, default=None)
-    group.add_argument("--workload", choices=WORKLOADS)
-    group.add_argument("--fenced-reads", action=argparse.BooleanOptionalAction, default=None)
-    group.add_argument("--grant-fences", action=argparse.BooleanOptionalAction, default=None)
-    group.add_argument("--skew", type=_skew_list, metavar="S1,S2,...")
-    group.add_argument("--wrap", type=int, metavar="M", help="modulus of a wrapping token")
+    for option in OPTIONS:
+        match option.kind:
+            case Kind.FLAG:
+                group.add_argument(
+                    option.flag,
+                    action=argparse.BooleanOptionalAction,
+                    default=None,
+                    help=option.help,
+                )
+            case Kind.CHOICE:
+                group.add_argument(
+                    option.flag, type=_option_type(option), choices=option.choices, help=option.help
+                )
+            case Kind.COUNT:
+                group.add_argument(
+                    option.flag,
+                    type=_option_type(option),
+                    metavar="N",
+                    help=f"{option.help} ({option.low}..{option.high})",
+                )
+            case Kind.OFFSETS:
+                group.add_argument(
+                    option.flag, type=_option_type(option), metavar="S1,S2,...", help=option.help
+                )
+            case _:
+                assert_never(option.kind)
 
 
 def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
@@ -85,9 +96,7 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
 def design_from_args(args: argparse.Namespace) -> Design:
     """The design: the preset's (or the core's), with every given option flag applied."""
     base = preset(args.preset).design if args.preset else Design()
-    given = {
-        name: getattr(args, name) for name in DESIGN_OPTIONS if getattr(args, name) is not None
-    }
+    given = {name: getattr(args, name) for name in OPTION_NAMES if getattr(args, name) is not None}
     # Changing a preset's token or mark drops the restart count that only fitted the old one.
     if (
         "token" in given

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from model.design import Bounds, Design
+from model.design import Bounds, Design, Receiver
 from model.rules import Action
 from model.trace import Trace, replay
 
@@ -53,9 +53,9 @@ PAUSED_WORKER_STORY: Final = (
 )
 
 
-def paused_worker_story(receiver: str) -> Scenario:
+def paused_worker_story(receiver: Receiver | str) -> Scenario:
     """The paused worker's story with a plain store (`none`) or a fencing receiver (`fenced`)."""
-    design = Design(receiver=receiver)
+    design = Design(receiver=Receiver(receiver))
     title = (
         "Lease only: the late write lands"
         if receiver == "none"

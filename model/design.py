@@ -11,46 +11,51 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
-TOKENS: Final = ("counter", "counter-volatile", "key-version", "random", "local-clock", "wrapping")
-RECEIVERS: Final = (
-    "none",
-    "fenced",
-    "fenced-strict",
-    "fenced-nonatomic",
-    "equality",
-    "lease-aware",
+from model.options import (
+    BY_OPTION,
+    MAX_RESTARTS,
+    MAX_SKEW,
+    OPTIONS,
+    DesignError,
+    MarkStore,
+    Receiver,
+    Token,
+    Workload,
 )
-HWM_KINDS: Final = ("durable", "volatile")
-WORKLOADS: Final = ("blind", "rmw")
 
-FENCED_RECEIVERS: Final = ("fenced", "fenced-strict", "fenced-nonatomic")
-"""Receivers that keep a high-water mark `hwm` and compare tokens against it."""
+__all__ = [
+    "BOUND_LIMITS",
+    "MAX_GRANTS",
+    "MAX_HORIZON",
+    "MAX_LEASE",
+    "MAX_RESTARTS",
+    "MAX_SKEW",
+    "MAX_WORKERS",
+    "MAX_WRITES",
+    "REFERENCE_BOUNDS",
+    "Bounds",
+    "Design",
+    "DesignError",
+    "MarkStore",
+    "Receiver",
+    "Token",
+    "Workload",
+]
 
 MAX_WORKERS: Final = 5
 MAX_LEASE: Final = 12
 MAX_HORIZON: Final = 30
 MAX_GRANTS: Final = 8
 MAX_WRITES: Final = 4
-MAX_RESTARTS: Final = 3
-MAX_SKEW: Final = 6
-
-
-class DesignError(ValueError):
-    """An invalid design, bounds, or combination of the two; the message says what to change."""
 
 
 def _check_range(field: str, value: object, low: int, high: int) -> None:
     """Refuse a non-integer or out-of-range value, naming the field and the allowed range."""
     if not isinstance(value, int) or isinstance(value, bool):
-        raise DesignError(f"{field} must be a whole number from {low} to {high}, not {value!r}")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise DesignError(f"{field} must be a whole number from {low} to {high}, not {shown}")
     if not low <= value <= high:
         raise DesignError(f"{field} = {value} is out of range: allowed {low}..{high}")
-
-
-def _check_choice(field: str, value: object, choices: tuple[str, ...]) -> None:
-    """Refuse a value that is not one of the named choices."""
-    if value not in choices:
-        raise DesignError(f"{field} = {value!r} is not known: choose one of {', '.join(choices)}")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,14 @@ class Bounds:
     def short(self) -> str:
         """A compact label such as `W=2 L=2 T=4 G=2 K=1`."""
         return f"W={self.workers} L={self.lease} T={self.horizon} G={self.grants} K={self.writes}"
+
+    def in_words(self) -> str:
+        """The bounds for people: `2 workers, lease 2 ticks, horizon 4 ticks, 2 grants, 1 write`."""
+        return (
+            f"{_count(self.workers, 'worker')}, lease {_count(self.lease, 'tick')}, "
+            f"horizon {_count(self.horizon, 'tick')}, {_count(self.grants, 'grant')}, "
+            f"{_count(self.writes, 'write')} per grant"
+        )
 
     def to_dict(self) -> dict[str, int]:
         """Plain dict for JSON."""
@@ -99,78 +112,70 @@ REFERENCE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes
 
 @dataclass(frozen=True)
 class Design:
-    """Which locking scheme: token source, receiver rule, durability, faults and workload."""
+    """Which locking scheme: token source, receiver rule, durability, faults and workload.
 
-    token: str = "counter"
-    receiver: str = "fenced"
-    hwm: str = "durable"
+    The fields are the options of `model.options.OPTIONS`, in the same order; values given
+    as plain text or lists (from JSON, TOML or a form) are turned into the option's type.
+    """
+
+    token: Token = Token.COUNTER
+    receiver: Receiver = Receiver.FENCED
+    hwm: MarkStore = MarkStore.DURABLE
     storage_restarts: int = 0
     coordinator_restarts: int = 0
     worker_check: bool = False
-    workload: str = "blind"
+    workload: Workload = Workload.BLIND
     fenced_reads: bool = False
     grant_fences: bool = False
     skew: tuple[int, ...] = ()
     wrap: int = 0
 
     def __post_init__(self) -> None:
-        _check_choice("token", self.token, TOKENS)
-        _check_choice("receiver", self.receiver, RECEIVERS)
-        _check_choice("hwm", self.hwm, HWM_KINDS)
-        _check_choice("workload", self.workload, WORKLOADS)
-        _check_range("storage_restarts", self.storage_restarts, 0, MAX_RESTARTS)
-        _check_range("coordinator_restarts", self.coordinator_restarts, 0, MAX_RESTARTS)
-        for name in ("worker_check", "fenced_reads", "grant_fences"):
-            if not isinstance(getattr(self, name), bool):
-                raise DesignError(f"{name} must be true or false, not {getattr(self, name)!r}")
-        if not isinstance(self.skew, tuple):
-            object.__setattr__(self, "skew", tuple(self.skew))
-        for value in self.skew:
-            _check_range("skew", value, 0, MAX_SKEW)
-        _check_range("wrap", self.wrap, 0, MAX_GRANTS)
+        for option in OPTIONS:
+            object.__setattr__(self, option.name, option.coerce(getattr(self, option.name)))
         for problem in self._combination_problems():
             raise DesignError(problem)
 
     def _combination_problems(self) -> list[str]:
         """Options that make no sense together, each with what to change."""
         problems = []
-        if self.fenced_reads and self.workload != "rmw":
+        if self.fenced_reads and self.workload is not Workload.RMW:
             problems.append("fenced_reads needs workload rmw: set workload to rmw or drop it")
-        if self.fenced_reads and self.receiver in ("none", "equality"):
+        if self.fenced_reads and self.receiver in (Receiver.NONE, Receiver.EQUALITY):
             problems.append(
                 f"fenced_reads has no effect with receiver {self.receiver}: reads are only "
                 "checked by fenced, fenced-strict, fenced-nonatomic or lease-aware receivers"
             )
-        if self.hwm == "volatile" and self.storage_restarts == 0:
+        if self.hwm is MarkStore.VOLATILE and self.storage_restarts == 0:
             problems.append(
                 "hwm volatile needs storage_restarts of at least 1 (without a restart "
                 "it behaves exactly as durable)"
             )
-        if self.storage_restarts and self.hwm != "volatile":
+        if self.storage_restarts and self.hwm is not MarkStore.VOLATILE:
             problems.append(
                 "storage_restarts only apply to a volatile mark: set hwm to volatile "
                 "or storage_restarts to 0"
             )
-        if self.hwm == "volatile" and self.receiver in ("none", "lease-aware"):
+        if self.hwm is MarkStore.VOLATILE and not self.receiver.keeps_a_mark:
             problems.append(
                 f"receiver {self.receiver} keeps no mark, so hwm volatile changes nothing: "
                 "use a fenced or equality receiver"
             )
-        if self.token == "counter-volatile" and self.coordinator_restarts == 0:
+        if self.token is Token.COUNTER_VOLATILE and self.coordinator_restarts == 0:
             problems.append(
                 "token counter-volatile needs coordinator_restarts of at least 1 (without "
                 "a restart it behaves exactly as counter)"
             )
-        if self.coordinator_restarts and self.token != "counter-volatile":
+        if self.coordinator_restarts and self.token is not Token.COUNTER_VOLATILE:
             problems.append(
                 "coordinator_restarts only apply to token counter-volatile: change the "
                 "token or set coordinator_restarts to 0"
             )
-        if self.skew and self.token != "local-clock":
+        if self.skew and self.token is not Token.LOCAL_CLOCK:
             problems.append("skew only applies to token local-clock: change the token or drop it")
-        if self.wrap and self.token != "wrapping":
+        if self.wrap and self.token is not Token.WRAPPING:
             problems.append("wrap only applies to token wrapping: change the token or drop it")
-        if self.grant_fences and self.receiver not in FENCED_RECEIVERS:
+        if self.grant_fences and not self.receiver.keeps_high_water_mark:
             problems.append(
                 f"grant_fences raises the receiver's high-water mark, which receiver "
                 f"{self.receiver} does not keep: use fenced, fenced-strict or fenced-nonatomic"
@@ -184,7 +189,7 @@ class Design:
 
     def skews(self, workers: int) -> tuple[int, ...]:
         """Per-worker clock offsets: the given list, or (1, 0, 0, ...) by default."""
-        if self.token != "local-clock":
+        if self.token is not Token.LOCAL_CLOCK:
             return (0,) * workers
         if self.skew:
             return self.skew
@@ -200,39 +205,44 @@ class Design:
 
     def changes(self) -> dict[str, Any]:
         """Options that differ from the core's defaults."""
-        core = Design()
         return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(core, f.name)
+            option.name: getattr(self, option.name)
+            for option in OPTIONS
+            if getattr(self, option.name) != option.default
         }
 
     def label(self) -> str:
-        """A short human label: `core` or the changed options."""
+        """A short label with code names: `core (fencing)` or the changed options."""
         changed = self.changes()
         if not changed:
             return "core (fencing)"
-        return ", ".join(f"{k}={_show(v)}" for k, v in changed.items())
+        return ", ".join(
+            f"{k}={str(v).lower() if isinstance(v, bool) else BY_OPTION[k].to_text(v)}"
+            for k, v in changed.items()
+        )
+
+    def in_words(self) -> str:
+        """The changed options in plain words, e.g. `What the resource checks: nothing`."""
+        changed = self.changes()
+        if not changed:
+            return "the core design: durable counter tokens, checked atomically by the resource"
+        return "; ".join(
+            f"{BY_OPTION[k].label}: {BY_OPTION[k].word(v)}" for k, v in changed.items()
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON (skew as a list)."""
-        data = asdict(self)
-        data["skew"] = list(self.skew)
-        return data
+        """Plain dict for JSON and TOML (choices as text, skew as a list)."""
+        return {option.name: option.to_json(getattr(self, option.name)) for option in OPTIONS}
 
     @staticmethod
     def from_dict(data: Any) -> Design:
-        """A design from a JSON object; unknown keys are refused."""
-        if isinstance(data, dict) and isinstance(data.get("skew"), list):
-            data = {**data, "skew": tuple(data["skew"])}
+        """A design from a JSON or TOML object; unknown keys are refused."""
         return _from_dict(Design, data, "design")
 
 
-def _show(value: object) -> str:
-    """Render an option value compactly."""
-    if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
-    return str(value).lower() if isinstance(value, bool) else str(value)
+def _count(number: int, noun: str) -> str:
+    """`1 worker`, `2 workers`."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _from_dict(cls: Any, data: Any, what: str) -> Any:
@@ -240,7 +250,7 @@ def _from_dict(cls: Any, data: Any, what: str) -> Any:
     if not isinstance(data, dict):
         raise DesignError(f"{what} must be an object, not {type(data).__name__}")
     known = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - known)
+    unknown = sorted(str(key)[:40] for key in set(data) - known)
     if unknown:
         raise DesignError(
             f"{what} has unknown field {unknown[0]!r}: known fields are {', '.join(sorted(known))}"

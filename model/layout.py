@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Final
+from typing import Final, assert_never
 
-from model.design import FENCED_RECEIVERS, Bounds, Design, DesignError
+from model.design import Bounds, Design, DesignError, Token, Workload
 from model.terms import Term
 
 SCALARS: Final = (
@@ -147,29 +147,33 @@ class Layout:
 
 def token_ceiling(design: Design, bounds: Bounds) -> int:
     """The largest token value the design can hand out."""
-    if design.token == "key-version":
-        return 1
-    if design.token == "wrapping":
-        return min(design.modulus, bounds.grants)
-    if design.token == "local-clock":
-        return bounds.horizon + 1 + max(design.skews(bounds.workers))
-    return bounds.grants
+    match design.token:
+        case Token.KEY_VERSION:
+            return 1
+        case Token.WRAPPING:
+            return min(design.modulus, bounds.grants)
+        case Token.LOCAL_CLOCK:
+            return bounds.horizon + 1 + max(design.skews(bounds.workers))
+        case Token.COUNTER | Token.COUNTER_VOLATILE | Token.RANDOM:
+            return bounds.grants
+        case _:
+            assert_never(design.token)
 
 
 def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
     """Number of values each column can take (1 for a column the design does not use)."""
     W, L, T, G, K = bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes
     top = token_ceiling(design, bounds)
-    counter = design.token in ("counter", "counter-volatile")
-    rmw = design.workload == "rmw"
+    counter = design.token.is_counter
+    rmw = design.workload is Workload.RMW
     sizes = {
         "now": T + 1,
         "holder": W + 1,
         "expires": T + L + 1,
         "issued": G + 1 if counter else 1,
         "grants": G + 1,
-        "hwm": top + 1 if design.receiver in FENCED_RECEIVERS else 1,
-        "mark": top + 1 if design.receiver == "equality" else 1,
+        "hwm": top + 1 if design.receiver.keeps_high_water_mark else 1,
+        "mark": top + 1 if design.receiver.keeps_equality_mark else 1,
         "last": top + 1,
         "lastg": G + 1,
         "version": G * K + 1 if rmw else 1,
@@ -180,7 +184,7 @@ def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
         "tok": top + 1,
         "gid": G + 1,
         "sent": K + 1,
-        "pending": 3 if design.receiver == "fenced-nonatomic" else 2,
+        "pending": 3 if design.receiver.splits_check_and_write else 2,
         "until": T + L + 1 if design.worker_check else 1,
         "phase": 2 if rmw else 1,
         "rv": G * K + 1 if rmw else 1,
@@ -188,7 +192,7 @@ def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
     for family in PER_WORKER:
         for w in range(1, W + 1):
             sizes[slot(family, w)] = per_worker[family]
-    if design.token == "random":
+    if design.token is Token.RANDOM:
         for value in range(1, G + 1):
             sizes[slot("used", value)] = 2
     return sizes

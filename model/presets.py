@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from model.design import Design, DesignError
+from model.design import Design, DesignError, MarkStore, Receiver, Token, Workload
 
 CLAIM: Final = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
 """A claim inside a lesson: `(P2 fails)`, `(P1, P3 fail)`, `(P2 holds)`."""
@@ -49,7 +49,7 @@ class Preset:
 PRESETS_LIST: Final = (
     Preset(
         "lease-only",
-        Design(receiver="none"),
+        Design(receiver=Receiver.NONE),
         "a TTL lock such as Redis SET NX PX, and plain writes",
         "A lease alone gives liveness, not safety: a paused holder writes after its lease "
         "(P2 fails), and after the new holder, out of token and grant order (P1, P3 fail).",
@@ -59,7 +59,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "worker-checks-lease",
-        Design(receiver="none", worker_check=True),
+        Design(receiver=Receiver.NONE, worker_check=True),
         "a client that checks its lease's remaining time before each write",
         "Checking the lease before sending does not help: the pause can fall between the "
         "check and the delivery (P1, P2, P3 fail), exactly as with the lease alone.",
@@ -79,7 +79,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "fencing-strict",
-        Design(receiver="fenced-strict"),
+        Design(receiver=Receiver.FENCED_STRICT),
         "a resource that demands a strictly greater token on every write",
         "Using > instead of >= still keeps order (P1, P3 hold) but refuses the holder's own "
         "second write: safe, yet it breaks the legitimate holder (P4 fails).",
@@ -88,7 +88,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "nonatomic-receiver",
-        Design(receiver="fenced-nonatomic"),
+        Design(receiver=Receiver.FENCED_NONATOMIC),
         "a resource that checks the token, then writes, in separate steps",
         "Check-then-act at the resource loses fencing: two checks can pass before either "
         "write, and the older write lands last (P1, P3 fail).",
@@ -98,7 +98,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "volatile-hwm",
-        Design(hwm="volatile", storage_restarts=1),
+        Design(hwm=MarkStore.VOLATILE, storage_restarts=1),
         "a resource that keeps its highest seen token in memory only",
         "If the resource forgets its mark on restart, an old token is accepted again after "
         "a newer one (P1, P3 fail).",
@@ -107,7 +107,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "volatile-counter",
-        Design(token="counter-volatile", coordinator_restarts=1),
+        Design(token=Token.COUNTER_VOLATILE, coordinator_restarts=1),
         "a token counter kept in a store that loses state on failover",
         "Tokens must grow across coordinator failover: a counter that restarts hands out an "
         "old value again, so a stale write passes the check (P3 fails) and the new holder can "
@@ -117,7 +117,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "key-version-token",
-        Design(token="key-version"),
+        Design(token=Token.KEY_VERSION),
         "etcd's per-key `version`, which resets when the key is deleted",
         "A number that does not grow with every grant keeps P1 trivially (P1 holds) but not "
         "grant order: an older grant's write lands after a newer one's (P3 fails).",
@@ -126,7 +126,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "random-token",
-        Design(token="random"),
+        Design(token=Token.RANDOM),
         "a UUID, a lease ID or Redlock's random value used as the token",
         "A unique but unordered token cannot fence: the resource cannot tell old from new, so "
         "stale writes get through (P3 fails) and new holders are refused (P4 fails).",
@@ -135,7 +135,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "local-clock-token",
-        Design(token="local-clock"),
+        Design(token=Token.LOCAL_CLOCK),
         "tokens made from each worker's own clock",
         "A worker whose clock runs one tick ahead hands the resource a token newer than the "
         "next grant's, and the legitimate holder is refused (P4 fails); with a skew below the "
@@ -145,7 +145,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "wrapping-counter",
-        Design(token="wrapping", wrap=2),
+        Design(token=Token.WRAPPING, wrap=2),
         "a sequence number that wraps or restarts",
         "When the token wraps, a newer grant carries a smaller number: it is refused (P4 "
         "fails) and order is lost (P3 fails).",
@@ -154,7 +154,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "first-writer-wins",
-        Design(receiver="equality"),
+        Design(receiver=Receiver.EQUALITY),
         "storage that compares tokens for equality",
         "Equality is not ordering: the first writer's token is accepted forever, and every "
         "later holder is refused (P4 fails).",
@@ -173,7 +173,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "lease-aware-receiver",
-        Design(receiver="lease-aware"),
+        Design(receiver=Receiver.LEASE_AWARE),
         "a resource that checks the live lease in the same transaction (etcd Txn on the lease key)",
         "A receiver that consults the live lease refuses every write outside its lease (P1, "
         "P2, P3, P4 hold).",
@@ -183,7 +183,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "rmw-fencing-unfenced-reads",
-        Design(workload="rmw"),
+        Design(workload=Workload.RMW),
         "read-modify-write under a fenced write, where reads carry no token",
         "Fencing only the write is not enough: a stale worker's write can overwrite the new "
         "holder's update (P5 fails, a lost update) although tokens stay ordered (P1, P3 hold).",
@@ -192,7 +192,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "rmw-fencing-fenced-reads",
-        Design(workload="rmw", fenced_reads=True),
+        Design(workload=Workload.RMW, fenced_reads=True),
         "read-modify-write where the read carries the token too",
         "When the new holder's first request (its read) fences the resource, the stale "
         "write is refused and no update is lost (P5 holds).",
@@ -201,7 +201,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "rmw-lease-only",
-        Design(receiver="none", workload="rmw"),
+        Design(receiver=Receiver.NONE, workload=Workload.RMW),
         "read-modify-write under a TTL lock alone",
         "Without fencing, a paused worker's write silently overwrites another's update "
         "(P1, P3, P5 fail).",
@@ -210,7 +210,7 @@ PRESETS_LIST: Final = (
     ),
     Preset(
         "rmw-lease-aware",
-        Design(receiver="lease-aware", workload="rmw", fenced_reads=True),
+        Design(receiver=Receiver.LEASE_AWARE, workload=Workload.RMW, fenced_reads=True),
         "read-modify-write where the resource checks the live lease on reads and writes",
         "Checking the live lease on every request keeps every property (P1, P2, P3, P4, P5 hold).",
         "docs/model.md",

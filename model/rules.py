@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
-from model.design import FENCED_RECEIVERS, Bounds, Design, DesignError
+from model.design import Bounds, Design, DesignError, Receiver, Token, Workload
 from model.layout import PER_WORKER, Vars, slot
 from model.terms import Cond, Term, all_of, any_of, below, larger, not_, select
 
@@ -109,9 +109,19 @@ def choose(cond: Cond, when_true: Changes, when_false: Changes, s: Vars) -> Chan
     }
 
 
+def holds_current_grant(s: Vars, w: int) -> Cond:
+    """Worker w's grant is the one the coordinator last made, and w is its holder."""
+    return all_of(s.holder == w, s.grants == s.gid[w])
+
+
+def lease_unexpired(s: Vars) -> Cond:
+    """The coordinator's current lease has not run out yet."""
+    return s.now < s.expires
+
+
 def lease_is_current(s: Vars, w: int) -> Cond:
     """Worker w's grant is the coordinator's current lease and it has not expired."""
-    return all_of(s.holder == w, s.grants == s.gid[w], s.now < s.expires)
+    return all_of(holds_current_grant(s, w), lease_unexpired(s))
 
 
 def give_up(w: int) -> Changes:
@@ -169,23 +179,26 @@ class RuleBuilder:
 
     def acquires(self, w: int) -> list[Rule]:
         """Acquire(w): one instance, or one per free token value with random tokens."""
-        if self.design.token == "random":
+        if self.design.token is Token.RANDOM:
             limit = self.grants if self.grants is not None else 0
             return [self.acquire(w, value) for value in range(1, limit + 1)]
         return [self.acquire(w, 0)]
 
     def new_token(self, s: Vars, w: int, value: int) -> Term:
         """The token the coordinator hands out at this Acquire."""
-        token = self.design.token
-        if token in ("counter", "counter-volatile"):
-            return s.issued + 1
-        if token == "key-version":
-            return 1
-        if token == "random":
-            return value
-        if token == "local-clock":
-            return s.now + 1 + self.design.skews(self.workers)[w - 1]
-        return s.grants % self.design.modulus + 1
+        match self.design.token:
+            case Token.COUNTER | Token.COUNTER_VOLATILE:
+                return s.issued + 1
+            case Token.KEY_VERSION:
+                return 1
+            case Token.RANDOM:
+                return value
+            case Token.LOCAL_CLOCK:
+                return s.now + 1 + self.design.skews(self.workers)[w - 1]
+            case Token.WRAPPING:
+                return s.grants % self.design.modulus + 1
+            case _:
+                assert_never(self.design.token)
 
     def acquire(self, w: int, value: int) -> Rule:
         """The coordinator grants w the lock if it is free or its lease has expired."""
@@ -209,7 +222,7 @@ class RuleBuilder:
                 slot("gid", w): s.grants + 1,
                 slot("sent", w): 0,
             }
-            if self.design.token in ("counter", "counter-volatile"):
+            if self.design.token.is_counter:
                 changes["issued"] = s.issued + 1
             if value:
                 changes[slot("used", value)] = 1
@@ -239,7 +252,7 @@ class RuleBuilder:
 
     def is_write(self, s: Vars, w: int) -> Cond:
         """Whether w's next (or in-flight) request is a write rather than a read."""
-        if self.design.workload == "rmw":
+        if self.design.workload is Workload.RMW:
             return s.phase[w] == 1
         return True
 
@@ -251,7 +264,7 @@ class RuleBuilder:
             return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] < self.writes, checks_lease)
 
         def effect(s: Vars) -> Changes:
-            counted = s.phase[w] if self.design.workload == "rmw" else 1
+            counted = s.phase[w] if self.design.workload is Workload.RMW else 1
             return {slot("pending", w): 1, slot("sent", w): s.sent[w] + counted}
 
         return Rule(Action("Send", w), f"W{w}", guard, effect)
@@ -260,7 +273,7 @@ class RuleBuilder:
         """w is done; the coordinator frees the lock only if w's grant is still its current one."""
 
         def guard(s: Vars) -> Cond:
-            idle = s.phase[w] == 0 if self.design.workload == "rmw" else True
+            idle = s.phase[w] == 0 if self.design.workload is Workload.RMW else True
             return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] == self.writes, idle)
 
         def effect(s: Vars) -> Changes:
@@ -281,16 +294,20 @@ class RuleBuilder:
 
     def admits(self, s: Vars, w: int) -> Cond:
         """The receiver's acceptance rule for a checked request carrying token tok[w]."""
-        receiver, token = self.design.receiver, s.tok[w]
-        if receiver == "none":
-            return True
-        if receiver in ("fenced", "fenced-nonatomic"):
-            return token >= s.hwm
-        if receiver == "fenced-strict":
-            return token > s.hwm
-        if receiver == "equality":
-            return any_of(s.mark == 0, token == s.mark)
-        return lease_is_current(s, w)
+        token = s.tok[w]
+        match self.design.receiver:
+            case Receiver.NONE:
+                return True
+            case Receiver.FENCED | Receiver.FENCED_NONATOMIC:
+                return token >= s.hwm
+            case Receiver.FENCED_STRICT:
+                return token > s.hwm
+            case Receiver.EQUALITY:
+                return any_of(s.mark == 0, token == s.mark)
+            case Receiver.LEASE_AWARE:
+                return lease_is_current(s, w)
+            case _:
+                assert_never(self.design.receiver)
 
     def accepts(self, s: Vars, w: int) -> Cond:
         """Whether the request in flight is accepted (writes always checked; reads if fenced)."""
@@ -302,11 +319,11 @@ class RuleBuilder:
         """An accepted write takes effect at the receiver."""
         token = s.tok[w]
         changes: Changes = {slot("pending", w): 0, "last": token, "lastg": s.gid[w]}
-        if self.design.receiver in FENCED_RECEIVERS:
+        if self.design.receiver.keeps_high_water_mark:
             changes["hwm"] = token
-        if self.design.receiver == "equality":
+        if self.design.receiver.keeps_equality_mark:
             changes["mark"] = token
-        if self.design.workload == "rmw":
+        if self.design.workload is Workload.RMW:
             changes["version"] = s.version + 1
             changes[slot("phase", w)] = 0
         return changes
@@ -314,22 +331,22 @@ class RuleBuilder:
     def read_lands(self, s: Vars, w: int) -> Changes:
         """An accepted read returns the current version; a fenced read also raises the mark."""
         changes: Changes = {slot("pending", w): 0, slot("rv", w): s.version, slot("phase", w): 1}
-        if self.checks_reads() and self.design.receiver in FENCED_RECEIVERS:
+        if self.checks_reads() and self.design.receiver.keeps_high_water_mark:
             changes["hwm"] = s.tok[w]
         return changes
 
     def request_lands(self, s: Vars, w: int) -> Changes:
         """The effect of w's in-flight request once accepted, read or write."""
-        if self.design.workload != "rmw":
+        if self.design.workload is not Workload.RMW:
             return self.write_lands(s, w)
         return choose(self.is_write(s, w), self.write_lands(s, w), self.read_lands(s, w), s)
 
     def receptions(self, w: int) -> list[Rule]:
         """Deliver(w) (check and update in one step), or Check(w) and Apply(w) when split."""
-        if self.design.receiver != "fenced-nonatomic":
+        if not self.design.receiver.splits_check_and_write:
             return [self.deliver(w, only_reads=False)]
         rules = [self.check(w), self.apply(w)]
-        if self.design.workload == "rmw" and not self.checks_reads():
+        if self.design.workload is Workload.RMW and not self.checks_reads():
             rules.insert(0, self.deliver(w, only_reads=True))
         return rules
 

@@ -17,11 +17,11 @@ from typing import Final
 
 import z3
 
-from model.design import FENCED_RECEIVERS, Design
+from model.design import Design, Receiver, Token, Workload
 from model.layout import PER_WORKER, Vars, slot
 from model.rules import lease_is_current
 
-COUNTER_TOKENS: Final = ("counter",)
+COUNTER_TOKENS: Final = (Token.COUNTER,)
 """Token kinds whose token is the grant number itself (no restarts to reset it)."""
 
 
@@ -52,14 +52,14 @@ Builder = Callable[[Vars, Context], z3.BoolRef | None]
 
 def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
     """An accepted write sets hwm and last to the same token and hwm never falls: last <= hwm."""
-    if c.design.receiver not in FENCED_RECEIVERS:
+    if not c.design.receiver.keeps_high_water_mark:
         return None
     return s.last <= s.hwm
 
 
 def mark_is_last(s: Vars, c: Context) -> z3.BoolRef | None:
     """An equality receiver sets its mark and last to the accepted token together: mark = last."""
-    if c.design.receiver != "equality":
+    if c.design.receiver is not Receiver.EQUALITY:
         return None
     return s.mark == s.last
 
@@ -94,7 +94,7 @@ def grants_bound_tokens(s: Vars, c: Context) -> z3.BoolRef | None:
     """With counter tokens every token and mark handed out is at most the number of grants."""
     if not c.counter:
         return None
-    marks = [s.hwm <= s.grants] if c.design.receiver in FENCED_RECEIVERS else []
+    marks = [s.hwm <= s.grants] if c.design.receiver.keeps_high_water_mark else []
     return z3.And([s.tok[w] <= s.grants for w in c.ids] + [s.last <= s.grants, *marks])
 
 
@@ -123,7 +123,7 @@ def no_holder_no_lease(s: Vars, c: Context) -> z3.BoolRef | None:
 
 def current_reader_saw_latest(s: Vars, c: Context) -> z3.BoolRef | None:
     """While w's lease is current a lease-aware receiver takes no other write: w's read is fresh."""
-    if c.design.workload != "rmw" or c.design.receiver != "lease-aware":
+    if c.design.workload is not Workload.RMW or c.design.receiver is not Receiver.LEASE_AWARE:
         return None
     return z3.And(
         [
@@ -149,18 +149,18 @@ def distinct_grants(s: Vars, c: Context) -> z3.BoolRef | None:
 
 def read_raised_the_mark(s: Vars, c: Context) -> z3.BoolRef | None:
     """A fenced read sets hwm to the reader's token, and hwm only grows: tok ≤ hwm after it."""
-    if c.design.workload != "rmw" or not c.design.fenced_reads:
+    if c.design.workload is not Workload.RMW or not c.design.fenced_reads:
         return None
-    if c.design.receiver not in FENCED_RECEIVERS:
+    if not c.design.receiver.keeps_high_water_mark:
         return None
     return z3.And([z3.Implies(s.phase[w] == 1, s.tok[w] <= s.hwm) for w in c.ids])
 
 
 def stale_reader_is_fenced(s: Vars, c: Context) -> z3.BoolRef | None:
     """A write accepted after w's fenced read carried a higher token, which fences w out."""
-    if c.design.workload != "rmw" or not c.design.fenced_reads:
+    if c.design.workload is not Workload.RMW or not c.design.fenced_reads:
         return None
-    if c.design.receiver not in FENCED_RECEIVERS:
+    if not c.design.receiver.keeps_high_water_mark:
         return None
     return z3.And(
         [z3.Implies(s.phase[w] == 1, z3.Or(s.rv[w] == s.version, s.tok[w] < s.hwm)) for w in c.ids]

@@ -20,7 +20,7 @@ from typing import Final
 
 import z3
 
-from model.design import MAX_WORKERS, Bounds, Design
+from model.design import MAX_WORKERS, Bounds, Design, Receiver
 from model.layout import slot
 from model.properties import BY_NAME
 from model.rules import Action
@@ -161,7 +161,7 @@ def nonatomic_counterexample(
     """The shortest run of Check/Apply steps alone that breaks P1 at a non-atomic receiver."""
     bounds = Bounds(workers=2, lease=1, horizon=1, grants=1, writes=1)
     encoding = Encoding(
-        Design(receiver="fenced-nonatomic"), bounds, unbounded=True, only=("Check", "Apply")
+        Design(receiver=Receiver.FENCED_NONATOMIC), bounds, unbounded=True, only=("Check", "Apply")
     )
     for length in range(1, NONATOMIC_MAX_STEPS + 1):
         states = encoding.run(length - 1, tag="na:")

@@ -73,7 +73,7 @@ def test_skew_and_wrap_flags(capsys: pytest.CaptureFixture[str]) -> None:
             ["check", "--token", "local-clock", "--skew", "1,0,0"],
             "3 offsets but there are 2 workers",
         ),
-        (["check", "--skew", "a,b"], "--skew takes whole numbers"),
+        (["check", "--skew", "a,b"], "argument --skew: skew must be a whole number"),
         (["check", "--workers", "two"], "invalid int value: 'two'"),
         (["check", "--preset", "nope"], "invalid choice: 'nope'"),
         (["check", "--max-states", "0"], "must be positive"),

@@ -12,10 +12,10 @@ from webapp.chapters import BY_NUMBER, CHAPTERS, chapter_traces
 from webapp.design_form import (
     bounds_from_values,
     design_from_values,
-    matching_preset,
     parse_skew,
     values_of,
 )
+from webapp.links import matching_preset
 from webapp.story import run_summary
 from webapp.verdicts import cell, difference, verdict_rows
 from webapp.views import actor_rows, clamp_step, narration

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from fencing.stories import PAUSED_WORKER_ACTIONS, PAUSED_WORKER_BOUNDS
-from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action
@@ -109,7 +109,7 @@ CHAPTERS: Final = (
             RunSpec(
                 "Lease only",
                 "The paused worker's run with a plain store (receiver `none`).",
-                Design(receiver="none"),
+                Design(receiver=Receiver.NONE),
                 PAUSED_WORKER_BOUNDS,
                 PAUSED_WORKER_ACTIONS,
             ),

@@ -9,7 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from model.design import HWM_KINDS, MAX_RESTARTS, RECEIVERS, TOKENS, WORKLOADS, Design, DesignError
+from model.design import Design, DesignError
+from model.options import BY_OPTION
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
@@ -39,17 +40,12 @@ from webapp.exercises import (
     summary_rows,
     verdicts,
 )
+from webapp.option_widgets import option_input
 from webapp.playground import LinkError, Run, encode_actions, play
 from webapp.scheduler_view import action_buttons, run_view, status_lines
 
 DEFAULT_CHOICE = "The default set"
 UPLOAD_CHOICE = "Upload a set (TOML)"
-CHOICES_OF: dict[str, tuple[str, ...]] = {
-    "token": TOKENS,
-    "receiver": RECEIVERS,
-    "hwm": HWM_KINDS,
-    "workload": WORKLOADS,
-}
 
 
 @st.cache_data(show_spinner="The model checks the design…", max_entries=128)
@@ -214,14 +210,8 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
 
 def _fix_widget(exercise: Exercise, name: str) -> Any:
     """The widget of one option the student may change, starting at the broken design's value."""
-    key = f"ex-{exercise.id}-opt-{name}"
-    value = getattr(exercise.design, name)
-    if name in CHOICES_OF:
-        choices = CHOICES_OF[name]
-        return st.selectbox(name, choices, index=choices.index(value), key=key)
-    if isinstance(value, bool):
-        return st.checkbox(name, value=value, key=key)
-    return st.number_input(name, min_value=0, max_value=MAX_RESTARTS, value=value, key=key)
+    value = BY_OPTION[name].to_json(getattr(exercise.design, name))
+    return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value)
 
 
 def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:

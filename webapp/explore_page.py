@@ -17,24 +17,91 @@ from webapp.design_form import (
     BOUND_HELP,
     CUSTOM,
     OPTION_FIELDS,
-    OptionField,
     bounds_from_values,
     design_from_values,
     limits_text,
-    matching_preset,
     values_of,
 )
+from webapp.links import (
+    LinkError,
+    bounds_from_params,
+    bounds_params,
+    design_from_params,
+    design_params,
+    matching_preset,
+    whole_number,
+)
+from webapp.option_widgets import option_input
 from webapp.player import show_traces
+from webapp.text import escape_markdown
 from webapp.verdicts import verdict_rows, violated
 
 MIN_BUDGET = 1_000
 """Smallest state budget the page accepts."""
 
+FORM_KEYS = (*(o.name for o in OPTION_FIELDS), *BOUND_LIMITS, "budget", "preset_choice")
+"""Session keys of the form's widgets."""
+
+RESULT_PARAMS = ("run", "cex", "step")
+"""URL parameters that belong to one set of results, dropped when the form changes."""
+
+
+def _url_state() -> tuple[Design, Bounds, int, list[str]]:
+    """The design, bounds and budget a link asks for, with what was wrong in it.
+
+    A bad value is reported and replaced by the default, so a mistyped link still opens
+    a working page.
+    """
+    problems = []
+    params = {key: st.query_params[key] for key in st.query_params}
+    try:
+        design = design_from_params(params)
+    except LinkError as error:
+        design, problems = Design(), [str(error)]
+    try:
+        bounds = bounds_from_params(params, Bounds())
+    except LinkError as error:
+        bounds = Bounds()
+        problems.append(str(error))
+    budget = WEB_MAX_STATES
+    if (text := params.get("budget")) is not None:
+        try:
+            budget = whole_number(text[:20], "budget", MIN_BUDGET, WEB_MAX_STATES)
+        except LinkError as error:
+            problems.append(str(error))
+    return design, bounds, budget, problems
+
+
+def _fill_form_from_url() -> None:
+    """On a fresh page, put the link's design, bounds and budget into the widgets."""
+    if all(key in st.session_state for key in FORM_KEYS):
+        return
+    design, bounds, budget, problems = _url_state()
+    for key, value in values_of(design).items():
+        st.session_state[key] = value
+    for name in BOUND_LIMITS:
+        st.session_state[name] = getattr(bounds, name)
+    st.session_state["budget"] = budget
+    st.session_state["preset_choice"] = matching_preset(design) or CUSTOM
+    for problem in problems:
+        st.error(f"This link was partly not understood: {escape_markdown(problem)}")
+
+
+def _write_url(design: Design, bounds: Bounds, budget: int) -> None:
+    """Keep the whole form in the URL, plus the results parameters that still apply."""
+    kept = {key: st.query_params[key] for key in RESULT_PARAMS if key in st.query_params}
+    params = {**design_params(design), **bounds_params(bounds)}
+    if budget != WEB_MAX_STATES:
+        params["budget"] = str(budget)
+    if dict(st.query_params) != {**params, **kept}:
+        st.query_params.from_dict({**params, **kept})
+
 
 def _results_stale() -> None:
     """Any change to the form hides the previous results until Run is pressed again."""
-    if "run" in st.query_params:
-        del st.query_params["run"]
+    for key in RESULT_PARAMS:
+        if key in st.query_params:
+            del st.query_params[key]
 
 
 def _apply_preset() -> None:
@@ -51,33 +118,9 @@ def _run() -> None:
     st.query_params["run"] = "1"
 
 
-def _option_widget(option: OptionField) -> Any:
-    """One design option's widget, bound to the URL under the option's name."""
-    common: dict[str, Any] = {
-        "key": option.name,
-        "help": option.help,
-        "bind": "query-params",
-        "on_change": _results_stale,
-    }
-    core = values_of(Design())[option.name]
-    # A default is given only until a preset has written the widget's value into the session.
-    preset_set = option.name in st.session_state
-    if option.kind == "choice":
-        if preset_set:
-            return st.selectbox(option.name, option.choices, **common)
-        return st.selectbox(option.name, option.choices, option.choices.index(core), **common)
-    default = {} if preset_set else {"value": core}
-    if option.kind == "int":
-        return st.number_input(
-            option.name, min_value=option.low, max_value=option.high, step=1, **default, **common
-        )
-    if option.kind == "bool":
-        return st.checkbox(option.name, **default, **common)
-    return st.text_input(option.name, max_chars=40, **default, **common)
-
-
 def _form() -> tuple[dict[str, Any], dict[str, Any]]:
     """The preset chooser, the option widgets and the bound widgets; returns their values."""
+    _fill_form_from_url()
     st.selectbox(
         "Start from a preset",
         [CUSTOM, *PRESET_NAMES],
@@ -92,31 +135,26 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
         grid = st.columns(2)
         for index, option in enumerate(OPTION_FIELDS):
             with grid[index % 2]:
-                options[option.name] = _option_widget(option)
+                options[option.name] = option_input(option, option.name, on_change=_results_stale)
     sizes: dict[str, Any] = {}
     with right:
         st.markdown("**Bounds**")
         st.caption(f"Limits: {limits_text()}.")
-        core = Bounds()
         for name, (low, high) in BOUND_LIMITS.items():
             sizes[name] = st.number_input(
                 f"{BOUND_HELP[name]} ({low}..{high})",
                 min_value=low,
                 max_value=high,
-                value=getattr(core, name),
                 step=1,
                 key=name,
-                bind="query-params",
                 on_change=_results_stale,
             )
         sizes["budget"] = st.number_input(
             f"State budget ({MIN_BUDGET:,}..{WEB_MAX_STATES:,})",
             min_value=MIN_BUDGET,
             max_value=WEB_MAX_STATES,
-            value=WEB_MAX_STATES,
             step=10_000,
             key="budget",
-            bind="query-params",
             on_change=_results_stale,
             help="The explorer stops after this many states (or after "
             f"{WEB_MAX_SECONDS:.0f} s) and reports what it found so far.",
@@ -153,9 +191,11 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
         list(names),
         format_func=lambda n: f"{n}, {BY_NAME[n].title} ({exploration.verdicts[n].shortest} steps)",
         key="cex",
-        bind="query-params",
         horizontal=True,
-        on_change=lambda: st.query_params.update(step="0"),
+        index=list(names).index(st.query_params["cex"])
+        if st.query_params.get("cex") in names
+        else 0,
+        on_change=lambda: st.query_params.update(cex=st.session_state["cex"], step="0"),
     )
     name = chosen if chosen in names else names[0]
     verdict = exploration.verdicts[name]
@@ -191,8 +231,9 @@ def render_explore() -> None:
         bounds = bounds_from_values(sizes)
         design.check_fits(bounds)
     except DesignError as error:
-        st.error(f"This design is not valid: {error}")
+        st.error(f"This design is not valid: {escape_markdown(str(error))}")
         return
+    _write_url(design, bounds, budget)
     try:
         Layout.of(design, bounds)
     except DesignError as error:

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Final
 
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import Bounds, Design, DesignError
 from model.explorer import explore
-from model.presets import PRESETS
 from model.properties import PROPERTIES
 from model.rules import Action
 from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
+from webapp.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
 MAX_PLAY_STEPS: Final = 200
 """Most steps a playground run (and so a link) may have; far above any shortest violation."""
@@ -51,14 +51,6 @@ NAMES: Final = {code: name for name, code in CODES.items()}
 WORKERLESS: Final = ("Tick", "StorageRestart", "CoordinatorRestart")
 TOKEN: Final = re.compile(r"^(RS|RC|[TASDCPR])(\d*)(?:v(\d+))?$")
 """One step of a link: a code, the worker's number (if any), `v` and a chosen token value."""
-
-OPTION_FIELDS: Final = tuple(f.name for f in fields(Design))
-BOOLEAN_OPTIONS: Final = ("worker_check", "fenced_reads", "grant_fences")
-INTEGER_OPTIONS: Final = ("storage_restarts", "coordinator_restarts", "wrap")
-
-
-class LinkError(ValueError):
-    """A link (URL parameters) that does not describe a run; the message says what is wrong."""
 
 
 # ----- links ------------------------------------------------------------------------------
@@ -105,80 +97,6 @@ def decode_actions(text: str) -> tuple[Action, ...]:
     if len(parts) > MAX_PLAY_STEPS:
         raise LinkError(f"a run may have at most {MAX_PLAY_STEPS} steps, not {len(parts)}")
     return tuple(decode_action(part, number) for number, part in enumerate(parts, start=1))
-
-
-def encode_bounds(bounds: Bounds) -> str:
-    """Bounds as `W.L.T.G.K`, e.g. `2.2.6.3.2`."""
-    return ".".join(str(getattr(bounds, name)) for name in BOUND_LIMITS)
-
-
-def decode_bounds(text: str) -> Bounds:
-    """Bounds from `W.L.T.G.K`; out-of-range values are refused with the limit named."""
-    parts = text.strip().split(".")
-    if len(parts) != len(BOUND_LIMITS) or not all(p.isdigit() and len(p) <= 3 for p in parts):
-        raise LinkError(
-            "bounds in a link are five whole numbers W.L.T.G.K such as 2.2.6.3.2, "
-            f"not {text[:30]!r}"
-        )
-    values = dict(zip(BOUND_LIMITS, (int(p) for p in parts), strict=True))
-    try:
-        return Bounds(**values)
-    except DesignError as error:
-        raise LinkError(f"bounds in the link refused: {error}") from None
-
-
-def encode_design(design: Design) -> str:
-    """A preset's name when the design is one, else `opt:value` pairs joined by `~`."""
-    for name, preset in PRESETS.items():
-        if preset.design == design:
-            return name
-    parts = []
-    for name, value in design.changes().items():
-        if isinstance(value, tuple):
-            shown = ",".join(str(v) for v in value)
-        elif isinstance(value, bool):
-            shown = "1" if value else "0"
-        else:
-            shown = str(value)
-        parts.append(f"{name}:{shown}")
-    return "~".join(parts) or "fencing"
-
-
-def decode_design(text: str) -> Design:
-    """A design from a preset name or `opt:value~opt:value`; unknown options are refused."""
-    text = text.strip()
-    if text in PRESETS:
-        return PRESETS[text].design
-    if len(text) > 300:
-        raise LinkError("the link's design is too long")
-    options: dict[str, object] = {}
-    for part in filter(None, text.split("~")):
-        name, sep, raw = part.partition(":")
-        if not sep or name not in OPTION_FIELDS:
-            raise LinkError(
-                f"the link's design {text[:40]!r} is neither a preset nor a list of options "
-                f"such as receiver:none~worker_check:1 (unknown part {part[:30]!r})"
-            )
-        options[name] = _option_value(name, raw)
-    try:
-        return Design(**options)  # type: ignore[arg-type]
-    except DesignError as error:
-        raise LinkError(f"the link's design is refused: {error}") from None
-
-
-def _option_value(name: str, raw: str) -> object:
-    """Convert one option's text from a link to the type the design expects."""
-    if name in BOOLEAN_OPTIONS:
-        if raw not in ("0", "1"):
-            raise LinkError(f"option {name} in the link must be 0 or 1, not {raw[:10]!r}")
-        return raw == "1"
-    if name in INTEGER_OPTIONS or name == "skew":
-        values = raw.split(",") if name == "skew" else [raw]
-        if not all(v.isdigit() and len(v) <= 2 for v in values):
-            raise LinkError(f"option {name} in the link must be whole numbers, not {raw[:10]!r}")
-        numbers = tuple(int(v) for v in values)
-        return numbers if name == "skew" else numbers[0]
-    return raw
 
 
 @dataclass(frozen=True)

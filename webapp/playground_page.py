@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from model.design import BOUND_LIMITS, Bounds, DesignError
@@ -12,6 +10,7 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json, trace_to_json
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
+from webapp.option_widgets import option_input
 from webapp.playground import (
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
@@ -131,19 +130,6 @@ def _start_design() -> None:
     _show_run(run)
 
 
-def _option_input(name: str, kind: str, value: Any, choices: tuple[str, ...], high: int) -> None:
-    """One design option's widget inside the form."""
-    key = f"play-opt-{name}"
-    if kind == "choice":
-        st.selectbox(name, choices, index=choices.index(value), key=key)
-    elif kind == "int":
-        st.number_input(name, min_value=0, max_value=high, value=int(value), step=1, key=key)
-    elif kind == "bool":
-        st.checkbox(name, value=bool(value), key=key)
-    else:
-        st.text_input(name, value=str(value), max_chars=40, key=key)
-
-
 def _design_form(run: Run) -> None:
     """Choose a preset (or options) and bounds; submitting starts a new run."""
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), CUSTOM)
@@ -156,9 +142,7 @@ def _design_form(run: Run) -> None:
             option_cols = st.columns(3)
             for index, option in enumerate(OPTION_FIELDS):
                 with option_cols[index % 3]:
-                    _option_input(
-                        option.name, option.kind, values[option.name], option.choices, option.high
-                    )
+                    option_input(option, f"play-opt-{option.name}", values[option.name])
         cols = st.columns(len(BOUND_LIMITS))
         for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
             col.number_input(

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, shown
 from webapp.chapters import BY_NUMBER, chapter_traces
 
 Opener = Callable[..., AppTest]
@@ -85,7 +85,7 @@ def test_explore_shows_an_invalid_design_as_an_error(open_page: Opener) -> None:
     at = open_page("screens/explore.py")
     at.selectbox(key="hwm").select("volatile").run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [shown(e.value) for e in at.error] == [
         "This design is not valid: hwm volatile needs storage_restarts of at least 1 "
         "(without a restart it behaves exactly as durable)"
     ]

@@ -70,7 +70,7 @@ def test_a_bad_link_shows_an_error_not_a_traceback() -> None:
 
 def test_bounds_beyond_the_limits_are_refused_with_the_limit() -> None:
     at = open_playground(b="9.2.6.3.2")
-    assert "workers = 9 is out of range: allowed 1..5" in all_text(at)
+    assert "workers in the link must be a whole number from 1 to 5" in all_text(at)
     at = open_playground(d="teapot")
     assert "neither a preset nor a list of options" in all_text(at)
 

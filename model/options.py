@@ -1,0 +1,363 @@
+"""The design options as one typed table: what exists, its values, its words and its limits.
+
+Every place that reads or shows a design option takes it from `OPTIONS`: the `Design`
+dataclass validates with it, the CLI makes its flags from it, the web forms their widgets,
+links their parameters and exercise files their schema. Adding an option (or a value of
+one) is a change here and in the rule that gives it meaning (docs/model.md, "Design
+options").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final, assert_never
+
+MAX_RESTARTS: Final = 3
+MAX_SKEW: Final = 6
+MAX_WRAP: Final = 8
+MAX_OPTION_TEXT: Final = 40
+"""Longest text accepted for one option value from a link, a form or a file."""
+
+
+class DesignError(ValueError):
+    """An invalid design, bounds, or combination of the two; the message says what to change."""
+
+
+class Token(StrEnum):
+    """What the coordinator hands out at each grant."""
+
+    COUNTER = "counter"
+    COUNTER_VOLATILE = "counter-volatile"
+    KEY_VERSION = "key-version"
+    RANDOM = "random"
+    LOCAL_CLOCK = "local-clock"
+    WRAPPING = "wrapping"
+
+    @property
+    def is_counter(self) -> bool:
+        """Whether the token is the coordinator's counter (`issued`), durable or not."""
+        match self:
+            case Token.COUNTER | Token.COUNTER_VOLATILE:
+                return True
+            case Token.KEY_VERSION | Token.RANDOM | Token.LOCAL_CLOCK | Token.WRAPPING:
+                return False
+            case _:
+                assert_never(self)
+
+
+class Receiver(StrEnum):
+    """What the protected resource checks on a request carrying a token."""
+
+    NONE = "none"
+    FENCED = "fenced"
+    FENCED_STRICT = "fenced-strict"
+    FENCED_NONATOMIC = "fenced-nonatomic"
+    EQUALITY = "equality"
+    LEASE_AWARE = "lease-aware"
+
+    @property
+    def keeps_high_water_mark(self) -> bool:
+        """Whether the receiver keeps `hwm`, the highest token it has accepted."""
+        match self:
+            case Receiver.FENCED | Receiver.FENCED_STRICT | Receiver.FENCED_NONATOMIC:
+                return True
+            case Receiver.NONE | Receiver.EQUALITY | Receiver.LEASE_AWARE:
+                return False
+            case _:
+                assert_never(self)
+
+    @property
+    def keeps_equality_mark(self) -> bool:
+        """Whether the receiver binds itself to the first token it accepts (`mark`)."""
+        return self is Receiver.EQUALITY
+
+    @property
+    def keeps_a_mark(self) -> bool:
+        """Whether the receiver keeps any mark that a restart can lose."""
+        return self.keeps_high_water_mark or self.keeps_equality_mark
+
+    @property
+    def checks_anything(self) -> bool:
+        """Whether the receiver can refuse a request at all."""
+        return self is not Receiver.NONE
+
+    @property
+    def splits_check_and_write(self) -> bool:
+        """Whether checking a request and applying it are two separate steps."""
+        return self is Receiver.FENCED_NONATOMIC
+
+
+class MarkStore(StrEnum):
+    """Where the receiver keeps its mark."""
+
+    DURABLE = "durable"
+    VOLATILE = "volatile"
+
+
+class Workload(StrEnum):
+    """What a worker does under its grant."""
+
+    BLIND = "blind"
+    RMW = "rmw"
+
+
+class Kind(StrEnum):
+    """How an option's value is written: one of named choices, a count, a flag, or a list."""
+
+    CHOICE = "choice"
+    COUNT = "count"
+    FLAG = "flag"
+    OFFSETS = "offsets"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One design option: its name, kind, plain-words label and help, values and limits."""
+
+    name: str
+    kind: Kind
+    label: str
+    help: str
+    default: Any
+    choices: type[StrEnum] | None = None
+    words: Mapping[str, str] = field(default_factory=dict)
+    """Plain words for each choice value, shown before (or instead of) the code name."""
+    low: int = 0
+    high: int = 0
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag, e.g. `--storage-restarts`."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The code names of the choices (empty unless a choice)."""
+        return tuple(str(v) for v in self.choices) if self.choices else ()
+
+    def word(self, value: Any) -> str:
+        """A value in plain words, e.g. `plain store (checks nothing)` for receiver none."""
+        if self.kind is Kind.FLAG:
+            return "yes" if value else "no"
+        if self.kind is Kind.OFFSETS:
+            return ", ".join(str(v) for v in value) or "default"
+        return self.words.get(str(value), str(value))
+
+    def coerce(self, value: Any) -> Any:
+        """The value in the option's own type, or a `DesignError` saying what is allowed."""
+        match self.kind:
+            case Kind.CHOICE:
+                assert self.choices is not None
+                if isinstance(value, str) and value in self.values:
+                    return self.choices(value)
+                raise DesignError(
+                    f"{self.name} = {_shown(value)} is not known: choose one of "
+                    f"{', '.join(self.values)}"
+                )
+            case Kind.COUNT:
+                return _whole_number(self.name, value, self.low, self.high)
+            case Kind.FLAG:
+                if isinstance(value, bool):
+                    return value
+                raise DesignError(f"{self.name} must be true or false, not {_shown(value)}")
+            case Kind.OFFSETS:
+                if not isinstance(value, list | tuple) or len(value) > 8:
+                    raise DesignError(
+                        f"{self.name} must be a list of up to 8 whole numbers, not {_shown(value)}"
+                    )
+                return tuple(_whole_number(self.name, v, self.low, self.high) for v in value)
+            case _:
+                assert_never(self.kind)
+
+    def parse_text(self, text: str) -> Any:
+        """The value written as text in a link, a form or a flag (`1`/`0` for flags)."""
+        if len(text) > MAX_OPTION_TEXT:
+            raise DesignError(f"{self.name}: the value is longer than {MAX_OPTION_TEXT} characters")
+        text = text.strip()
+        match self.kind:
+            case Kind.CHOICE:
+                return self.coerce(text)
+            case Kind.COUNT:
+                return self.coerce(_digits(self.name, text))
+            case Kind.FLAG:
+                if text.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if text.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise DesignError(f"{self.name} must be 1 or 0, not {_shown(text)}")
+            case Kind.OFFSETS:
+                parts = [part.strip() for part in text.split(",") if part.strip()]
+                return self.coerce([_digits(self.name, part) for part in parts])
+            case _:
+                assert_never(self.kind)
+
+    def to_text(self, value: Any) -> str:
+        """The value as text for a link or a flag (the inverse of `parse_text`)."""
+        match self.kind:
+            case Kind.FLAG:
+                return "1" if value else "0"
+            case Kind.OFFSETS:
+                return ",".join(str(v) for v in value)
+            case Kind.CHOICE | Kind.COUNT:
+                return str(value)
+            case _:
+                assert_never(self.kind)
+
+    def to_json(self, value: Any) -> Any:
+        """The value as plain JSON/TOML data."""
+        if self.kind is Kind.OFFSETS:
+            return list(value)
+        if self.kind is Kind.CHOICE:
+            return str(value)
+        return value
+
+
+def _shown(value: object) -> str:
+    """A value for an error message, shortened so a hostile input cannot flood the message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _digits(name: str, text: str) -> int:
+    """A short run of digits as an int; anything else is refused."""
+    if not text.isdigit() or len(text) > 3:
+        raise DesignError(f"{name} must be a whole number, not {_shown(text)}")
+    return int(text)
+
+
+def _whole_number(name: str, value: object, low: int, high: int) -> int:
+    """An int within its range (booleans are not numbers here)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise DesignError(
+            f"{name} must be a whole number from {low} to {high}, not {_shown(value)}"
+        )
+    if not low <= value <= high:
+        raise DesignError(f"{name} = {value} is out of range: allowed {low}..{high}")
+    return value
+
+
+OPTIONS: Final = (
+    Option(
+        "token",
+        Kind.CHOICE,
+        "Token source",
+        "What the coordinator hands out at each grant.",
+        Token.COUNTER,
+        Token,
+        {
+            "counter": "durable counter (1, 2, 3, …)",
+            "counter-volatile": "counter lost on coordinator restart",
+            "key-version": "the lock key's version (always 1)",
+            "random": "random unique value",
+            "local-clock": "the worker's own clock",
+            "wrapping": "counter that wraps around",
+        },
+    ),
+    Option(
+        "receiver",
+        Kind.CHOICE,
+        "What the resource checks",
+        "What the protected resource checks on a request carrying a token.",
+        Receiver.FENCED,
+        Receiver,
+        {
+            "none": "nothing (plain store)",
+            "fenced": "token ≥ highest seen, atomically",
+            "fenced-strict": "token > highest seen",
+            "fenced-nonatomic": "token ≥ highest seen, then writes in a separate step",
+            "equality": "token equals the first one seen",
+            "lease-aware": "the writer's lease is live (asks the lock service)",
+        },
+    ),
+    Option(
+        "hwm",
+        Kind.CHOICE,
+        "Where the resource keeps its mark",
+        "Whether the resource's highest-seen token survives a restart of the resource.",
+        MarkStore.DURABLE,
+        MarkStore,
+        {"durable": "on disk (survives restarts)", "volatile": "in memory (lost on restart)"},
+    ),
+    Option(
+        "storage_restarts",
+        Kind.COUNT,
+        "Resource restarts",
+        "How many times the resource may restart in a run (a volatile mark only).",
+        0,
+        low=0,
+        high=MAX_RESTARTS,
+    ),
+    Option(
+        "coordinator_restarts",
+        Kind.COUNT,
+        "Lock-service restarts",
+        "How many times the lock service may restart in a run (a volatile counter only).",
+        0,
+        low=0,
+        high=MAX_RESTARTS,
+    ),
+    Option(
+        "worker_check",
+        Kind.FLAG,
+        "Worker checks its own lease",
+        "Before each send, the worker checks that its lease has not run out.",
+        False,
+    ),
+    Option(
+        "workload",
+        Kind.CHOICE,
+        "What a worker does",
+        "Blind writes, or read-modify-write (read, compute, write back).",
+        Workload.BLIND,
+        Workload,
+        {"blind": "blind writes", "rmw": "read-modify-write"},
+    ),
+    Option(
+        "fenced_reads",
+        Kind.FLAG,
+        "Reads carry the token too",
+        "In read-modify-write, reads are checked like writes (and raise the mark).",
+        False,
+    ),
+    Option(
+        "grant_fences",
+        Kind.FLAG,
+        "The grant itself fences the resource",
+        "Granting the lock also raises the resource's mark to the new token, in one step.",
+        False,
+    ),
+    Option(
+        "skew",
+        Kind.OFFSETS,
+        "Clock offsets per worker",
+        f"For a clock token: how far each worker's clock runs ahead (each 0..{MAX_SKEW}), "
+        "such as 1,0; empty for the default (the first worker one tick ahead).",
+        (),
+        low=0,
+        high=MAX_SKEW,
+    ),
+    Option(
+        "wrap",
+        Kind.COUNT,
+        "Wrap-around modulus",
+        "For a wrapping token: after how many values it starts again (0: the default, 2).",
+        0,
+        low=0,
+        high=MAX_WRAP,
+    ),
+)
+
+BY_OPTION: Final = {option.name: option for option in OPTIONS}
+OPTION_NAMES: Final = tuple(BY_OPTION)
+
+
+def option(name: str) -> Option:
+    """The option with this name, or a `DesignError` listing the known ones."""
+    try:
+        return BY_OPTION[name]
+    except KeyError:
+        raise DesignError(
+            f"{_shown(name)} is not a design option: use {', '.join(OPTION_NAMES)}"
+        ) from None

@@ -1,0 +1,39 @@
+"""One widget per design option, made from the model's option table, for every page's form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from model.options import Kind, Option
+
+
+def option_input(option: Option, key: str, value: Any = None, **extra: Any) -> Any:
+    """The option's widget, labelled in words with the code name in its help.
+
+    `value` is the starting value (None: leave it to the session state under `key`);
+    `extra` goes to the widget (`on_change`, `bind`, …).
+    """
+    label = option.label
+    settings: dict[str, Any] = {"help": f"{option.help} (option `{option.name}`)", "key": key}
+    settings.update(extra)
+    match option.kind:
+        case Kind.CHOICE:
+            if value is not None:
+                settings["index"] = option.values.index(str(value))
+            return st.selectbox(label, option.values, format_func=option.word, **settings)
+        case Kind.COUNT:
+            if value is not None:
+                settings["value"] = int(value)
+            return st.number_input(
+                label, min_value=option.low, max_value=option.high, step=1, **settings
+            )
+        case Kind.FLAG:
+            if value is not None:
+                settings["value"] = bool(value)
+            return st.checkbox(label, **settings)
+        case Kind.OFFSETS:
+            if value is not None:
+                settings["value"] = str(value)
+            return st.text_input(label, max_chars=40, **settings)
