@@ -1,7 +1,8 @@
 """The safety properties P1..P5, each a condition on one transition that makes it a violation.
 
 A property is checked on every transition that accepts a write (P4: that rejects a
-request), with the variables' values *before* the transition, exactly as in the spec.
+request), with the variables' values *before* the transition, as docs/model.md#properties
+states them.
 `violated(s, rule)` returns the condition under which taking `rule` from `s` breaks it.
 """
 
