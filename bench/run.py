@@ -1,6 +1,6 @@
 """`make bench`: speed and memory figures of the explorer and the matrix (not pass/fail).
 
-Prints states per second and peak memory for the foundation issue's benchmark design
+Prints states per second and peak memory for the benchmark design
 (W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
 the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
 the reference bounds (target: under 10 s). Other `bench_*.py` scripts beside this one are

@@ -1,7 +1,8 @@
 """Designs (which locking scheme) and bounds (how big a run may get), both validated.
 
-A `Design` is the canonical core with some options changed (docs/model.md); its
-defaults are the core itself. `Bounds` are the sizes W, L, T, G, K of docs/model.md.
+A `Design` is the canonical core with some options changed (docs/model.md#design-options);
+its defaults are the core itself. `Bounds` are the sizes W, L, T, G, K of
+docs/model.md#constants.
 Every value is checked on construction, and a bad one raises `DesignError` naming the
 field, the value and what to change.
 """
@@ -107,7 +108,7 @@ BOUND_LIMITS: Final = {
 """Allowed range of each bound, for help texts and widgets."""
 
 REFERENCE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=2)
-"""The bounds of docs/model.md's reference verdicts and of `fencing matrix`."""
+"""The bounds of the preset verdicts in docs/model.md#reference-figures and of `fencing matrix`."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The state schema: which variables a design's states have, their domains and their packing.
 
 A state is a tuple of small non-negative ints, one per column. Columns that a design does
-not use have a domain of size 1 (always 0), so they add no states, as docs/model.md
-requires. The explorer packs a state into one int64 key by mixed radix.
+not use have a domain of size 1 (always 0), so they add no states, as
+docs/model.md#variables requires. The explorer packs a state into one int64 key by mixed radix.
 """
 
 from __future__ import annotations

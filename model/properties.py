@@ -1,10 +1,10 @@
 """The safety properties P1..P5: which transitions each speaks of, and what they must satisfy.
 
 A property is checked on every transition that accepts a write (P4: that rejects a
-request), with the variables' values *before* the transition (docs/model.md,
-"Properties"). `violated(s, rule)` is the condition under which taking `rule` from `s`
-breaks it; `triggered(s, rule)` tells a property that holds from one that was never
-exercised (vacuous).
+request), with the variables' values *before* the transition (docs/model.md#properties).
+`violated(s, rule)` is the condition under which taking `rule` from `s` breaks it;
+`triggered(s, rule)` tells a property that holds from one that was never exercised
+(vacuous).
 """
 
 from __future__ import annotations

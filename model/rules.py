@@ -3,7 +3,7 @@
 Each rule reads the state through `Vars` and uses only the helpers of `model.terms`, so the
 same code runs on Python ints (the step interpreter), numpy arrays (the explorer) and z3
 terms (the prover). Branching on the *design* is ordinary Python; branching on a state
-value is a `select`.
+value is a `select`. docs/model.md#actions states every rule in mathematical form.
 """
 
 from __future__ import annotations

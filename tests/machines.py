@@ -244,7 +244,7 @@ class FencingMachine(RuleBasedStateMachine):
     def step(self, data: st.DataObject) -> None:
         """Take one enabled action instance; once none is enabled the run has ended (a no-op).
 
-        The spec calls a state without enabled actions a normal end of a run, not an error;
+        docs/model.md#actions calls a state without enabled actions a normal end of a run;
         Hypothesis still asks for steps up to `stateful_step_count`, and they do nothing.
         """
         if any(self.moves.values()):

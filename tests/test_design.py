@@ -94,7 +94,7 @@ def test_unused_options_add_no_columns_values() -> None:
 
 
 def test_ghosts_equal_core_variables_in_the_core() -> None:
-    """In the core, gid equals tok, lastg equals last and grants equals issued (spec)."""
+    """In the core gid = tok, lastg = last and grants = issued (docs/model.md#variables)."""
     from tests.naive import naive_explore
 
     system = System(Design(receiver="none"), Bounds(2, 2, 4, 2, 1))

@@ -42,7 +42,7 @@ SPEC_SHORTEST_P1_NONE_SMALL = 8
 
 
 def core_state_problem(design: Design, bounds: Bounds) -> Callable[[dict[str, int]], str | None]:
-    """An invariant from docs/model.md's state table and docs/model.md's ghost notes.
+    """An invariant from docs/model.md#variables: the table and its notes on the ghosts.
 
     Every variable stays in its stated domain; `expires` is 0 whenever `holder` is 0;
     with receiver none `hwm` stays 0; and in the core the ghosts `gid[w]`, `lastg` and

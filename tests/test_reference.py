@@ -1,4 +1,4 @@
-"""The reference figures of docs/model.md and docs/model.md, reproduced exactly."""
+"""The reference figures of docs/model.md#reference-figures, reproduced exactly."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_design_variant_reference_verdicts(name: str) -> None:
 
 
 def test_the_benchmark_configuration_has_the_stated_size() -> None:
-    """The foundation issue's benchmark design (W=3 L=3 T=10 G=5 K=2) has 180,216 states."""
+    """The benchmark design (W=3 L=3 T=10 G=5 K=2) has 180,216 states."""
     result = explore(Design(), Bounds(3, 3, 10, 5, 2))
     assert result.states == 180_216
     assert result.verdicts["P1"].holds
