@@ -169,7 +169,7 @@ def format_trace(trace: Trace) -> list[str]:
     lines = []
     for step in trace.steps:
         lines.append(f"  {step.number:>2}. [{step.actor}] {step.sentence}")
-        lines.extend(f"      ✗ {reason}" for reason in step.reasons)
+        lines.extend(f"      ✗ {reason.text}" for reason in step.reasons)
     return lines
 
 

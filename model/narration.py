@@ -1,21 +1,33 @@
 """Plain-English sentences for steps and for the properties a step violates.
 
-Each sentence is computed from the state before and after the step, so it says what the
-model did, not what a script intended: the same code narrates scripted stories,
+Each sentence is computed from the state before and after the step, and every judgement
+in it (is the lease current, is this a read, did the receiver accept, what did it compare)
+is asked of the model's own predicates and rules: the narration words what the model
+decided, it never decides again. The same code narrates scripted stories,
 counterexamples, replays of trace files and the playground.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from model.layout import Vars
-from model.rules import Rule
+from model.rules import Admission, Rule, holds_current_grant, lease_unexpired
 from model.system import State, System
 
 
-def _lease_context(s: Vars, w: int) -> str:
-    """Where a landing write stands relative to its worker's lease."""
-    if s.holder == w and s.grants == s.gid[w]:
-        if s.now < s.expires:
+@dataclass(frozen=True)
+class Reason:
+    """Why one step violates one property: the property's name and the explanation."""
+
+    prop: str
+    text: str
+
+
+def lease_context(s: Vars, w: int) -> str:
+    """Where a landing write stands relative to its worker's lease, asked of the predicates."""
+    if holds_current_grant(s, w):
+        if lease_unexpired(s):
             return f"within W{w}'s lease (until t={s.expires})"
         return f"after W{w}'s lease expired at t={s.expires}"
     if s.holder:
@@ -23,39 +35,44 @@ def _lease_context(s: Vars, w: int) -> str:
     return f"though W{w}'s grant #{s.gid[w]} is no longer the coordinator's lease"
 
 
-def _comparison(system: System, s: Vars, w: int) -> str:
-    """Why the receiver accepted: the comparison it made, in words."""
-    receiver, token = system.design.receiver, s.tok[w]
-    if receiver == "none":
-        return "the receiver checks nothing"
-    if receiver in ("fenced", "fenced-nonatomic"):
-        return f"the receiver compares {token} ≥ {s.hwm}"
-    if receiver == "fenced-strict":
-        return f"the receiver compares {token} > {s.hwm}"
-    if receiver == "equality":
-        return (
-            "the receiver has no mark yet" if s.mark == 0 else f"{token} equals the mark {s.mark}"
+def _mark_name(system: System) -> str:
+    """What the receiver calls the number it compares against."""
+    return "mark" if system.design.receiver.keeps_equality_mark else "highest token seen"
+
+
+def comparison(system: System, admission: Admission) -> str:
+    """The receiver's test in words with its values and the rule's own outcome.
+
+    For example `the receiver's test passes: token 2 ≥ highest token seen 1`.
+    """
+    outcome = "passes" if admission.passed else "fails"
+    match admission.test:
+        case "nothing":
+            return "the receiver checks nothing"
+        case "lease":
+            return f"the receiver asks the lock service whether the lease is current: {outcome}"
+        case "=" if admission.against == 0:
+            return "the receiver has no mark yet and binds itself to this token"
+        case test:
+            return (
+                f"the receiver's test {outcome}: token {admission.token} {test} "
+                f"{_mark_name(system)} {admission.against}"
+                + ("" if admission.passed else " is false")
+            )
+
+
+def refusal(system: System, s: Vars, w: int, admission: Admission) -> str:
+    """Why the receiver refused, in words: the test that failed, with its values."""
+    if admission.test == "lease":
+        return f"the receiver finds that W{w}'s lease is not current: the write lands " + (
+            lease_context(s, w)
         )
-    return "the receiver finds the lease current"
+    return comparison(system, admission)
 
 
-def _refusal(system: System, s: Vars, w: int) -> str:
-    """Why the receiver rejected a request, in words."""
-    receiver, token = system.design.receiver, s.tok[w]
-    if receiver in ("fenced", "fenced-nonatomic"):
-        return f"the receiver has seen token {s.hwm} and {token} < {s.hwm}"
-    if receiver == "fenced-strict":
-        return f"{token} is not greater than the receiver's mark {s.hwm}"
-    if receiver == "equality":
-        return f"the receiver is bound to token {s.mark}"
-    return f"W{w}'s lease is not the current, unexpired one"
-
-
-def _request(system: System, s: Vars, w: int) -> str:
-    """`write` or `read`, for W's request in flight (or about to be sent)."""
-    if system.design.workload == "rmw" and s.phase[w] == 0:
-        return "read"
-    return "write"
+def request_kind(system: System, s: Vars, w: int) -> str:
+    """`write` or `read`, for w's request in flight (or about to be sent), per the rules."""
+    return "write" if system.builder.is_write(s, w) else "read"
 
 
 def reception_outcome(system: System, before: State, rule: Rule) -> str | None:
@@ -80,7 +97,7 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
     name, w = rule.action.name, rule.action.worker
     if name == "Tick":
         text = f"Time advances to t={n.now}."
-        if s.holder and s.expires == n.now:
+        if s.holder and lease_unexpired(s) and not lease_unexpired(n):
             text += f" W{s.holder}'s lease expires now."
         return text
     if name == "Acquire":
@@ -94,14 +111,14 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
             text += f" The grant also raises the receiver's mark to {n.hwm}."
         return text
     if name == "Send":
-        kind = _request(system, s, w)
+        kind = request_kind(system, s, w)
         number = f" {n.sent[w]}" if kind == "write" else ""
         return f"W{w} sends {kind}{number} carrying token {s.tok[w]} at t={s.now}."
     outcome = reception_outcome(system, before, rule)
     if outcome is not None:
         return _describe_reception(system, s, outcome, name, w)
     if name == "Release":
-        if s.holder == w and s.grants == s.gid[w]:
+        if holds_current_grant(s, w):
             return f"W{w} finishes its writes and releases the lock at t={s.now}."
         return (
             f"W{w} finishes at t={s.now}; its grant #{s.gid[w]} was superseded, so the "
@@ -118,49 +135,62 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
 
 def _describe_reception(system: System, s: Vars, outcome: str, name: str, w: int) -> str:
     """Sentences for Deliver, Check and Apply."""
-    kind, token = _request(system, s, w), s.tok[w]
+    kind, token = request_kind(system, s, w), s.tok[w]
+    admission = system.builder.admission(s, w)
     if outcome == "rejected":
         return (
             f"W{w}'s {kind} carrying token {token} is rejected at t={s.now}: "
-            f"{_refusal(system, s, w)}. W{w} learns it lost the lock and gives it up."
+            f"{refusal(system, s, w, admission)}. W{w} learns it lost the lock and gives it up."
         )
     if outcome == "checked":
         return (
             f"The receiver checks W{w}'s {kind} carrying token {token} at t={s.now} "
-            f"({token} ≥ {s.hwm}) and will apply it in a later step."
+            f"({comparison(system, admission)}) and will apply it in a later step."
         )
     if outcome == "read":
         return f"W{w}'s read carrying token {token} returns version {s.version} at t={s.now}."
-    text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {_lease_context(s, w)}"
+    text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {lease_context(s, w)}"
     if name == "Apply":
         text += f"; the receiver applies it without re-checking and sets its mark to {token}"
-    elif system.design.receiver != "none":
-        text += f"; {_comparison(system, s, w)}"
+    elif system.design.receiver.checks_anything:
+        text += f"; {comparison(system, admission)}"
     return text + "."
 
 
-def explain_violation(system: System, before: State, rule: Rule, name: str) -> str:
+def delay_note(sent: int, delivered: int) -> str:
+    """A request that sat in the network: when it was sent and how long it was delayed."""
+    ticks = delivered - sent
+    return (
+        f" It was sent at t={sent} and delayed in the network for {ticks} "
+        f"{'tick' if ticks == 1 else 'ticks'}."
+    )
+
+
+def explain_violation(system: System, before: State, rule: Rule, name: str) -> Reason:
     """Why the step violates property `name`, using the values before the step."""
     s, w = system.view(before), rule.action.worker
     token = s.tok[w]
+    admission = system.builder.admission(s, w)
     if name == "P1":
-        return (
-            f"P1 violated: token {token} is accepted after token {s.last} was; "
-            f"accepted tokens went down ({token} < {s.last})."
+        text = (
+            f"token {token} is accepted after token {s.last} was: accepted tokens went down "
+            f"({token} < {s.last})."
         )
-    if name == "P2":
-        return f"P2 violated: the write lands {_lease_context(s, w)}."
-    if name == "P3":
-        return (
-            f"P3 violated: accepted because {_comparison(system, s, w)}, but W{w}'s grant "
+    elif name == "P2":
+        text = f"the write lands {lease_context(s, w)}."
+    elif name == "P3":
+        text = (
+            f"accepted because {comparison(system, admission)}, but W{w}'s grant "
             f"#{s.gid[w]} is older than grant #{s.lastg}, whose write was accepted before."
         )
-    if name == "P4":
-        return (
-            f"P4 violated: W{w}'s request is rejected although its lease is the current one "
-            f"(until t={s.expires}): {_refusal(system, s, w)}."
+    elif name == "P4":
+        text = (
+            f"W{w}'s request is rejected although its lease is the current one "
+            f"(until t={s.expires}): {refusal(system, s, w, admission)}."
         )
-    return (
-        f"P5 violated: W{w} read version {s.rv[w]}, but the data is at version {s.version} "
-        "now; the update in between is lost."
-    )
+    else:
+        text = (
+            f"W{w} read version {s.rv[w]}, but the data is at version {s.version} now: a write "
+            f"was accepted between W{w}'s read and its write, and W{w}'s write erases it."
+        )
+    return Reason(name, f"{name} violated: {text}")

@@ -130,6 +130,21 @@ def give_up(w: int) -> Changes:
 
 
 @dataclass(frozen=True)
+class Admission:
+    """How the receiver tests a request: the comparison it makes and whether it passes.
+
+    `test` is `≥`, `>` or `=` (token against the receiver's mark `against`), `lease` (the
+    writer's lease must be current) or `nothing`. Narration words this value; it never
+    decides acceptance itself.
+    """
+
+    test: str
+    token: Term
+    against: Term | None
+    passed: Cond
+
+
+@dataclass(frozen=True)
 class RuleBuilder:
     """Builds the rules of one design; `horizon`/`grants` of None lift those bounds (proofs)."""
 
@@ -292,22 +307,26 @@ class RuleBuilder:
         """Whether reads carry the token and are checked like writes."""
         return self.design.fenced_reads
 
-    def admits(self, s: Vars, w: int) -> Cond:
-        """The receiver's acceptance rule for a checked request carrying token tok[w]."""
+    def admission(self, s: Vars, w: int) -> Admission:
+        """The receiver's test of a checked request carrying token tok[w], and its outcome."""
         token = s.tok[w]
         match self.design.receiver:
             case Receiver.NONE:
-                return True
+                return Admission("nothing", token, None, True)
             case Receiver.FENCED | Receiver.FENCED_NONATOMIC:
-                return token >= s.hwm
+                return Admission("≥", token, s.hwm, token >= s.hwm)
             case Receiver.FENCED_STRICT:
-                return token > s.hwm
+                return Admission(">", token, s.hwm, token > s.hwm)
             case Receiver.EQUALITY:
-                return any_of(s.mark == 0, token == s.mark)
+                return Admission("=", token, s.mark, any_of(s.mark == 0, token == s.mark))
             case Receiver.LEASE_AWARE:
-                return lease_is_current(s, w)
+                return Admission("lease", token, None, lease_is_current(s, w))
             case _:
                 assert_never(self.design.receiver)
+
+    def admits(self, s: Vars, w: int) -> Cond:
+        """The receiver's acceptance rule for a checked request carrying token tok[w]."""
+        return self.admission(s, w).passed
 
     def accepts(self, s: Vars, w: int) -> Cond:
         """Whether the request in flight is accepted (writes always checked; reads if fenced)."""

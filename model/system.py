@@ -34,11 +34,13 @@ class System:
     design: Design
     bounds: Bounds
     layout: Layout = field(init=False, repr=False, compare=False)
+    builder: RuleBuilder = field(init=False, repr=False, compare=False)
     rules: tuple[Rule, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layout", Layout.of(self.design, self.bounds))
-        object.__setattr__(self, "rules", RuleBuilder.of(self.design, self.bounds).rules())
+        object.__setattr__(self, "builder", RuleBuilder.of(self.design, self.bounds))
+        object.__setattr__(self, "rules", self.builder.rules())
 
     @property
     def properties(self) -> tuple[Property, ...]:

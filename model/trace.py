@@ -15,7 +15,13 @@ from functools import cached_property
 from typing import Any, Final
 
 from model.design import Bounds, Design, DesignError
-from model.narration import describe_step, explain_violation, reception_outcome
+from model.narration import (
+    Reason,
+    delay_note,
+    describe_step,
+    explain_violation,
+    reception_outcome,
+)
 from model.rules import Action
 from model.system import State, System
 
@@ -40,9 +46,13 @@ class Step:
     after: State
     violations: tuple[str, ...]
     sentence: str
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     outcome: str | None = None
     """What the receiver did: `accepted`, `rejected`, `checked`, `read`; None if nothing."""
+
+    def reason(self, name: str) -> str | None:
+        """Why this step violates property `name`, or None if it does not."""
+        return next((r.text for r in self.reasons if r.prop == name), None)
 
 
 @dataclass(frozen=True)
@@ -94,7 +104,8 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
         raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps, not {len(actions)}")
     system = System(design, bounds)
     state = system.initial()
-    steps = []
+    steps: list[Step] = []
+    sent_at: dict[int, int] = {}
     for number, action in enumerate(actions, start=1):
         rule = system.rule_of.get(action)
         if rule is None:
@@ -105,6 +116,12 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
             raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
         after = system.apply(state, rule)
         violations = system.violations(state, rule)
+        sentence = describe_step(system, state, rule, after)
+        now = system.view(state).now
+        if action.name == "Send":
+            sent_at[action.worker] = now
+        elif action.name in ("Deliver", "Check") and sent_at.get(action.worker, now) < now:
+            sentence += delay_note(sent_at[action.worker], now)
         steps.append(
             Step(
                 number=number,
@@ -113,7 +130,7 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
                 before=state,
                 after=after,
                 violations=violations,
-                sentence=describe_step(system, state, rule, after),
+                sentence=sentence,
                 reasons=tuple(explain_violation(system, state, rule, v) for v in violations),
                 outcome=reception_outcome(system, state, rule),
             )

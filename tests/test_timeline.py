@@ -154,7 +154,7 @@ def test_hover_text_contains_each_step_sentence() -> None:
     hovers = " ".join(str(h) for t in figure.data if t.hovertext for h in t.hovertext)
     for step in trace.steps:
         assert step.sentence in hovers
-    assert trace.steps[-2].reasons[0] in hovers
+    assert trace.steps[-2].reasons[0].text in hovers
     assert "W1's write carrying token 1: accepted, violates" in hovers  # the late write's arrow
 
 

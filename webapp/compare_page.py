@@ -64,7 +64,7 @@ def _open_cell(matrix: Matrix, cell: str) -> None:
     first = trace.first_violation(name)
     st.markdown(f"**{name}, {BY_NAME[name].title}**: {BY_NAME[name].statement}")
     if first is not None:
-        st.error("\n\n".join(r for r in first.reasons if r.startswith(name)))
+        st.error(first.reason(name) or first.sentence)
     show_traces([trace], param="step", key=f"compare-{preset_name}-{name}")
 
 

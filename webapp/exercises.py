@@ -545,7 +545,7 @@ def check_break(exercise: Exercise, actions: Sequence[Action]) -> Feedback:
         broken = ", ".join(trace.violated())
         extra = f" (it does violate {broken})" if broken else ""
         return Feedback(False, f"Your run never violates {exercise.prop}{extra}. Try again.")
-    reason = next((r for r in step.reasons if r.startswith(exercise.prop)), "")
+    reason = step.reason(exercise.prop) or ""
     why = reason.removeprefix(f"{exercise.prop} violated: ")
     return Feedback(
         True, f"Right: step {step.number} ({step.action.label()}) violates {exercise.prop}: {why}"

@@ -203,7 +203,7 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
     step = trace.first_violation(name)
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
-        st.error("\n\n".join(r for r in step.reasons if r.startswith(name)))
+        st.error(step.reason(name) or step.sentence)
     st.download_button(
         "Download this trace (JSON)",
         trace_to_json(trace),

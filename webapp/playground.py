@@ -212,7 +212,7 @@ def property_statuses(trace: Trace) -> tuple[PropertyStatus, ...]:
         if step is None:
             found.append(PropertyStatus(prop.name, prop.title, False, None, "no step broke it"))
             continue
-        reason = next((r for r in step.reasons if r.startswith(prop.name)), step.sentence)
+        reason = step.reason(prop.name) or step.sentence
         reason = reason.removeprefix(f"{prop.name} violated: ")
         found.append(PropertyStatus(prop.name, prop.title, True, step.number, reason))
     return tuple(found)

@@ -109,7 +109,7 @@ class Frame:
 def hover_text(event: Event) -> str:
     """The hover label of a step: number, time, the model's sentence, and any violation."""
     lines = [f"Step {event.step.number} (t={event.time}): {event.step.sentence}"]
-    lines.extend(event.step.reasons)
+    lines.extend(reason.text for reason in event.step.reasons)
     return "<br>".join(lines)
 
 

@@ -61,7 +61,7 @@ def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
                 number=step.number,
                 actor=step.actor,
                 sentence=step.sentence,
-                reasons=step.reasons,
+                reasons=tuple(reason.text for reason in step.reasons),
                 outcome=outcome.key if outcome else "",
                 current=step.number == position,
             )

@@ -29,7 +29,7 @@ def test_chapter_stepped_to_the_end(app_url: str, page: tuple[Any, ConsoleLog]) 
     assert parse_qs(urlparse(tab.url).query)["step"] == [str(count)]
     assert tab.get_by_role("button", name=re.compile("Next")).is_disabled()
     assert tab.get_by_text(trace.steps[-1].sentence).count() >= 1
-    assert tab.get_by_text(trace.steps[7].reasons[0]).count() >= 1
+    assert tab.get_by_text(trace.steps[7].reasons[0].text).count() >= 1
     screenshot(tab, "chapter-1-end")
 
 

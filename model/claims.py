@@ -1,0 +1,129 @@
+"""Claims: what the product says about a design, as data that the explorer can check.
+
+A sentence such as "a paused holder writes after its lease (P2 fails)" is stored as a
+template and a list of claims, each a property, a status and the bounds where it is
+true (with a violation's shortest length). The "(P2 fails)" is rendered from the claim,
+and tests explore every claim's design at its bounds, so a lesson cannot drift from the
+model. Shown at other bounds, a lesson says where its claims were checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from model.design import Bounds, Design
+from model.properties import PROPERTY_NAMES
+from model.verdicts import PropertyVerdict, Status
+
+CLAIM_STATUSES: Final = (Status.HOLDS, Status.VIOLATED, Status.VACUOUS)
+PLACEHOLDER: Final = re.compile(r"\{(P\d(?:,P\d)*)\}")
+"""Where a lesson template shows claims: `{P2}` or `{P1,P3}`."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A property's status for one design at one bounds (with the shortest violation)."""
+
+    prop: str
+    status: Status
+    bounds: Bounds
+    shortest: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.prop not in PROPERTY_NAMES or self.status not in CLAIM_STATUSES:
+            raise ValueError(f"a claim is about P1..P5 and holds, violated or vacuous: {self}")
+        if (self.status is Status.VIOLATED) != (self.shortest is not None):
+            raise ValueError(f"a violation claim, and only one, has a shortest length: {self}")
+
+    def matches(self, verdict: PropertyVerdict) -> bool:
+        """Whether an explorer's verdict (at the claim's bounds) says exactly this."""
+        return verdict.status is self.status and verdict.shortest == self.shortest
+
+    @property
+    def fails(self) -> bool:
+        """Whether the claim is that the property is violated."""
+        return self.status is Status.VIOLATED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The claim as JSON: property, verdict (holds or violated), vacuous, shortest, bounds."""
+        return {
+            "property": self.prop,
+            "verdict": "violated" if self.fails else "holds",
+            "vacuous": self.status is Status.VACUOUS,
+            "shortest": self.shortest,
+            "bounds": self.bounds.to_dict(),
+        }
+
+
+def claims_at(bounds: Bounds, **verdicts: int | str) -> tuple[Claim, ...]:
+    """Claims at one bounds: `P2=5` (violated, shortest 5), `P1="holds"`, `P5="vacuous"`."""
+    found = []
+    for prop, value in verdicts.items():
+        if isinstance(value, int):
+            found.append(Claim(prop, Status.VIOLATED, bounds, value))
+        else:
+            found.append(Claim(prop, Status(value), bounds))
+    return tuple(found)
+
+
+def note(names: Sequence[str], claims: Mapping[str, Claim]) -> str:
+    """`(P2 fails)`, `(P1, P3 fail)` or `(P1 holds)` for properties with the same verdict."""
+    failing = {claims[name].fails for name in names}
+    if len(failing) != 1:
+        raise ValueError(f"one note cannot mix failing and holding properties: {names}")
+    verb = ("fails" if failing == {True} else "holds") if len(names) == 1 else None
+    if verb is None:
+        verb = "fail" if failing == {True} else "hold"
+    return f"({', '.join(names)} {verb})"
+
+
+def render(template: str, claims: Sequence[Claim]) -> str:
+    """A template with every `{P…}` replaced by the note its claims make."""
+    by_name = {claim.prop: claim for claim in claims}
+    return PLACEHOLDER.sub(lambda m: note(m.group(1).split(","), by_name), template)
+
+
+def mentioned(template: str) -> tuple[str, ...]:
+    """The properties a template shows, in order of first mention."""
+    names = [name for group in PLACEHOLDER.findall(template) for name in group.split(",")]
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A sentence about one design whose verdict notes come from claims."""
+
+    design: Design
+    template: str
+    claims: tuple[Claim, ...]
+
+    @property
+    def text(self) -> str:
+        """The sentence with its verdict notes."""
+        return render(self.template, self.claims)
+
+    @property
+    def bounds(self) -> Bounds:
+        """The bounds where the claims were checked (all claims share them)."""
+        return self.claims[0].bounds
+
+    def shown_claims(self) -> tuple[Claim, ...]:
+        """The claims the sentence itself shows."""
+        names = mentioned(self.template)
+        return tuple(claim for claim in self.claims if claim.prop in names)
+
+    def disagreements(self, verdicts: Mapping[str, PropertyVerdict]) -> tuple[str, ...]:
+        """Properties the sentence shows whose verdict at other bounds says otherwise.
+
+        Only the direction matters here (fails or not); a different shortest length at
+        other bounds does not contradict the sentence.
+        """
+        return tuple(
+            claim.prop
+            for claim in self.shown_claims()
+            if (verdicts[claim.prop].status is Status.VIOLATED) != claim.fails
+            or verdicts[claim.prop].status is Status.UNKNOWN
+        )
