@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,8 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
 
 EXIT_USAGE: Final = 2
+EXIT_BROKEN_PIPE: Final = 141
+EXIT_INTERRUPTED: Final = 130
 COMMAND_MODULES: Final[tuple[str, ...]] = ()
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
@@ -235,7 +238,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
 def _matrix_line(row: MatrixRow) -> str:
     """One preset's row of the human matrix."""
-    cells = "".join(f"{row.cell(name):>7}" for name in PROPERTY_NAMES)
+    cells = "".join(f"{row.cell(name):>9}" for name in PROPERTY_NAMES)
     return (
         f"{row.preset.name:<28}{cells}{row.exploration.states:>9,}{row.exploration.seconds:>8.2f}"
     )
@@ -248,8 +251,11 @@ def run_matrix(args: argparse.Namespace) -> int:
         matrix = verdict_matrix(bounds, max_states=args.max_states, max_seconds=args.max_seconds)
         print(json.dumps(matrix.to_dict(), indent=2))
         return 0
-    header = "".join(f"{name:>7}" for name in PROPERTY_NAMES)
-    print(f"Bounds: {bounds.short()}   cells: holds, or the shortest violation's length")
+    header = "".join(f"{name:>9}" for name in PROPERTY_NAMES)
+    print(
+        f"Bounds: {bounds.short()}   cells: the shortest violation's length, or holds, "
+        "vacuous (never exercised), unknown (budget reached)"
+    )
     print(f"{'preset':<28}{header}{'states':>9}{'secs':>8}")
     started = time.perf_counter()
     verdict_matrix(
@@ -263,7 +269,10 @@ def run_matrix(args: argparse.Namespace) -> int:
 
 
 def run_presets(args: argparse.Namespace) -> int:
-    """`fencing presets`: each preset with its one-line lesson."""
+    """`fencing presets`: each preset with its one-line lesson (or every claim, as JSON)."""
+    if args.json:
+        print(json.dumps([item.to_dict() for item in PRESETS_LIST], indent=2, ensure_ascii=False))
+        return 0
     for item in PRESETS_LIST:
         print(f"{item.name:<28} {item.lesson}")
         if args.verbose:
@@ -329,6 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
     presets_cmd.add_argument(
         "--verbose", "-v", action="store_true", help="what each mirrors, and sources"
     )
+    presets_cmd.add_argument(
+        "--json",
+        action="store_true",
+        help="name, mirrors, lesson, source, design and the claims behind each lesson",
+    )
     presets_cmd.set_defaults(run=run_presets)
 
     prove_cmd = commands.add_parser("prove", help="z3: bounded model checking and induction")
@@ -355,6 +369,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DesignError, TraceError) as error:
         print(f"fencing: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("fencing: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 

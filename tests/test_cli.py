@@ -9,7 +9,9 @@ import pytest
 
 from fencing.cli import main
 from fencing.stories import paused_worker_story
-from model.presets import PRESETS_LIST
+from model.design import Bounds, Design
+from model.explorer import Exploration, explore
+from model.presets import PRESET_NAMES, PRESETS_LIST
 from model.trace import trace_to_dict, trace_to_json
 
 
@@ -183,3 +185,54 @@ def test_prove_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     """Bad designs are refused by `prove` exactly as by `check`."""
     code, _, err = run(["prove", "--fenced-reads"], capsys)
     assert code == 2 and "fenced_reads needs workload rmw" in err
+
+
+def test_presets_json_lists_claims_that_are_true_at_their_bounds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`fencing presets --json`: every preset with its claims, each true at its bounds."""
+    code, out, _ = run(["presets", "--json"], capsys)
+    assert code == 0
+    listed = json.loads(out)
+    assert [p["name"] for p in listed] == list(PRESET_NAMES)
+    for entry in listed:
+        assert {"name", "mirrors", "lesson", "source", "claims"} <= set(entry)
+        design = Design.from_dict(entry["design"])
+        by_bounds: dict[str, Exploration] = {}
+        for claim in entry["claims"]:
+            key = json.dumps(claim["bounds"], sort_keys=True)
+            if key not in by_bounds:
+                by_bounds[key] = explore(design, Bounds.from_dict(claim["bounds"]))
+            verdict = by_bounds[key].verdicts[claim["property"]]
+            assert verdict.violated == (claim["verdict"] == "violated"), (entry["name"], claim)
+            assert verdict.shortest == claim["shortest"]
+            assert (verdict.status == "vacuous") == claim["vacuous"]
+
+
+def test_check_json_reports_unfinished_properties_as_unknown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A run cut by its budget never says a property it did not finish checking holds."""
+    code, out, _ = run(
+        [
+            "check",
+            "--preset",
+            "fencing",
+            "--horizon",
+            "8",
+            "--grants",
+            "4",
+            "--writes",
+            "2",
+            "--max-states",
+            "1000",
+            "--json",
+        ],
+        capsys,
+    )
+    data = json.loads(out)
+    assert code == 0 and data["complete"] is False
+    assert data["properties"]["P2"]["holds"] is False  # a violation found is final
+    for name in ("P1", "P3", "P4", "P5"):
+        assert data["properties"][name]["holds"] is None
+        assert data["properties"][name]["status"] == "unknown"
