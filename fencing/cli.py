@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import sys
 import time
@@ -24,6 +25,7 @@ from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
+from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
@@ -80,6 +82,65 @@ def add_design_arguments(parser: argparse.ArgumentParser) -> None:
                 )
             case _:
                 assert_never(option.kind)
+
+
+MAX_SECONDS_LIMIT: Final = 24 * 3600.0
+MAX_STATES_LIMIT: Final = 10**10
+
+
+def whole_count(text: str) -> int:
+    """A positive whole number of at most 11 digits (argparse type)."""
+    text = text.strip().replace("_", "")
+    if not text.isdigit() or len(text) > 11 or not 1 <= int(text) <= MAX_STATES_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 1 to {MAX_STATES_LIMIT:,}, not {_shown(text)}"
+        )
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    """A finite, positive number of seconds up to a day (nan and inf are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS_LIMIT:g}, "
+            f"not {_shown(text)}"
+        )
+    return value
+
+
+def _shown(text: str) -> str:
+    """User text for a message: printable, quoted and short."""
+    return printable(text[:30] + ("…" if len(text) > 30 else ""))
+
+
+def printable(text: str) -> str:
+    """Text with control characters (terminal escape codes among them) made visible."""
+    return repr(text) if any(not ch.isprintable() for ch in text) else f"'{text}'"
+
+
+def add_budget_arguments(
+    parser: argparse.ArgumentParser, states: int, secs: float, whole_table: bool = False
+) -> None:
+    """`--max-states` and `--max-seconds`, validated; for a table, one budget for all of it."""
+    scope = "the whole table" if whole_table else "the run"
+    parser.add_argument(
+        "--max-states",
+        type=whole_count,
+        default=states,
+        metavar="N",
+        help=f"state budget for {scope} (default {states:,})",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=seconds,
+        default=secs,
+        metavar="S",
+        help=f"time budget for {scope} in seconds (default {secs:g})",
+    )
 
 
 def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
@@ -299,7 +360,12 @@ def run_prove(args: argparse.Namespace) -> int:
             json.dumps(output, indent=2) if args.json else format_receiver_report(receiver_report)
         )
         return 0
-    report = prove(design_from_args(args), bounds_from_args(args))
+    report = prove(
+        design_from_args(args),
+        bounds_from_args(args),
+        max_states=args.max_states,
+        max_seconds=args.max_seconds,
+    )
     print(json.dumps(report_to_json(report), indent=2) if args.json else format_report(report))
     return 0
 
@@ -318,8 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )
-    check.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N")
-    check.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
+    add_budget_arguments(check, DEFAULT_MAX_STATES, DEFAULT_MAX_SECONDS)
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
 
@@ -329,8 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     matrix = commands.add_parser("matrix", help="every preset x every property")
     add_bounds_arguments(matrix, REFERENCE_BOUNDS)
-    matrix.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N")
-    matrix.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
+    add_budget_arguments(matrix, DEFAULT_MAX_STATES, DEFAULT_MAX_SECONDS, whole_table=True)
     matrix.add_argument("--json", action="store_true")
     matrix.set_defaults(run=run_matrix)
 
@@ -351,6 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove_cmd.add_argument(
         "--receiver-only", action="store_true", help="prove the receiver's rule alone"
     )
+    add_budget_arguments(prove_cmd, PROVE_MAX_STATES, PROVE_MAX_SECONDS)
     prove_cmd.add_argument("--json", action="store_true")
     prove_cmd.set_defaults(run=run_prove)
     for module_name in COMMAND_MODULES:
@@ -362,8 +427,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fencing` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "max_states", 1) < 1 or getattr(args, "max_seconds", 1) <= 0:
-        parser.error("--max-states and --max-seconds must be positive")
     try:
         code: int = args.run(args)
     except (DesignError, TraceError) as error:

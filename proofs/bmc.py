@@ -183,6 +183,8 @@ def bmc(
     induction: bool = True,
     k_timeout_ms: int = DEFAULT_K_TIMEOUT_MS,
     catalog: tuple[Builder, ...] = CATALOG,
+    deadline: float | None = None,
+    covers_all: bool = True,
 ) -> dict[str, BmcResult]:
     """Shortest violation of each property up to `max_length` transitions (default: safe).
 
@@ -191,14 +193,16 @@ def bmc(
     `first_acquire_order`); it keeps every shortest violation and prunes equivalent runs.
     `induction` tries to close each property by induction and k-induction on the bounded
     system before unrolling to the bound (the default bound then is computed only if
-    needed, from the explorer).
+    needed, from the explorer). `deadline` (a `time.perf_counter()` value) stops the search
+    between depths, leaving open properties unknown; `covers_all=False` says the bound may
+    not reach every reachable transition, so a clean search up to it is unknown, not holds.
     """
     encoding = Encoding(design, bounds, bitvectors=True)
     wanted = [p for p in encoding.properties if properties is None or p.name in set(properties)]
     pairs = commuting_pairs(encoding, rlimit, timeout_ms) if reduce else frozenset()
     invariant = bounded_invariant(encoding, rlimit, timeout_ms, catalog) if induction else None
     limit = _Limit(design, bounds, max_length)
-    budget = _Budget(rlimit, timeout_ms, k_timeout_ms)
+    budget = _Budget(rlimit, timeout_ms, k_timeout_ms, deadline, covers_all)
     order = first_acquire_order(encoding) if reduce else ()
     search = _Search(encoding, limit, budget, pairs, invariant, order)
     return search.run(wanted)
@@ -227,6 +231,12 @@ class _Budget:
     rlimit: int
     timeout_ms: int
     k_timeout_ms: int
+    deadline: float | None = None
+    covers_all: bool = True
+
+    def out_of_time(self) -> bool:
+        """Whether the overall deadline has passed."""
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     def describe(self) -> str:
         """The budget, for `unknown` reasons."""
@@ -255,13 +265,26 @@ class _Search:
         check = solver(self.budget.rlimit, self.budget.timeout_ms)
         depth = 0
         while open_props and depth < self.limit.value():
+            if self.budget.out_of_time():
+                reason = f"the time budget ran out after runs of {depth} transitions"
+                for prop in open_props:
+                    self._record(prop, UNKNOWN, BMC, reason=reason)
+                return {p.name: self.results[p.name] for p in wanted}
             self._extend(check, depth)
             open_props = self._depth(check, depth, open_props)
             if depth + 1 == K_AFTER:
                 open_props = [p for p in open_props if not self._k_induction(p)]
             depth += 1
         for prop in open_props:
-            self._record(prop, HOLDS_WITHIN_BOUNDS, BMC)
+            if self.budget.covers_all:
+                self._record(prop, HOLDS_WITHIN_BOUNDS, BMC)
+            else:
+                reason = (
+                    f"no violation in runs of up to {depth} transitions, but longer runs "
+                    "were not searched (the explorer did not finish, so the bound is not known "
+                    "to cover every reachable step)"
+                )
+                self._record(prop, UNKNOWN, BMC, reason=reason)
         return {p.name: self.results[p.name] for p in wanted}
 
     # ----- proofs that need no run --------------------------------------------------

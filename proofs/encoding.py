@@ -12,7 +12,7 @@ model names the action instance of every transition, and a counterexample is a l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Final
@@ -202,13 +202,21 @@ class Encoding:
 
     def violation(self, prop: Property, state: SymState) -> z3.BoolRef:
         """The transition chosen at this state is enabled and breaks the property."""
+        return self._any_rule(state, prop.violated)
+
+    def trigger(self, prop: Property, state: SymState) -> z3.BoolRef:
+        """The transition chosen at this state is enabled and is one the property speaks of."""
+        return self._any_rule(state, prop.triggered)
+
+    def _any_rule(self, state: SymState, condition: Callable[[Vars, Rule], object]) -> z3.BoolRef:
+        """Some enabled rule, the one chosen at this state, meets the condition."""
         view = state.vars(self.layout)
         cases = []
         for number, rule in enumerate(self.rules):
-            broken = prop.violated(view, rule)
-            if isinstance(broken, bool) and not broken:
+            met = condition(view, rule)
+            if isinstance(met, bool) and not met:
                 continue
-            cases.append(z3.And(self.fires(state, number), _as_bool(broken)))
+            cases.append(z3.And(self.fires(state, number), _as_bool(met)))
         return z3.Or(cases) if cases else z3.BoolVal(False)
 
     # ----- reading models -----------------------------------------------------------

@@ -23,6 +23,8 @@ def readable(expr: z3.ExprRef) -> str:
     """A formula as infix text: `(phase[1] = 1 ∧ holder = 1) ⇒ rv[1] = version`."""
     if z3.is_true(expr) or z3.is_false(expr):
         return str(expr).lower()
+    if not z3.is_app(expr):  # a bound variable or a quantifier: z3's own text
+        return str(expr)
     if z3.is_int_value(expr) or z3.is_const(expr):
         return str(expr)
     kids = [_operand(child) for child in expr.children()]
@@ -49,7 +51,7 @@ def readable(expr: z3.ExprRef) -> str:
 
 def conjuncts(expr: z3.ExprRef) -> list[str]:
     """A formula split at its top-level conjunctions, each part as readable text."""
-    if z3.is_and(expr):
+    if z3.is_app(expr) and z3.is_and(expr):
         return [line for child in expr.children() for line in conjuncts(child)]
     return [readable(expr)]
 
@@ -57,6 +59,8 @@ def conjuncts(expr: z3.ExprRef) -> list[str]:
 def _operand(expr: z3.ExprRef) -> str:
     """A sub-formula, parenthesised unless it is an atom or a comparison."""
     text = readable(expr)
+    if not z3.is_app(expr):
+        return text
     if z3.is_const(expr) or z3.is_int_value(expr) or not expr.children():
         return text
     if expr.decl().kind() in (z3.Z3_OP_LE, z3.Z3_OP_GE, z3.Z3_OP_LT, z3.Z3_OP_GT):

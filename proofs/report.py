@@ -10,18 +10,19 @@ induction. Never `proved` without a proof.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from model.design import Bounds, Design
-from model.properties import PROPERTIES
+from model.explorer import Exploration, explore
+from model.properties import BY_NAME, PROPERTIES
 from model.rules import Action
-from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, BmcResult, bmc
+from model.verdicts import Status
+from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS
 from proofs.induction import (
     DEFAULT_SPACER_TIMEOUT_MS,
-    PROVED,
-    UNKNOWN,
+    SPACER,
     InductionResult,
     Prover,
     prove_by_spacer,
@@ -29,7 +30,17 @@ from proofs.induction import (
 from proofs.receiver import ReceiverReport, prove_receiver
 
 BMC: Final = "bmc"
-STATUSES: Final = (PROVED, VIOLATED, UNKNOWN)
+PROVED: Final = Status.PROVED
+VIOLATED: Final = Status.VIOLATED
+UNKNOWN: Final = Status.UNKNOWN
+HOLDS: Final = Status.HOLDS
+VACUOUS: Final = Status.VACUOUS
+STATUSES: Final = (PROVED, HOLDS, VIOLATED, VACUOUS, UNKNOWN)
+
+PROVE_MAX_STATES: Final = 1_000_000
+"""State budget of the exploration a proof starts with (the web app's budget too)."""
+PROVE_MAX_SECONDS: Final = 120.0
+"""One overall deadline for a whole `prove`: exploration, induction, BMC and Spacer."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class PropertyResult:
     """One property's verdict, the method that settled it, and the evidence."""
 
     prop: str
-    status: str
+    status: Status
     method: str
     shortest: int | None = None
     invariant: str | None = None
@@ -55,6 +66,23 @@ class ProofReport:
     bounds: Bounds
     properties: dict[str, PropertyResult] = field(default_factory=dict)
     seconds: float = 0.0
+    explored: str = ""
+    """What the exploration behind the report covered, in words."""
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """The one overall time budget of a proof, shared by its phases."""
+
+    ends: float
+
+    def left_ms(self, cap_ms: int) -> int:
+        """Milliseconds left, at most `cap_ms` and at least 1."""
+        return max(1, min(cap_ms, int((self.ends - time.perf_counter()) * 1000)))
+
+    def passed(self) -> bool:
+        """Whether the budget is used up."""
+        return time.perf_counter() >= self.ends
 
 
 def prove(
@@ -65,28 +93,92 @@ def prove(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     spacer_timeout_ms: int = DEFAULT_SPACER_TIMEOUT_MS,
     max_length: int | None = None,
+    max_states: int = PROVE_MAX_STATES,
+    max_seconds: float = PROVE_MAX_SECONDS,
 ) -> ProofReport:
-    """Settle P1..P5 for a design: induction, then BMC, then Spacer, each within budget."""
+    """Settle P1..P5 for a design: induction, then BMC, then Spacer, all within one budget.
+
+    An exploration within `max_states` comes first: it gives BMC its bound (the explorer's
+    depth + 1) and tells a proof about something that never happens (vacuous) from a real
+    one. Whatever the deadline leaves open is `unknown`, never `proved`.
+    """
     started = time.perf_counter()
+    deadline = _Deadline(started + max_seconds)
     names = tuple(p.name for p in PROPERTIES)
-    prover = Prover(design, bounds, rlimit=rlimit, timeout_ms=timeout_ms)
+    exploration = explore(
+        design, bounds, max_states=max_states, max_seconds=max(1.0, max_seconds / 3)
+    )
+    if max_length is None:
+        max_length = exploration.depth + 1
+    prover = Prover(design, bounds, rlimit=rlimit, timeout_ms=deadline.left_ms(timeout_ms))
     inductive = {name: prover.prove(p) for name, p in zip(names, PROPERTIES, strict=True)}
-    results = {n: _proved(r) for n, r in inductive.items() if r.status == PROVED}
+    results = {
+        n: _proved(r, prover.never_triggered(BY_NAME[n]))
+        for n, r in inductive.items()
+        if r.status == PROVED
+    }
     open_names = [n for n in names if n not in results]
     if open_names:
         bounded = bmc(
-            design, bounds, max_length, properties=open_names, rlimit=rlimit, timeout_ms=timeout_ms
+            design,
+            bounds,
+            max_length,
+            properties=open_names,
+            rlimit=rlimit,
+            timeout_ms=deadline.left_ms(timeout_ms),
+            deadline=deadline.ends,
+            covers_all=exploration.complete,
         )
         for name in open_names:
             results[name] = _after_bmc(
-                design, bounds, bounded[name], inductive[name], rlimit, spacer_timeout_ms
+                design, bounds, bounded[name], inductive[name], rlimit, spacer_timeout_ms, deadline
             )
-    ordered = {name: results[name] for name in names}
-    return ProofReport(design, bounds, ordered, time.perf_counter() - started)
+    ordered = {name: _vacuity(results[name], exploration) for name in names}
+    return ProofReport(
+        design, bounds, ordered, time.perf_counter() - started, _explored(exploration)
+    )
 
 
-def _proved(result: InductionResult) -> PropertyResult:
-    """An induction proof as a report row."""
+def _explored(exploration: Exploration) -> str:
+    """What the proof's exploration covered."""
+    if exploration.complete:
+        return f"every reachable state explored ({exploration.states:,})"
+    return (
+        f"the exploration stopped at {exploration.states:,} states ({exploration.stopped_by}); "
+        "bounded results cover runs up to its depth only"
+    )
+
+
+def _vacuity(result: PropertyResult, exploration: Exploration) -> PropertyResult:
+    """A non-violation of a property that nothing in the model ever exercises is vacuous."""
+    if result.status is VIOLATED or exploration.status(result.prop) is not Status.VACUOUS:
+        return result
+    return replace(
+        result,
+        status=VACUOUS,
+        reason=(
+            "nothing this property speaks of ever happens within the bounds (no reachable "
+            "transition triggers it), so "
+            + ("z3's proof" if result.status is PROVED else "the check")
+            + " says nothing about this design"
+        ),
+    )
+
+
+def _proved(result: InductionResult, never_triggered: bool) -> PropertyResult:
+    """An induction proof as a report row (vacuous when nothing it checks can happen)."""
+    if never_triggered:
+        return PropertyResult(
+            result.prop,
+            VACUOUS,
+            result.method,
+            invariant=result.invariant_text,
+            reason=(
+                "for every horizon, the invariant rules out every transition this property "
+                "speaks of: it holds only because nothing it checks ever happens"
+            ),
+            seconds=result.seconds,
+        )
     return PropertyResult(
         result.prop,
         PROVED,
@@ -104,8 +196,9 @@ def _after_bmc(
     inductive: InductionResult,
     rlimit: int,
     spacer_timeout_ms: int,
+    deadline: _Deadline,
 ) -> PropertyResult:
-    """A property induction did not prove: violated by BMC, proved by Spacer, or unknown."""
+    """A property induction did not prove: violated by BMC, proved by Spacer, or less."""
     if bounded.status == VIOLATED:
         return PropertyResult(
             bounded.prop,
@@ -116,8 +209,16 @@ def _after_bmc(
             seconds=bounded.seconds,
             actions=bounded.actions or (),
         )
-    spacer = prove_by_spacer(
-        design, bounds, bounded.prop, rlimit=rlimit, timeout_ms=spacer_timeout_ms
+    spacer = (
+        prove_by_spacer(
+            design,
+            bounds,
+            bounded.prop,
+            rlimit=rlimit,
+            timeout_ms=deadline.left_ms(spacer_timeout_ms),
+        )
+        if not deadline.passed()
+        else InductionResult(bounded.prop, UNKNOWN, SPACER, reason="the time budget ran out")
     )
     seconds = bounded.seconds + inductive.seconds + spacer.seconds
     if spacer.status == PROVED:
@@ -129,17 +230,31 @@ def _after_bmc(
             reason="Spacer's invariant, for every horizon and grant count",
             seconds=seconds,
         )
-    within = f"BMC: {bounded.reason}"
-    if bounded.status == HOLDS_WITHIN_BOUNDS and bounded.method == BMC:
-        within = f"no violation within the bounds (BMC to {bounded.max_length} transitions)"
-    elif bounded.status == HOLDS_WITHIN_BOUNDS:
-        within = f"holds within the bounds ({bounded.method}: {bounded.reason})"
     cti = inductive.cti.describe() if inductive.cti else None
-    reason = f"{within}; induction: {inductive.reason}; {spacer.reason}"
+    unbounded = f"not proved for every horizon (induction: {inductive.reason}; {spacer.reason})"
     if cti:
-        reason += f"; counterexample to induction: {cti}"
+        unbounded += f"; counterexample to induction: {cti}"
+    if bounded.status == HOLDS_WITHIN_BOUNDS:
+        how = (
+            f"no violation in any run (BMC to {bounded.max_length} transitions)"
+            if bounded.method == BMC
+            else f"{bounded.method}: {bounded.reason}"
+        )
+        return PropertyResult(
+            bounded.prop,
+            HOLDS,
+            bounded.method,
+            reason=f"holds within the bounds ({how}); {unbounded}",
+            seconds=seconds,
+            cti=cti,
+        )
     return PropertyResult(
-        bounded.prop, UNKNOWN, inductive.method, reason=reason, seconds=seconds, cti=cti
+        bounded.prop,
+        UNKNOWN,
+        inductive.method,
+        reason=f"BMC: {bounded.reason}; {unbounded}",
+        seconds=seconds,
+        cti=cti,
     )
 
 
@@ -149,9 +264,11 @@ def report_to_json(report: ProofReport) -> dict[str, Any]:
         "design": report.design.to_dict(),
         "bounds": report.bounds.to_dict(),
         "seconds": round(report.seconds, 3),
+        "explored": report.explored,
         "properties": {
             name: {
-                "status": r.status,
+                "status": str(r.status),
+                "holds": r.status.holds,
                 "method": r.method,
                 "shortest": r.shortest,
                 "invariant": r.invariant,
@@ -169,16 +286,18 @@ def format_report(report: ProofReport) -> str:
     """One row per property (status, method, shortest, time), then the invariants and reasons."""
     lines = [
         f"{report.design.label()}  {report.bounds.short()}",
-        f"{'property':<9}{'status':<10}{'method':<11}{'shortest':>9}{'seconds':>9}",
+        f"({report.explored})",
+        f"{'property':<9}{'status':<10}{'method':<13}{'shortest':>9}{'seconds':>9}",
     ]
     for name, r in report.properties.items():
         shortest = "-" if r.shortest is None else str(r.shortest)
-        lines.append(f"{name:<9}{r.status:<10}{r.method:<11}{shortest:>9}{r.seconds:>9.2f}")
+        status = str(r.status)
+        lines.append(f"{name:<9}{status:<10}{r.method:<13}{shortest:>9}{r.seconds:>9.2f}")
     for name, r in report.properties.items():
         if r.invariant:
             lines.append(f"{name} invariant: {r.invariant}")
-        if r.status == UNKNOWN and r.reason:
-            lines.append(f"{name} unknown: {r.reason}")
+        if r.status in (UNKNOWN, HOLDS, VACUOUS) and r.reason:
+            lines.append(f"{name} {r.status}: {r.reason}")
         if r.actions:
             lines.append(f"{name} counterexample: " + ", ".join(a.label() for a in r.actions))
     lines.append(f"total {report.seconds:.2f} s")

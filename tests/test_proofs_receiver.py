@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from model.design import Bounds, Design
 from model.layout import slot
+from model.rules import RuleBuilder
 from model.system import System
 from proofs.receiver import prove_receiver
 from proofs.report import format_receiver_report, receiver_report_to_json
@@ -35,3 +38,16 @@ def test_receiver_report_formats() -> None:
     report = prove_receiver()
     assert "P1 broken" in format_receiver_report(report)
     assert receiver_report_to_json(report)["proved"] is True
+
+
+def test_a_receiver_that_accepts_nothing_gives_a_vacuous_proof_not_proved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If the rule could never accept a write, "never accepts a lower token" proves nothing:
+    the obligation is vacuous and the report does not say PROVED."""
+    monkeypatch.setattr(RuleBuilder, "admits", lambda self, s, w: False)
+    report = prove_receiver()
+    assert not report.proved
+    vacuous = [o for o in report.obligations if o.status == "vacuous"]
+    assert vacuous and all("P1" in o.claim for o in vacuous)
+    assert "NOT PROVED" in format_receiver_report(report)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from model.design import Bounds, Design
+from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import PRESETS
+from proofs.induction import InductionResult, prove_by_spacer
 from proofs.report import format_report, prove, report_to_json
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
@@ -31,5 +32,51 @@ def test_a_broken_design_is_never_proved() -> None:
 
 def test_tiny_budget_reports_unknown_with_reason() -> None:
     report = prove(Design(), SMALL, rlimit=1, timeout_ms=1000, spacer_timeout_ms=1000)
-    assert all(r.status == "unknown" for r in report.properties.values())
+    statuses = {name: r.status for name, r in report.properties.items()}
+    # z3 gives up on everything; P5 is vacuous (no read-modify-write) whatever z3 says.
+    assert statuses == {
+        "P1": "unknown",
+        "P2": "unknown",
+        "P3": "unknown",
+        "P4": "unknown",
+        "P5": "vacuous",
+    }
     assert all(r.reason for r in report.properties.values())
+
+
+def test_random_tokens_are_never_proved_by_a_model_without_acquire() -> None:
+    """Lifting the bounds leaves random tokens no Acquire: neither induction nor Spacer may
+    then claim a proof; what holds within the bounds is reported as holds, with why."""
+    report = prove(PRESETS["random-token"].design, REFERENCE_BOUNDS)
+    p1 = report.properties["P1"]
+    assert p1.status == "holds" and "no Acquire action" in (p1.reason or "")
+    assert all(r.status != "proved" for r in report.properties.values())
+    assert spacer_result(PRESETS["random-token"].design, "P1").status == "unknown"
+
+
+def test_a_vacuous_property_is_never_reported_proved() -> None:
+    """P5 without read-modify-write is vacuous, however easily z3 proves it."""
+    report = prove(Design(), SMALL)
+    assert report.properties["P5"].status == "vacuous"
+    assert report.properties["P1"].status == "proved"
+
+
+def test_a_budget_the_explorer_cannot_finish_gives_unknown_not_holds() -> None:
+    """With the exploration cut short, a clean BMC search up to its depth is not `holds`."""
+    report = prove(PRESETS["lease-only"].design, REFERENCE_BOUNDS, max_states=200)
+    assert "stopped" in report.explored
+    for name, result in report.properties.items():
+        assert result.status in ("violated", "unknown", "proved", "vacuous"), (name, result)
+    assert report.properties["P4"].status != "holds"
+
+
+def test_one_deadline_for_the_whole_proof() -> None:
+    """A tiny overall deadline leaves the open properties unknown, with the reason."""
+    report = prove(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_seconds=0.01)
+    assert report.seconds < 30
+    assert any(r.status == "unknown" for r in report.properties.values())
+
+
+def spacer_result(design: Design, name: str) -> InductionResult:
+    """Spacer's verdict on one property at the reference bounds."""
+    return prove_by_spacer(design, REFERENCE_BOUNDS, name)

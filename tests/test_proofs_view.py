@@ -17,9 +17,9 @@ def test_rows_follow_the_report_in_property_order() -> None:
     rows = rows_of(prove(design, SMALL))
     assert [row.prop for row in rows] == ["P1", "P2", "P3", "P4", "P5"]
     p1, p2 = rows[0], rows[1]
-    assert p1.status_word == "✔ proved" and p1.title == "monotonic acceptance"
+    assert p1.status_word == "✔ proved for every horizon" and p1.title == "monotonic acceptance"
     assert "last ≤ hwm" in p1.invariant
-    assert p2.status_word == "✘ violated" and p2.shortest == 5
+    assert p2.status_word == "✘ violated (5 steps)" and p2.shortest == 5
     trace = replay(design, SMALL, p2.actions)
     assert "P2" in trace.steps[-1].violations
 

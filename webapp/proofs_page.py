@@ -8,10 +8,11 @@ import streamlit as st
 from model.design import Bounds, Design
 from model.presets import PRESETS
 from model.trace import TraceError, replay
+from model.verdicts import Status
 from proofs.report import prove
 from webapp.player import show_traces
 from webapp.preset_picker import bounds_inputs, checked_design
-from webapp.proofs_view import PROVED, VIOLATED, ProofRow, rows_of
+from webapp.proofs_view import ProofRow, rows_of
 
 START_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 
@@ -50,14 +51,14 @@ def _table(rows: tuple[ProofRow, ...]) -> None:
 def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
     """The invariant, the counterexample to induction, and the BMC run of one property."""
     st.markdown(f"#### {row.prop}, {row.title}: {row.status_word}")
-    if row.status == PROVED and row.invariant:
+    if row.status is Status.PROVED and row.invariant:
         st.markdown("The invariant that closed the induction (every reachable state keeps it):")
         st.code("\n∧ ".join(row.invariant), language=None)
     if row.cti:
         st.markdown(f"**Counterexample to induction:** {row.cti}")
-    if row.reason and row.status != VIOLATED:
+    if row.reason and row.status is not Status.VIOLATED:
         st.caption(row.reason)
-    if row.status == VIOLATED and row.actions:
+    if row.status is Status.VIOLATED and row.actions:
         try:
             trace = replay(design, bounds, row.actions, title=f"z3's shortest {row.prop} violation")
         except TraceError as error:

@@ -12,13 +12,10 @@ from typing import Final
 
 from model.properties import BY_NAME
 from model.rules import Action
-from proofs.report import PROVED, UNKNOWN, VIOLATED, ProofReport, PropertyResult
+from model.verdicts import Status
+from proofs.report import ProofReport, PropertyResult
+from webapp.style import verdict_label
 
-STATUS_WORDS: Final = {
-    PROVED: "✔ proved",
-    VIOLATED: "✘ violated",
-    UNKNOWN: "? unknown",
-}
 CONJUNCTION: Final = re.compile(r" ∧ |; and ")
 """Where the prover's invariant text joins its conjuncts."""
 
@@ -29,7 +26,7 @@ class ProofRow:
 
     prop: str
     title: str
-    status: str
+    status: Status
     method: str
     shortest: int | None
     invariant: tuple[str, ...]
@@ -40,7 +37,7 @@ class ProofRow:
     @property
     def status_word(self) -> str:
         """The status with its glyph, e.g. `✔ proved` (colour is never the only cue)."""
-        return STATUS_WORDS[self.status]
+        return verdict_label(self.status, self.shortest)
 
 
 def invariant_lines(invariant: str | None) -> tuple[str, ...]:
