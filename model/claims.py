@@ -86,6 +86,27 @@ def render(template: str, claims: Sequence[Claim]) -> str:
     return PLACEHOLDER.sub(lambda m: note(m.group(1).split(","), by_name), template)
 
 
+CITATION: Final = re.compile(r"\{([a-z0-9-]+):(P\d(?:,P\d)*)\}")
+"""Where a text cites another design's claims: `{fencing:P2}` or `{rmw-lease-aware:P2,P5}`."""
+
+
+def render_citations(template: str, claims_of: Mapping[str, Sequence[Claim]]) -> str:
+    """A text with every `{design:P…}` replaced by that design's note, e.g. `(P2 fails)`."""
+
+    def cite(match: re.Match[str]) -> str:
+        claims = {claim.prop: claim for claim in claims_of[match.group(1)]}
+        return note(match.group(2).split(","), claims)
+
+    return CITATION.sub(cite, template)
+
+
+def citations(template: str) -> tuple[tuple[str, str], ...]:
+    """The (design, property) pairs a text cites, in order."""
+    return tuple(
+        (name, prop) for name, group in CITATION.findall(template) for prop in group.split(",")
+    )
+
+
 def mentioned(template: str) -> tuple[str, ...]:
     """The properties a template shows, in order of first mention."""
     names = [name for group in PLACEHOLDER.findall(template) for name in group.split(",")]

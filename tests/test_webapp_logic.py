@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fencing.stories import paused_worker_story
+from model.claims import citations
 from model.design import REFERENCE_BOUNDS, Design, DesignError
 from model.explorer import explore
 from model.presets import PRESETS
@@ -168,3 +169,18 @@ def test_matrix_cells_open_only_violations() -> None:
     assert cell_at(matrix, 1, "P1") is None
     assert cell_at(matrix, 0, "states") is None
     assert cell_at(matrix, 5, "P1") is None
+
+
+def test_every_chapter_takeaway_cites_claims_the_page_shows() -> None:
+    """A takeaway's verdict notes come from presets the chapter's table shows, at its bounds,
+    and every one agrees with the explorer there."""
+    for chapter in CHAPTERS:
+        cited = citations(chapter.takeaway_template)
+        assert cited, f"chapter {chapter.number} states no checkable verdict"
+        assert "{" not in chapter.takeaway
+        for preset_name, prop in cited:
+            assert preset_name in chapter.presets and prop in chapter.properties
+            claim = next(c for c in PRESETS[preset_name].claims if c.prop == prop)
+            assert claim.bounds == REFERENCE_BOUNDS
+            verdict = explore(PRESETS[preset_name].design, REFERENCE_BOUNDS).verdicts[prop]
+            assert claim.matches(verdict), (chapter.number, preset_name, prop)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from fencing.stories import PAUSED_WORKER_ACTIONS, PAUSED_WORKER_BOUNDS
+from model.claims import render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.presets import PRESETS
@@ -42,7 +43,15 @@ class Chapter:
     runs: tuple[RunSpec, ...]
     presets: tuple[str, ...]
     properties: tuple[str, ...]
-    takeaway: str
+    takeaway_template: str
+    """The lesson, citing presets' claims as `{preset:P2}` (rendered as `(P2 fails)`)."""
+
+    @property
+    def takeaway(self) -> str:
+        """The lesson with its verdict notes rendered from the cited presets' claims."""
+        return render_citations(
+            self.takeaway_template, {name: PRESETS[name].claims for name in self.presets}
+        )
 
 
 def counterexample_actions(preset_name: str, prop: str, bounds: Bounds) -> tuple[Action, ...]:
@@ -124,7 +133,10 @@ CHAPTERS: Final = (
         ("lease-only", "fencing"),
         ("P1", "P2", "P3"),
         "A lease gives the lock back when a worker stops, but it cannot stop a paused worker "
-        "from writing later. The receiver's check of the token is what refuses the late write.",
+        "from writing later {lease-only:P1,P2,P3}. The receiver's check of the token is what "
+        "refuses the late write {fencing:P1,P3}. Fencing still lets through a late write that "
+        "arrives before anything newer has reached the receiver {fencing:P2}: chapter 3 "
+        "shows that gap.",
     ),
     Chapter(
         2,
@@ -150,9 +162,10 @@ CHAPTERS: Final = (
         ),
         ("lease-only", "worker-checks-lease", "fencing"),
         ("P1", "P2", "P3"),
-        "A token that nobody checks changes nothing: only the receiver sees every write, so only "
-        "the receiver can refuse the stale one. A check at the worker can be overtaken by a "
-        "pause between the check and the delivery.",
+        "A token that nobody checks changes nothing {lease-only:P1,P3}: only the receiver sees "
+        "every write, so only the receiver can refuse the stale one {fencing:P1,P3}. A check "
+        "at the worker can be overtaken by a pause between the check and the delivery "
+        "{worker-checks-lease:P1,P3}.",
     ),
     Chapter(
         3,
@@ -200,9 +213,13 @@ CHAPTERS: Final = (
         ),
         ("P2", "P5"),
         "Fencing orders writes; it does not know about time. A write that arrives after its "
-        "lease but before anything newer reached the receiver is accepted (P2). When writes "
-        "depend on reads, that stale write can overwrite another worker's update (P5). Fencing "
-        "the reads too closes the lost update; checking the live lease closes both.",
+        "lease but before anything newer reached the receiver is accepted {fencing:P2}. When "
+        "writes depend on reads, that stale write can land between the new holder's read and "
+        "its write; the new holder's write, computed from the value before it, then erases "
+        "it: a lost update {rmw-fencing-unfenced-reads:P5}. Fencing the reads too closes the "
+        "lost update {rmw-fencing-fenced-reads:P5}; checking the live lease closes both "
+        "{rmw-lease-aware:P2,P5}, at a price: the receiver must ask the lock service, in the "
+        "same transaction as the write.",
     ),
     Chapter(
         4,
@@ -228,9 +245,10 @@ CHAPTERS: Final = (
         ),
         ("fencing", "key-version-token", "random-token"),
         ("P1", "P3"),
-        "The receiver can only check the numbers it is given (P1). Those numbers protect grant "
-        "order (P3) only if they grow with every grant: a durable counter does, a key version "
-        "or a random value does not.",
+        "The receiver can only check the numbers it is given {key-version-token:P1}. Those "
+        "numbers protect grant order only if they grow with every grant: a durable counter "
+        "does {fencing:P3}, a key version {key-version-token:P3} or a random value "
+        "{random-token:P3} does not.",
     ),
 )
 

@@ -9,6 +9,7 @@ from model.design import REFERENCE_BOUNDS, Bounds
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.cache import explore_cached, replay_cached
+from webapp.captions import lesson_caption
 from webapp.player import show_traces
 from webapp.verdicts import difference, verdict_rows
 
@@ -132,7 +133,11 @@ def _with_without_section() -> None:
     st.markdown("\n".join(lines))
     if not diff.complete:
         st.warning("Incomplete: at least one exploration hit its budget.")
-    st.caption(f"A: {PRESETS[a].lesson}  \nB: {PRESETS[b].lesson}")
+    lessons = [
+        lesson_caption(PRESETS[name].as_lesson(), REFERENCE_BOUNDS, found.verdicts)
+        for name, found in ((a, first), (b, second))
+    ]
+    st.caption(f"A: {lessons[0]}  \nB: {lessons[1]}")
 
 
 def render_compare() -> None:

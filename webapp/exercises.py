@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from model.claims import citations, render_citations
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import explore
 from model.presets import PRESETS
@@ -57,6 +58,9 @@ FIX_OPTIONS: Final = (
     "grant_fences",
 )
 """Design options a *fix* exercise may let the student change."""
+
+PRESET_CLAIMS: Final = {name: preset.claims for name, preset in PRESETS.items()}
+"""What a hint may cite as `{preset:P2}`: each preset's claims, checked by the tests."""
 
 ID_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 COMMON_KEYS: Final = ("id", "kind", "title", "prompt", "preset", "design", "bounds", "hints")
@@ -347,7 +351,20 @@ class _Validator:
             return ()
         if len(value) > MAX_HINTS:
             self.problem(index, "hints", f"at most {MAX_HINTS} hints", ex_id)
-        return tuple(value)
+        rendered = []
+        for hint in value:
+            unknown = sorted({name for name, _ in citations(hint) if name not in PRESETS})
+            if unknown:
+                self.problem(
+                    index,
+                    "hints",
+                    f"a hint cites {unknown[0]!r}, which is not a preset: write "
+                    "{preset:P2} with a preset name to show that preset's verdict",
+                    ex_id,
+                )
+                continue
+            rendered.append(render_citations(hint, PRESET_CLAIMS))
+        return tuple(rendered)
 
     def design(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[Design | None, str]:
         """The design: `preset = "name"` or a `design = { option = value }` table, not both."""

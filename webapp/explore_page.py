@@ -13,6 +13,7 @@ from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
 from model.trace import trace_to_json
 from webapp.cache import WEB_MAX_SECONDS, WEB_MAX_STATES, explore_cached, replay_cached
+from webapp.captions import lesson_caption
 from webapp.design_form import (
     BOUND_HELP,
     CUSTOM,
@@ -237,20 +238,25 @@ def render_explore() -> None:
     try:
         Layout.of(design, bounds)
     except DesignError as error:
-        st.error(f"These bounds cannot be explored: {error}")
+        st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
         return
     preset = matching_preset(design)
-    label = f"the preset `{preset}`" if preset else f"a custom design ({design.label()})"
-    st.markdown(f"This is {label} at {bounds.short()}.")
-    if preset:
-        st.caption(f"Mirrors {PRESETS[preset].mirrors}. {PRESETS[preset].lesson}")
+    label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
+    st.markdown(f"This is {label} at {bounds.in_words()}.")
+    caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
-    if st.query_params.get("run") != "1":
-        return
-    try:
-        exploration = explore_cached(design, bounds, max_states=budget)
-    except DesignError as error:
-        st.error(f"These bounds cannot be explored: {error}")
+    exploration = None
+    if st.query_params.get("run") == "1":
+        try:
+            exploration = explore_cached(design, bounds, max_states=budget)
+        except DesignError as error:
+            st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
+            return
+    if preset:
+        verdicts = exploration.verdicts if exploration else None
+        lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, verdicts)
+        caption.caption(f"Mirrors {PRESETS[preset].mirrors}. {lesson}")
+    if exploration is None:
         return
     _summary(exploration)
     _counterexamples(design, bounds, exploration)

@@ -1,0 +1,74 @@
+"""Every verdict the app states in words agrees with the verdicts shown beside it.
+
+Walks the preset captions (at the lesson's bounds and at the Explore page's defaults),
+the chapter takeaways and the default exercise set's hints.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import pytest
+
+from model.claims import citations
+from model.design import REFERENCE_BOUNDS, Bounds
+from model.explorer import explore
+from model.presets import PRESETS, PRESETS_LIST, Preset
+from webapp.captions import lesson_caption
+from webapp.exercises import DEFAULT_SET, load_set
+
+NOTE = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
+
+
+def notes(text: str) -> dict[str, bool]:
+    """The verdict notes in a text: property to whether it is said to fail."""
+    found = {}
+    for names, verb in NOTE.findall(text):
+        for name in names.split(", "):
+            found[name] = verb.startswith("fail")
+    return found
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
+@pytest.mark.parametrize("bounds", [REFERENCE_BOUNDS, Bounds()], ids=["lesson", "explore"])
+def test_a_caption_never_contradicts_the_table_beside_it(preset: Preset, bounds: Bounds) -> None:
+    """Either every note in the caption agrees with the verdicts at the shown bounds, or the
+    caption says the lesson does not show here and names the bounds where it does."""
+    verdicts = explore(preset.design, bounds).verdicts
+    caption = lesson_caption(preset.as_lesson(), bounds, verdicts)
+    lesson_part = caption.split(" At these bounds")[0]
+    wrong = [p for p, fails in notes(lesson_part).items() if verdicts[p].violated != fails]
+    if wrong:
+        assert "the lesson does not show" in caption
+        assert REFERENCE_BOUNDS.in_words() in caption
+        assert all(name in caption.split("does not show")[1] for name in wrong)
+    else:
+        assert "does not show" not in caption
+
+
+def test_fencing_strict_at_the_explore_defaults_says_where_its_lesson_shows() -> None:
+    """With one write per grant the holder never writes twice, so `>` refuses nobody."""
+    bounds = Bounds()
+    caption = lesson_caption(
+        PRESETS["fencing-strict"].as_lesson(),
+        bounds,
+        explore(PRESETS["fencing-strict"].design, bounds).verdicts,
+    )
+    assert "(P4 fails)" in caption
+    assert "At these bounds the lesson does not show (P4 holds)" in caption
+
+
+def test_default_exercise_hints_cite_claims_at_the_exercise_bounds() -> None:
+    """Every verdict a hint states is a citation of a preset claim checked at the bounds the
+    exercise is explored at, and no hint states a verdict by hand."""
+    raw = tomllib.loads(DEFAULT_SET.read_text())["exercise"]
+    loaded = load_set(DEFAULT_SET)
+    for entry, exercise in zip(raw, loaded.exercises, strict=True):
+        for template in entry.get("hints", []):
+            assert not NOTE.search(template), f"{exercise.id}: a verdict written by hand"
+            for preset_name, prop in citations(template):
+                claim = next(c for c in PRESETS[preset_name].claims if c.prop == prop)
+                assert claim.bounds == exercise.bounds
+                verdict = explore(PRESETS[preset_name].design, exercise.bounds).verdicts[prop]
+                assert claim.matches(verdict), (exercise.id, preset_name, prop)
