@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import z3
 
 from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.layout import Vars
 from model.presets import PRESETS
 from model.properties import BY_NAME
 from model.system import System
 from proofs.induction import PROVED, UNKNOWN, Prover, prove_by_spacer
-from proofs.invariants import CATALOG, hwm_covers_last
+from proofs.invariants import CATALOG, Context, hwm_covers_last
 
 MUST_PROVE = {
     "fencing": ("P1", "P3"),
@@ -74,3 +76,18 @@ def test_random_tokens_are_not_proved_by_an_actionless_unbounded_model() -> None
     """Unbounded random tokens have no Acquire in the model: induction must refuse, not prove."""
     result = Prover(PRESETS["random-token"].design, bounds_with(2)).prove(BY_NAME["P3"])
     assert result.status == UNKNOWN and result.reason and "Acquire" in result.reason
+
+
+def impossible_start(s: Vars, c: Context) -> z3.BoolRef:
+    """A candidate that is inductive (nothing makes `now` smaller) but false initially."""
+    return s.now >= 100
+
+
+def test_a_candidate_false_in_the_initial_state_is_never_used() -> None:
+    """Houdini keeps only candidates that hold initially: `now ≥ 100` is closed under every
+    step and would exclude every early violation, but it is false at the start, so the
+    lease-only design's P2 is still not proved."""
+    prover = Prover(PRESETS["lease-only"].design, bounds_with(2), catalog=(impossible_start,))
+    kept = {prover.lemmas[i].name for i in prover.kept}
+    assert "impossible_start" not in kept
+    assert prover.prove(BY_NAME["P2"]).status == UNKNOWN
