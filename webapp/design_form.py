@@ -20,12 +20,13 @@ OPTION_FIELDS: Final = OPTIONS
 
 
 BOUND_HELP: Final = {
-    "workers": "W: workers",
-    "lease": "L: lease length in ticks",
-    "horizon": "T: time horizon (the clock runs 0..T)",
-    "grants": "G: grants the coordinator may issue",
-    "writes": "K: writes per grant",
+    "workers": "Workers (W)",
+    "lease": "Lease, in ticks (L)",
+    "horizon": "Last tick of the clock (T)",
+    "grants": "Grants per run (G)",
+    "writes": "Writes per grant (K)",
 }
+"""Each bound in words first, its letter after (the letters of docs/model.md)."""
 
 
 def parse_skew(text: str) -> tuple[int, ...]:
@@ -74,6 +75,6 @@ def values_of(design: Design) -> dict[str, Any]:
 def limits_text() -> str:
     """The allowed range of every bound, for the page."""
     return ", ".join(
-        f"{BOUND_HELP[name].split(':')[0]} {low}..{high}"
+        f"{BOUND_HELP[name].split(' (')[0].lower()} {low}..{high}"
         for name, (low, high) in BOUND_LIMITS.items()
     )

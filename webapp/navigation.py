@@ -100,7 +100,7 @@ PAGES: Final = (
         "Every reachable state of a small design, with a counterexample highlighted.",
     ),
     PageEntry(
-        "screens/proofs.py",
+        "screens/z3_proofs.py",
         "Tools",
         "Proofs",
         ":material/functions:",

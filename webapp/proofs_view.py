@@ -16,6 +16,24 @@ from model.verdicts import Status
 from proofs.report import ProofReport, PropertyResult
 from webapp.style import verdict_label
 
+METHOD_WORDS: Final = {
+    "induction": "induction (a fact no step can break)",
+    "k-induction": "induction over k steps, within the bounds",
+    "bmc": "searching every run up to a length",
+    "spacer": "Spacer (z3 found the invariant itself)",
+}
+"""Each proof method in words a student can follow; the code name is the key."""
+
+SUMMARIES: Final = {
+    Status.PROVED: "Proved for runs of every length (any horizon, any number of grants), "
+    "with these workers, lease and writes.",
+    Status.VIOLATED: "Broken: z3 found a run that breaks it, and no shorter one exists.",
+    Status.HOLDS: "Holds in every run within these bounds; z3 could not prove it for longer runs.",
+    Status.VACUOUS: "Never put to the test: nothing this property checks ever happens in this "
+    "design, so its holding says nothing.",
+    Status.UNKNOWN: "Not settled: z3 ran out of its time or search budget before it could say.",
+}
+
 CONJUNCTION: Final = re.compile(r" ∧ |; and ")
 """Where the prover's invariant text joins its conjuncts."""
 
@@ -33,6 +51,13 @@ class ProofRow:
     cti: str
     reason: str
     actions: tuple[Action, ...]
+
+    @property
+    def summary(self) -> str:
+        """The verdict in one plain sentence."""
+        if self.status is Status.VIOLATED and self.shortest is not None:
+            return f"Broken: the shortest run that breaks it has {self.shortest} steps (below)."
+        return SUMMARIES[self.status]
 
     @property
     def status_word(self) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Final
 import networkx as nx
 import plotly.graph_objects as go
 
-from model.design import Bounds, Design
+from model.design import Bounds, Design, DesignError
 from model.explorer import EdgeBatch, explore
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
@@ -71,7 +71,18 @@ class SpaceCounts:
         return self.complete and self.states <= GRAPH_NODE_LIMIT
 
     def reduction(self) -> str:
-        """Symmetry's effect in words, e.g. `354 states, 186 up to renaming workers (1.9x)`."""
+        """Symmetry's effect in words, e.g. `354 states, 186 up to renaming workers (1.9x)`.
+
+        When a count stopped at its budget, only what was counted is said: both numbers are
+        then lower bounds of different searches, and their ratio means nothing.
+        """
+        if not self.complete:
+            return (
+                f"the count stopped at its budget ({self.stopped_by}): at least "
+                f"{self.states:,} states and at least {self.orbits:,} up to renaming the "
+                f"workers were reached, in the first {self.depth} steps of the search; deeper "
+                "states were not counted, so the saving from symmetry is not known"
+            )
         factor = self.states / self.orbits if self.orbits else 1.0
         return (
             f"{self.states:,} states, {self.orbits:,} up to renaming the workers "
@@ -146,6 +157,52 @@ def build_graph(design: Design, bounds: Bounds, limit: int = GRAPH_NODE_LIMIT) -
         graph.nodes[key]["depth"] = depth
         graph.nodes[key]["state"] = layout.unpack(key)
     return graph
+
+
+def neighbourhood_graph(design: Design, bounds: Bounds, actions: Sequence[Action]) -> nx.DiGraph:
+    """The states of one run and every state one step away from them, for designs too big
+    to draw whole: the run's states have its depth, a neighbour one more than its parent."""
+    trace = replay(design, bounds, actions)
+    system, layout = trace.system, trace.system.layout
+    graph = nx.DiGraph()
+    states = trace.states()
+    for depth, state in enumerate(states):
+        key = layout.pack(state)
+        graph.add_node(key, depth=depth, state=state)
+    for depth, state in enumerate(states):
+        source = layout.pack(state)
+        for successor in system.successors(state):
+            target = layout.pack(successor.state)
+            if target not in graph:
+                graph.add_node(target, depth=depth + 1, state=successor.state)
+            label = successor.rule.action.label()
+            if graph.has_edge(source, target):
+                edge = graph.edges[source, target]
+                edge["labels"] = (*edge["labels"], label)
+            else:
+                graph.add_edge(source, target, labels=(label,), violations=successor.violations)
+    return graph
+
+
+def smaller_drawable(
+    design: Design, bounds: Bounds, limit: int = GRAPH_NODE_LIMIT
+) -> Bounds | None:
+    """Bounds no larger than these (shorter horizon first, then fewer grants and writes)
+    whose whole graph can be drawn, or None when none of the few tried fits."""
+    candidates = []
+    for horizon in range(bounds.horizon, -1, -1):
+        for grants in range(bounds.grants, 0, -1):
+            for writes in range(bounds.writes, 0, -1):
+                candidates.append(Bounds(bounds.workers, bounds.lease, horizon, grants, writes))
+    for candidate in candidates[1:40]:
+        try:
+            design.check_fits(candidate)
+        except DesignError:
+            continue
+        result = explore(design, candidate, max_states=limit, max_seconds=2.0)
+        if result.complete:
+            return candidate
+    return None
 
 
 def node_kinds(graph: nx.DiGraph, prop: str) -> dict[int, NodeKind]:

@@ -7,9 +7,8 @@ import networkx as nx
 import streamlit as st
 
 from model.design import Bounds, Design
-from model.presets import PRESETS
-from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.preset_picker import bounds_inputs, checked_design
+from webapp.limits import heavy_work
+from webapp.preset_picker import choose
 from webapp.state_graph import (
     GRAPH_NODE_LIMIT,
     GraphTooLarge,
@@ -19,7 +18,9 @@ from webapp.state_graph import (
     depth_figure,
     graph_figure,
     kind_counts,
+    neighbourhood_graph,
     path_keys,
+    smaller_drawable,
 )
 
 SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
@@ -38,29 +39,13 @@ def graph_cached(design: Design, bounds: Bounds) -> nx.DiGraph:
     return build_graph(design, bounds)
 
 
-def _choose() -> tuple[Design, Bounds, str] | None:
-    """The design, bounds and property widgets; None (with an error shown) when invalid."""
-    names = list(PRESETS)
-    cols = st.columns([2, 2])
-    preset = cols[0].selectbox("Design", names, index=names.index("lease-only"), key="space-preset")
-    prop = cols[1].selectbox(
-        "Colour states by property",
-        PROPERTY_NAMES,
-        index=1,
-        format_func=lambda n: f"{n}, {BY_NAME[n].title}",
-        key="space-prop",
-    )
-    chosen = checked_design(preset, bounds_inputs(SMALL_BOUNDS, "space"))
-    if chosen is None:
-        return None
-    return (*chosen, prop)
-
-
 def _counts(counts: SpaceCounts) -> None:
     """The numbers, symmetry's effect, and the per-depth chart."""
     if not counts.complete:
         st.warning(
-            f"The count stopped early ({counts.stopped_by}): the numbers below are a lower bound."
+            f"The count stopped early ({counts.stopped_by}): the numbers below count only "
+            f"the states reached in the first {counts.depth} steps of the search, not the "
+            "deeper ones."
         )
     cols = st.columns(4)
     cols[0].metric("reachable states", f"{counts.states:,}")
@@ -69,6 +54,52 @@ def _counts(counts: SpaceCounts) -> None:
     cols[3].metric("up to renaming workers", f"{counts.orbits:,}")
     st.markdown(f"**Symmetry reduction:** {counts.reduction()}.")
     st.plotly_chart(depth_figure(counts), width="stretch", key="space-depths")
+
+
+@st.cache_data(show_spinner="Looking for smaller bounds that can be drawn…", max_entries=64)
+def smaller_cached(design: Design, bounds: Bounds) -> Bounds | None:
+    """Smaller bounds of the same design whose graph can be drawn, once per design and bounds."""
+    return smaller_drawable(design, bounds)
+
+
+def _use_bounds(bounds: Bounds) -> None:
+    """Button callback: switch the page to other bounds."""
+    for name, value in bounds.to_dict().items():
+        st.session_state[f"space-{name}"] = value
+
+
+def _too_big(design: Design, bounds: Bounds, prop: str, counts: SpaceCounts) -> None:
+    """What to show instead of a graph too big to draw: smaller bounds, or one run's states."""
+    reason = (
+        f"{counts.states:,} states is more than the {GRAPH_NODE_LIMIT:,} this page draws"
+        if counts.complete
+        else "the count did not finish"
+    )
+    st.info(f"The whole graph is not drawn: {reason}.")
+    smaller = smaller_cached(design, bounds)
+    if smaller is not None:
+        st.button(
+            f"Draw the same design at {smaller.in_words()}",
+            on_click=_use_bounds,
+            args=(smaller,),
+            key="space-smaller",
+        )
+    actions = counts.counterexamples.get(prop, ())
+    if not actions:
+        return
+    st.markdown(
+        f"**The shortest run violating {prop}, and every state one step away from it** "
+        f"({len(actions)} steps): " + " → ".join(a.label() for a in actions)
+    )
+    graph = neighbourhood_graph(design, bounds, actions)
+    path = path_keys(design, bounds, actions)
+    st.caption(
+        f"{graph.number_of_nodes():,} states drawn; a state's colour speaks only of the steps "
+        "drawn here."
+    )
+    st.plotly_chart(
+        graph_figure(graph, design, bounds, prop, path), width="stretch", key="space-run-graph"
+    )
 
 
 def _graph(design: Design, bounds: Bounds, prop: str, counts: SpaceCounts) -> None:
@@ -104,19 +135,17 @@ def render_state_space() -> None:
         f"it is safe (green ●). Graphs of up to {GRAPH_NODE_LIMIT:,} states are drawn; "
         "above that the page shows the counts and the chart only."
     )
-    chosen = _choose()
-    if chosen is None:
+    choice = choose("space", "lease-only", SMALL_BOUNDS, prop="P2")
+    if choice is None:
         return
-    design, bounds, prop = chosen
-    counts = counts_cached(design, bounds)
+    design, bounds, prop = choice.design, choice.bounds, choice.prop
+    with heavy_work("the count") as admitted:
+        if not admitted:
+            return
+        counts = counts_cached(design, bounds)
     _counts(counts)
     st.subheader("The graph")
     if not counts.drawable:
-        reason = (
-            f"{counts.states:,} states is more than the {GRAPH_NODE_LIMIT:,} this page draws"
-            if counts.complete
-            else "the count did not finish"
-        )
-        st.info(f"The graph is not drawn: {reason}. Lower the bounds to see it.")
+        _too_big(design, bounds, prop, counts)
         return
     _graph(design, bounds, prop, counts)

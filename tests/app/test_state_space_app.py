@@ -42,4 +42,50 @@ def test_above_the_limit_only_counts_and_the_chart() -> None:
     at.selectbox(key="space-preset").set_value("fencing").run()
     text = all_text(at)
     assert "13,213 states is more than the 2,000 this page draws" in text
-    assert len(at.get("plotly_chart")) == 1
+    # Instead of the whole graph: the shortest P2 run with its neighbours, and smaller bounds.
+    assert "The shortest run violating P2, and every state one step away from it" in text
+    assert [c.key for c in at.get("plotly_chart")] == ["space-depths", "space-run-graph"]
+    smaller = at.button(key="space-smaller")
+    assert "Draw the same design at 3 workers" in smaller.label
+    smaller.click().run()
+    assert not at.exception
+    assert "space-graph" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_a_budget_stop_says_what_was_and_was_not_counted() -> None:
+    """At its budget the page gives no meaningless reduction factor."""
+    from model.design import Bounds
+    from model.presets import PRESETS
+    from webapp.state_graph import count_space
+
+    counts = count_space(PRESETS["fencing"].design, Bounds(3, 2, 6, 3, 2), max_states=2_000)
+    text = counts.reduction()
+    assert "stopped at its budget" in text and "not known" in text and "x fewer" not in text
+
+
+def test_the_link_reopens_the_page() -> None:
+    """The design, bounds and property are in the link; a fresh page opened from it agrees."""
+    at = open_space()
+    at.selectbox(key="space-preset").set_value("fencing")
+    at.selectbox(key="space-prop").set_value("P1")
+    at.number_input(key="space-horizon").set_value(3).run()
+    link = {key: at.query_params[key] for key in at.query_params}
+    assert link["preset"] == "fencing" and link["prop"] == "P1" and link["horizon"] == "3"
+    fresh = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in link.items():
+        fresh.query_params[key] = value
+    fresh.run()
+    assert fresh.selectbox(key="space-preset").value == "fencing"
+    assert fresh.selectbox(key="space-prop").value == "P1"
+    assert fresh.number_input(key="space-horizon").value == 3
+    assert [m.value for m in fresh.metric] == [m.value for m in at.metric]
+
+
+def test_a_bad_link_is_reported_not_raised() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["workers"] = "1e400"
+    at.query_params["preset"] = "[evil](http://x)"
+    at.run()
+    assert not at.exception
+    assert "partly not understood" in all_text(at)
+    assert "](http" not in " ".join(e.value for e in at.error)
