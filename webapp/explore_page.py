@@ -199,6 +199,8 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
         on_change=lambda: st.query_params.update(cex=st.session_state["cex"], step="0"),
     )
     name = chosen if chosen in names else names[0]
+    if st.query_params.get("cex") != name:
+        st.query_params["cex"] = name
     verdict = exploration.verdicts[name]
     trace = replay_cached(design, bounds, verdict.actions or (), f"Shortest {name} counterexample")
     step = trace.first_violation(name)
