@@ -237,3 +237,69 @@ def test_folder_sets_load_each_file_or_report_it(tmp_path: Path) -> None:
     assert [p.name for p, _ in loaded] == ["a.toml", "b.toml"]
     assert not isinstance(loaded[0][1], ExerciseSetError)
     assert isinstance(loaded[1][1], ExerciseSetError)
+
+
+UNSOLVABLE = """title = "Broken on purpose"
+
+[[exercise]]
+id = "break-p1-fencing"
+kind = "break"
+title = "Break P1 under fencing"
+prompt = "Make a lower token land after a higher one."
+preset = "fencing"
+property = "P1"
+max_steps = 20
+
+[[exercise]]
+id = "fix-p4-fencing"
+kind = "fix"
+title = "Fix P4 in fencing"
+prompt = "Stop refusing the holder."
+preset = "fencing"
+property = "P4"
+
+[[exercise]]
+id = "too-few-steps"
+kind = "break"
+title = "P1 in four steps"
+prompt = "Violate P1."
+preset = "lease-only"
+property = "P1"
+max_steps = 4
+
+[[exercise]]
+id = "no-fix-from-the-worker"
+kind = "fix"
+title = "Fix P1 from the worker side"
+prompt = "Make P1 hold by changing only what the worker does."
+preset = "lease-only"
+property = "P1"
+options = ["worker_check"]
+"""
+
+
+def test_unsolvable_exercises_are_refused_at_load_with_the_model_reason() -> None:
+    """Every exercise is checked with the model when the set loads; all reasons at once."""
+    found = problems(UNSOLVABLE)
+    expected = {
+        "break-p1-fencing": "P1 holds in this design at these bounds, so there is no run",
+        "fix-p4-fencing": "P4 already holds in this design at these bounds: nothing to fix",
+        "too-few-steps": "the shortest run that breaks P1 has 8 steps, more than max_steps = 4",
+        "no-fix-from-the-worker": "no change of worker_check makes P1 hold",
+    }
+    for exercise_id, reason in expected.items():
+        assert any(exercise_id in text and reason in text for text in found), (exercise_id, found)
+    assert len(found) == 4
+
+
+def test_a_duplicate_id_is_reported_even_with_other_errors() -> None:
+    """The duplicate is named although the second exercise has another error too."""
+    text = GOOD.replace('id = "b"', 'id = "p"', 1).replace("max_steps = 6", "max_steps = 600")
+    found = problems(text)
+    assert any("'p' is used twice" in t for t in found), found
+    assert any("max_steps" in t for t in found), found
+
+
+def test_the_default_set_passes_the_solvability_check() -> None:
+    """Loading the default set runs the same check (it would raise otherwise)."""
+    assert len(load_set(DEFAULT_SET).exercises) == 11

@@ -14,10 +14,14 @@ fix their file. Nothing here imports Streamlit.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
+import stat
+import time
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -25,6 +29,7 @@ from typing import Any, Final
 from model.claims import citations, render_citations
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import explore
+from model.options import BY_OPTION, Kind, Option
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
@@ -36,6 +41,8 @@ FOLDER_ENV: Final = "FENCING_LAB_EXERCISES"
 """Environment variable naming a folder of a teacher's own `*.toml` sets."""
 
 MAX_SET_BYTES: Final = 100_000
+MAX_SET_FILES: Final = 20
+MAX_PROBLEM_CHARS: Final = 400
 MAX_EXERCISES: Final = 50
 MAX_TEXT_CHARS: Final = 4_000
 MAX_HINTS: Final = 10
@@ -58,6 +65,11 @@ FIX_OPTIONS: Final = (
     "grant_fences",
 )
 """Design options a *fix* exercise may let the student change."""
+
+SOLVABILITY_SECONDS: Final = 30.0
+"""Budget for checking, when a set loads, that every exercise in it can be solved."""
+MAX_FIX_CANDIDATES: Final = 200
+"""Most designs tried when checking that a *fix* exercise has a fix."""
 
 PRESET_CLAIMS: Final = {name: preset.claims for name, preset in PRESETS.items()}
 """What a hint may cite as `{preset:P2}`: each preset's claims, checked by the tests."""
@@ -116,9 +128,10 @@ class Problem:
     message: str
 
     def text(self) -> str:
-        """`line 12: exercise 3 ('x'), field 'max_steps': must be …`."""
+        """`line 12: exercise 3 ('x'), field 'max_steps': must be …` (at most 400 characters)."""
         place = f"line {self.line}: " if self.line else ""
-        return f"{place}{self.where}: {self.message}"
+        whole = f"{place}{self.where}: {self.message}"
+        return whole if len(whole) <= MAX_PROBLEM_CHARS else whole[: MAX_PROBLEM_CHARS - 1] + "…"
 
 
 class ExerciseSetError(ValueError):
@@ -127,6 +140,10 @@ class ExerciseSetError(ValueError):
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = tuple(problems)
         super().__init__("; ".join(p.text() for p in self.problems))
+
+    def __reduce__(self) -> tuple[type[ExerciseSetError], tuple[tuple[Problem, ...]]]:
+        """Pickle with the problems themselves (the pages cache refused sets too)."""
+        return (ExerciseSetError, (self.problems,))
 
 
 # ----- reading a file ------------------------------------------------------------------------
@@ -157,19 +174,76 @@ def parse_set(text: str, source: str = "") -> ExerciseSet:
     except tomllib.TOMLDecodeError as error:
         line = _toml_error_line(str(error))
         raise ExerciseSetError([Problem(line, "TOML syntax", str(error))]) from None
+    except RecursionError:
+        raise ExerciseSetError(
+            [Problem(None, "TOML syntax", "lists or tables are nested too deeply")]
+        ) from None
+    except ValueError:
+        raise ExerciseSetError(
+            [Problem(None, "TOML syntax", "a number is too long to be read")]
+        ) from None
     return _Validator(text, source).set_of(data)
 
 
+def _file_problem(message: str) -> ExerciseSetError:
+    """A set file that cannot even be read."""
+    return ExerciseSetError([Problem(None, "file", message)])
+
+
+def read_bounded(path: Path, limit: int = MAX_SET_BYTES) -> bytes:
+    """A regular file's bytes, read only when it is one and no larger than the limit.
+
+    Directories, pipes, devices and dangling links are refused without being opened (a
+    pipe would block a reader forever); a file that grows while being read is cut off at
+    the limit and refused.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise _file_problem("does not exist (a dangling link?)") from None
+    except OSError as error:
+        raise _file_problem(f"cannot be read: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _file_problem("is not a regular file")
+    if info.st_size > limit:
+        raise _file_problem(f"is {info.st_size:,} bytes; the limit is {limit:,} bytes")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        raise _file_problem(f"cannot be read: {error.strerror}") from None
+    if len(data) > limit:
+        raise _file_problem(f"is larger than the limit of {limit:,} bytes")
+    return data
+
+
 def load_set(path: Path) -> ExerciseSet:
-    """Read and validate a set file from disk."""
-    data = path.read_bytes()
-    return parse_set(decode_upload(data), source=path.name)
+    """Read (bounded) and validate a set file from disk."""
+    return parse_set(decode_upload(read_bounded(path)), source=path.name)
+
+
+def folder_files(folder: Path) -> tuple[list[Path], str | None]:
+    """The `*.toml` names in a teachers' folder (sorted, at most `MAX_SET_FILES`), and a
+    warning when the folder is missing or holds more files than are read."""
+    if not folder.is_dir():
+        return [], f"the exercise folder {folder} does not exist or is not a folder"
+    try:
+        paths = sorted(folder.glob("*.toml"))
+    except OSError as error:
+        return [], f"the exercise folder {folder} cannot be read: {error.strerror}"
+    if len(paths) > MAX_SET_FILES:
+        return paths[:MAX_SET_FILES], (
+            f"the exercise folder has {len(paths)} set files; only the first "
+            f"{MAX_SET_FILES} are offered"
+        )
+    return paths, None
 
 
 def folder_sets(folder: Path) -> list[tuple[Path, ExerciseSet | ExerciseSetError]]:
     """Every `*.toml` set in a folder (sorted by name), each loaded or with its error."""
     found: list[tuple[Path, ExerciseSet | ExerciseSetError]] = []
-    for path in sorted(folder.glob("*.toml"))[:MAX_EXERCISES]:
+    for path in folder_files(folder)[0]:
         try:
             found.append((path, load_set(path)))
         except ExerciseSetError as error:
@@ -257,18 +331,38 @@ class _Validator:
         else:
             seen: set[str] = set()
             for index, entry in enumerate(raw):
+                raw_id = entry.get("id") if isinstance(entry, dict) else None
+                if isinstance(raw_id, str) and raw_id in seen:
+                    self.problem(index, "id", f"{raw_id!r} is used twice: ids must differ", raw_id)
+                if isinstance(raw_id, str):
+                    seen.add(raw_id)
                 exercise = self.exercise(index, entry)
-                if exercise is None:
-                    continue
-                if exercise.id in seen:
-                    self.problem(
-                        index, "id", f"{exercise.id!r} is used twice: ids must differ", exercise.id
-                    )
-                seen.add(exercise.id)
-                exercises.append(exercise)
+                if exercise is not None:
+                    exercises.append(exercise)
+            self.solvability(raw, exercises)
         if self.problems:
             raise ExerciseSetError(self.problems)
         return ExerciseSet(title, description, tuple(exercises), self.source)
+
+    def solvability(self, raw: list[Any], exercises: list[Exercise]) -> None:
+        """Ask the model whether each well-formed exercise can be solved, within one budget."""
+        deadline = time.perf_counter() + SOLVABILITY_SECONDS
+        indices = {
+            entry.get("id"): index for index, entry in enumerate(raw) if isinstance(entry, dict)
+        }
+        for exercise in exercises:
+            if time.perf_counter() > deadline:
+                self.problem(
+                    None,
+                    "exercise",
+                    f"the model ran out of time ({SOLVABILITY_SECONDS:g} s) checking that "
+                    "every exercise can be solved: use fewer exercises or smaller bounds",
+                )
+                return
+            why = unsolvable(exercise)
+            if why is not None:
+                index = indices.get(exercise.id)
+                self.problem(index, "property", f"cannot be solved: {why}", exercise.id)
 
     def text_field(
         self, index: int | None, data: Mapping[str, Any], key: str, required: bool, ex_id: str = ""
@@ -483,6 +577,78 @@ def _named_field(message: str, table: Mapping[str, Any]) -> str:
         if re.search(rf"\b{re.escape(str(key))}\b", message):
             return str(key)
     return ""
+
+
+# ----- can it be solved? ---------------------------------------------------------------------
+
+
+def unsolvable(exercise: Exercise) -> str | None:
+    """Why no answer can be right, asked of the model at the exercise's bounds; None if one can.
+
+    A *break* needs a violation within its step allowance; a *fix* needs its property broken
+    today and some allowed change that makes it hold while keeping what must be kept.
+    """
+    found = verdicts(exercise.design, exercise.bounds)
+    if not found.complete:
+        return (
+            f"the model cannot finish checking this design at these bounds ({found.stopped_by}): "
+            "lower the bounds"
+        )
+    if exercise.kind == "break":
+        shortest = found.shortest[exercise.prop]
+        if shortest is None:
+            return (
+                f"{exercise.prop} holds in this design at these bounds, so there is no run "
+                "that breaks it"
+            )
+        if shortest > exercise.max_steps:
+            return (
+                f"the shortest run that breaks {exercise.prop} has {shortest} steps, more "
+                f"than max_steps = {exercise.max_steps}"
+            )
+    if exercise.kind == "fix":
+        if exercise.prop in found.holds:
+            return f"{exercise.prop} already holds in this design at these bounds: nothing to fix"
+        return _no_fix(exercise, found)
+    return None
+
+
+def _no_fix(exercise: Exercise, original: Verdicts) -> str | None:
+    """None when some allowed change is a fix; otherwise why none is."""
+    required = required_properties(exercise, original)
+    candidates = list(itertools.islice(candidate_designs(exercise), MAX_FIX_CANDIDATES + 1))
+    if len(candidates) > MAX_FIX_CANDIDATES:
+        return None  # too many combinations to try them all: assume the teacher knows one
+    for design in candidates:
+        found = verdicts(design, exercise.bounds)
+        if found.complete and all(name in found.holds for name in required):
+            return None
+    return (
+        f"no change of {', '.join(exercise.options)} makes {exercise.prop} hold while "
+        f"keeping {', '.join(name for name in required if name != exercise.prop) or 'nothing'}"
+    )
+
+
+def candidate_designs(exercise: Exercise) -> Iterator[Design]:
+    """Every valid design the student could reach by changing the allowed options."""
+    choices = [_option_values(BY_OPTION[name]) for name in exercise.options]
+    for values in itertools.product(*choices):
+        try:
+            design = replace(exercise.design, **dict(zip(exercise.options, values, strict=True)))
+            design.check_fits(exercise.bounds)
+        except DesignError:
+            continue
+        if design != exercise.design:
+            yield design
+
+
+def _option_values(option: Option) -> tuple[Any, ...]:
+    """Every value of a choice, count or flag option."""
+    if option.kind is Kind.FLAG:
+        return (False, True)
+    if option.kind is Kind.COUNT:
+        return tuple(range(option.low, option.high + 1))
+    return option.values
 
 
 # ----- grading ------------------------------------------------------------------------------

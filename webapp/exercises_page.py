@@ -32,7 +32,7 @@ from webapp.exercises import (
     check_predict,
     decode_upload,
     fixed_design,
-    folder_sets,
+    folder_files,
     load_set,
     parse_set,
     summary_json,
@@ -43,9 +43,13 @@ from webapp.exercises import (
 from webapp.option_widgets import option_input
 from webapp.playground import LinkError, Run, encode_actions, play
 from webapp.scheduler_view import action_buttons, run_view, status_lines
+from webapp.text import escape_markdown, safe_markdown
 
 DEFAULT_CHOICE = "The default set"
 UPLOAD_CHOICE = "Upload a set (TOML)"
+UPLOADED_KEY = "ex-uploaded-set"
+CHOICE_KEY = "ex-set-remembered"
+"""Session keys that outlive the page's widgets: the uploaded set and the chosen set."""
 
 
 @st.cache_data(show_spinner="The model checks the design…", max_entries=128)
@@ -80,39 +84,100 @@ def _record(exercise_set: ExerciseSet, exercise: Exercise, answer: str, feedback
 
 def _show_problems(name: str, error: ExerciseSetError) -> None:
     """Every problem of a refused set file, each with its line and field."""
-    st.error(f"**{name} was not loaded:**\n\n" + "\n".join(f"- {p.text()}" for p in error.problems))
+    st.error(
+        f"**{escape_markdown(name)} was not loaded:**\n\n"
+        + "\n".join(f"- {escape_markdown(p.text(), limit=500)}" for p in error.problems)
+    )
 
 
 def _uploaded_set() -> ExerciseSet | None:
-    """The uploaded set, or None (with the problems shown) when it is refused."""
+    """The uploaded set (kept for the rest of the session), or None with the problems shown."""
     upload = st.file_uploader(
         f"A set file (TOML, UTF-8, at most {MAX_SET_BYTES:,} bytes)",
         type=["toml"],
         key="ex-upload",
     )
     if upload is None:
+        kept = st.session_state.get(UPLOADED_KEY)
+        if isinstance(kept, ExerciseSet):
+            st.caption(
+                f"Using the set you uploaded earlier ({escape_markdown(kept.source)}); upload "
+                "another file to replace it."
+            )
+            return kept
         st.info("Upload a set to start. The default set shows the format.")
         return None
     try:
-        return parse_set(decode_upload(upload.getvalue()), source=upload.name)
+        loaded = parse_uploaded(upload.getvalue(), upload.name)
     except ExerciseSetError as error:
         _show_problems(upload.name, error)
         return None
+    st.session_state[UPLOADED_KEY] = loaded
+    return loaded
+
+
+@st.cache_data(show_spinner="Checking the set with the model…", max_entries=16)
+def parse_uploaded(data: bytes, name: str) -> ExerciseSet:
+    """An uploaded set, parsed and checked once per content."""
+    return parse_set(decode_upload(data), source=name)
+
+
+@st.cache_data(show_spinner="Checking the teachers' set with the model…", max_entries=64)
+def load_folder_set(path: str, modified_ns: int, size: int) -> ExerciseSet | ExerciseSetError:
+    """A set file from the teachers' folder, read again only when it changes (path, mtime)."""
+    try:
+        return load_set(Path(path))
+    except ExerciseSetError as error:
+        return error
+
+
+def _folder_choices() -> dict[str, ExerciseSet | ExerciseSetError]:
+    """The teachers' folder sets by menu name, with a warning for what cannot be used."""
+    folder = os.environ.get(FOLDER_ENV, "")
+    if not folder:
+        return {}
+    paths, warning = folder_files(Path(folder))
+    if warning:
+        st.warning(escape_markdown(warning))
+    found: dict[str, ExerciseSet | ExerciseSetError] = {}
+    for path in paths:
+        try:
+            info = path.stat()
+            found[f"Folder: {path.name}"] = load_folder_set(
+                str(path), info.st_mtime_ns, info.st_size
+            )
+        except OSError:
+            found[f"Folder: {path.name}"] = load_folder_set(str(path), 0, 0)
+    broken = [name for name, loaded in found.items() if isinstance(loaded, ExerciseSetError)]
+    if broken:
+        st.warning(
+            "Some of the teachers' set files cannot be used (choose one to see why): "
+            + ", ".join(escape_markdown(name.removeprefix("Folder: ")) for name in broken)
+        )
+    return found
+
+
+def _remember_choice() -> None:
+    """Keep the chosen set across pages of the session."""
+    st.session_state[CHOICE_KEY] = st.session_state.get("ex-set", DEFAULT_CHOICE)
 
 
 def _choose_set() -> ExerciseSet | None:
     """The set the class works on: the default, one from the teachers' folder, or an upload."""
-    folder = os.environ.get(FOLDER_ENV, "")
-    found = folder_sets(Path(folder)) if folder and Path(folder).is_dir() else []
-    names = [DEFAULT_CHOICE, *(f"Folder: {path.name}" for path, _ in found), UPLOAD_CHOICE]
-    choice = st.selectbox("Exercise set", names, key="ex-set")
+    folder = _folder_choices()
+    names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
+    remembered = st.session_state.get(CHOICE_KEY, DEFAULT_CHOICE)
+    index = names.index(remembered) if remembered in names else 0
+    choice = st.selectbox(
+        "Exercise set", names, index=index, key="ex-set", on_change=_remember_choice
+    )
     if choice == UPLOAD_CHOICE:
         return _uploaded_set()
     if choice == DEFAULT_CHOICE:
         return default_set()
-    path, loaded = found[names.index(choice) - 1]
+    loaded = folder[choice]
     if isinstance(loaded, ExerciseSetError):
-        _show_problems(path.name, loaded)
+        _show_problems(choice.removeprefix("Folder: "), loaded)
         return None
     return loaded
 
@@ -122,7 +187,7 @@ def _choose_set() -> ExerciseSet | None:
 
 def _describe(exercise: Exercise) -> None:
     """The prompt, the design in words and the bounds."""
-    st.markdown(exercise.prompt)
+    st.markdown(safe_markdown(exercise.prompt))
     preset = PRESETS.get(exercise.design_name)
     design = f"`{exercise.design_name}`" + (f", {preset.mirrors}" if preset else "")
     st.caption(f"Design: {design}. Bounds: {exercise.bounds.short()}.")
@@ -180,7 +245,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     try:
         trace = play(Run(exercise.design, exercise.bounds, actions))
     except LinkError as error:
-        st.error(str(error))
+        st.error(escape_markdown(str(error)))
         st.session_state[key] = ()
         return
     st.markdown(f"Steps so far: **{len(actions)}** of at most {exercise.max_steps}.")
@@ -201,7 +266,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         try:
             handed = trace_from_json(upload.getvalue())
         except TraceError as error:
-            st.error(f"This trace file was not read: {error}")
+            st.error(f"This trace file was not read: {escape_markdown(str(error))}")
             return
         feedback = check_break_trace(exercise, handed)
         _record(exercise_set, exercise, encode_actions(handed.actions), feedback)
@@ -253,11 +318,11 @@ def _feedback(progress: Progress, exercise: Exercise) -> None:
     """The last verdict on this exercise, and the hints earned by wrong answers."""
     feedback = st.session_state.get(f"ex-feedback-{exercise.id}")
     if isinstance(feedback, Feedback):
-        (st.success if feedback.correct else st.error)(feedback.message)
+        (st.success if feedback.correct else st.error)(escape_markdown(feedback.message, 800))
     if progress.solved(exercise.id):
         return
     for number, hint in enumerate(progress.hints(exercise), start=1):
-        st.info(f"Hint {number}: {hint}")
+        st.info(f"Hint {number}: {safe_markdown(hint)}")
 
 
 def _summary(exercise_set: ExerciseSet, progress: Progress) -> None:
@@ -300,9 +365,9 @@ def render_exercises() -> None:
     if exercise_set is None:
         return
     progress = _progress(exercise_set)
-    st.header(exercise_set.title)
+    st.header(safe_markdown(exercise_set.title))
     if exercise_set.description:
-        st.markdown(exercise_set.description)
+        st.markdown(safe_markdown(exercise_set.description))
     ids = [e.id for e in exercise_set.exercises]
     titles = {e.id: e.title for e in exercise_set.exercises}
     chosen = st.selectbox(
@@ -312,7 +377,7 @@ def render_exercises() -> None:
         key="ex-choice",
     )
     exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
-    st.subheader(exercise.title)
+    st.subheader(safe_markdown(exercise.title))
     _describe(exercise)
     {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](exercise_set, exercise)
     _summary(exercise_set, _progress(exercise_set))

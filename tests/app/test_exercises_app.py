@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,64 @@ def test_a_malformed_set_in_the_teachers_folder(
     assert "line 10: exercise 1 ('x'), field 'max_steps'" in text
     at.selectbox(key="ex-set").set_value("Folder: broken.toml").run()
     assert "line 1: TOML syntax" in all_text(at)
+
+
+def test_a_hostile_teachers_folder_never_breaks_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory named like a set, a dangling link, a pipe and an oversized file are each
+    skipped with a reason, nothing blocks, and the default set still works."""
+    (tmp_path / "a-dir.toml").mkdir()
+    (tmp_path / "dangling.toml").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(tmp_path / "pipe.toml")
+    with (tmp_path / "huge.toml").open("wb") as huge:
+        huge.truncate(1_000_000_000)  # sparse: nothing is written, nothing may be read
+    (tmp_path / "evil.toml").write_text(
+        'title = "[Log in](https://evil.example)"\n\n[[exercise]]\nid = "x"\nkind = "predict"\n'
+        'title = "![t](http://127.0.0.1:9/t.png)"\nprompt = "p"\npreset = "fencing"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("FENCING_LAB_EXERCISES", str(tmp_path))
+    at = open_exercises()
+    warned = " ".join(w.value for w in at.warning)
+    for name in ("a-dir.toml", "dangling.toml", "pipe.toml", "huge.toml"):
+        assert name.replace(".", "\\.").replace("-", "\\-") in warned or name in warned
+    assert "Predict what a design keeps" in all_text(at)
+    for name, reason in (
+        ("a-dir.toml", "is not a regular file"),
+        ("pipe.toml", "is not a regular file"),
+        ("dangling.toml", "does not exist"),
+        ("huge.toml", "the limit is 100,000 bytes"),
+    ):
+        at.selectbox(key="ex-set").set_value(f"Folder: {name}").run()
+        assert not at.exception
+        assert reason in all_text(at), name
+    at.selectbox(key="ex-set").set_value("Folder: evil.toml").run()
+    rendered = " ".join(h.value for h in at.header) + " ".join(s.value for s in at.subheader)
+    assert "\\[Log in\\]" in rendered and "\\!\\[t\\]" in rendered  # literal, not links
+
+
+def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FENCING_LAB_EXERCISES", "/no/such/folder")
+    at = open_exercises()
+    assert "does not exist or is not a folder" in " ".join(w.value for w in at.warning)
+    assert "From the paused worker to the lost update" in all_text(at)
+
+
+def test_an_uploaded_set_is_kept_for_the_session() -> None:
+    """Leaving the page drops the upload widget, not the set: it is still offered on return."""
+    from webapp.exercises import parse_set
+    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state[UPLOADED_KEY] = parse_set(
+        'title = "Mine"\n\n[[exercise]]\nid = "m"\nkind = "predict"\ntitle = "t"\n'
+        'prompt = "p"\npreset = "fencing"\n',
+        source="mine.toml",
+    )
+    at.session_state[CHOICE_KEY] = UPLOAD_CHOICE
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="ex-set").value == UPLOAD_CHOICE
+    assert "Using the set you uploaded earlier" in all_text(at)
+    assert "Mine" in all_text(at)
