@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, assert_never
+from typing import Any, Final, NoReturn, assert_never
 
 from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
@@ -24,7 +24,7 @@ from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration,
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
-from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
+from model.trace import Trace, TraceError, read_limited, replay, trace_from_json, trace_to_dict
 from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
@@ -115,6 +115,11 @@ def seconds(text: str) -> float:
 def _shown(text: str) -> str:
     """User text for a message: printable, quoted and short."""
     return printable(text[:30] + ("…" if len(text) > 30 else ""))
+
+
+def terminal_safe(text: str) -> str:
+    """Text for a terminal: control characters (escape codes among them) shown as escapes."""
+    return "".join(ch if ch.isprintable() or ch == "\n" else repr(ch)[1:-1] for ch in text)
 
 
 def printable(text: str) -> str:
@@ -284,10 +289,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`fencing replay FILE`: re-check and narrate a trace file."""
-    path = Path(args.file)
-    if not path.is_file():
-        raise DesignError(f"no such trace file: {path}")
-    trace = trace_from_json(path.read_bytes())
+    trace = trace_from_json(read_limited(Path(args.file)))
+    _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))
     broken = ", ".join(trace.violated()) or "none"
@@ -300,9 +303,9 @@ def run_replay(args: argparse.Namespace) -> int:
 def _matrix_line(row: MatrixRow) -> str:
     """One preset's row of the human matrix."""
     cells = "".join(f"{row.cell(name):>9}" for name in PROPERTY_NAMES)
-    return (
-        f"{row.preset.name:<28}{cells}{row.exploration.states:>9,}{row.exploration.seconds:>8.2f}"
-    )
+    found = row.exploration
+    line = f"{row.preset.name:<28}{cells}{found.states:>9,}{found.seconds:>8.2f}"
+    return line if found.complete else f"{line}  stopped: {found.stopped_by}"
 
 
 def run_matrix(args: argparse.Namespace) -> int:
@@ -327,6 +330,12 @@ def run_matrix(args: argparse.Namespace) -> int:
     )
     print(f"{len(PRESETS_LIST)} presets in {time.perf_counter() - started:.2f} s")
     return 0
+
+
+def _print_title(trace: Trace) -> None:
+    """A trace file's title, made safe for the terminal."""
+    if trace.title:
+        print(f"Title: {terminal_safe(trace.title)}")
 
 
 def run_presets(args: argparse.Namespace) -> int:
@@ -370,9 +379,19 @@ def run_prove(args: argparse.Namespace) -> int:
     return 0
 
 
+class BriefParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line that says what to change, not the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `fencing check: error: … (see fencing check --help)` and exit with status 2."""
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {terminal_safe(message)} (see {self.prog} --help)\n"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = BriefParser(
         prog="fencing",
         description="Fencing Lab: explore, prove and explain fencing-token lock designs.",
     )
@@ -430,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except (DesignError, TraceError) as error:
-        print(f"fencing: error: {error}", file=sys.stderr)
+        print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.

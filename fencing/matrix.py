@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from model.design import REFERENCE_BOUNDS, Bounds
+from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, explore
 from model.presets import PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
@@ -61,10 +62,28 @@ def verdict_matrix(
     max_seconds: float = DEFAULT_MAX_SECONDS,
     on_row: Callable[[MatrixRow], None] | None = None,
 ) -> Matrix:
-    """Explore each preset at the bounds; `on_row` is told as each row finishes."""
+    """Explore each preset at the bounds within one budget for the whole table.
+
+    Each preset gets what the rows before it left of the states and seconds; a row that
+    runs out reports its unfinished properties as unknown. `on_row` is told as each row
+    finishes. A preset that cannot be explored at these bounds is named in the error.
+    """
     rows = []
+    started, states_left = time.perf_counter(), max_states
     for preset in presets:
-        exploration = explore(preset.design, bounds, max_states=max_states, max_seconds=max_seconds)
+        seconds_left = max_seconds - (time.perf_counter() - started)
+        try:
+            exploration = explore(
+                preset.design,
+                bounds,
+                max_states=max(1, states_left),
+                max_seconds=max(0.001, seconds_left),
+            )
+        except DesignError as error:
+            raise DesignError(
+                f"preset {preset.name} cannot be explored at these bounds: {error}"
+            ) from None
+        states_left -= exploration.states
         row = MatrixRow(preset, exploration)
         rows.append(row)
         if on_row:

@@ -9,9 +9,11 @@ it and names the first step that is malformed, not enabled, or differs from the 
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Final
 
 from model.design import Bounds, Design, DesignError
@@ -29,6 +31,7 @@ TRACE_FORMAT: Final = "fencing-lab/trace"
 TRACE_VERSION: Final = 1
 MAX_TRACE_STEPS: Final = 500
 MAX_TRACE_BYTES: Final = 1_000_000
+MAX_TITLE_CHARS: Final = 200
 
 
 class TraceError(ValueError):
@@ -102,7 +105,10 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
     actions = list(actions)
     if len(actions) > MAX_TRACE_STEPS:
         raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps, not {len(actions)}")
-    system = System(design, bounds)
+    try:
+        system = System(design, bounds)
+    except DesignError as error:
+        raise TraceError(f"the trace's design cannot be replayed at its bounds: {error}") from None
     state = system.initial()
     steps: list[Step] = []
     sent_at: dict[int, int] = {}
@@ -166,22 +172,54 @@ def trace_to_json(trace: Trace) -> str:
     return json.dumps(trace_to_dict(trace), indent=2, ensure_ascii=False)
 
 
-def trace_from_json(text: str | bytes) -> Trace:
-    """Parse, validate and replay a trace file; errors name the field or the first bad step."""
+def read_limited(path: Path, limit: int = MAX_TRACE_BYTES) -> bytes:
+    """A regular file's bytes, at most `limit` of them read; anything else is a TraceError.
+
+    Pipes, devices and directories are refused before they are opened, and no more than
+    `limit + 1` bytes are ever read, however large the file.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise TraceError(f"no such trace file: {path}") from None
+    except OSError as error:
+        raise TraceError(f"the trace file cannot be read: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TraceError(f"not a regular file: {path}")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        raise TraceError(f"the trace file cannot be read: {error.strerror}") from None
+    if len(data) > limit:
+        raise TraceError(f"the trace file is larger than {limit:,} bytes")
+    return data
+
+
+def decode_json(text: str | bytes, what: str = "trace file") -> Any:
+    """JSON text (at most `MAX_TRACE_BYTES`) as data, or a TraceError saying what is wrong."""
     if len(text) > MAX_TRACE_BYTES:
-        raise TraceError(f"the trace file is larger than {MAX_TRACE_BYTES:,} bytes")
+        raise TraceError(f"the {what} is larger than {MAX_TRACE_BYTES:,} bytes")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise TraceError("the trace file is not UTF-8 text") from None
+            raise TraceError(f"the {what} is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise TraceError(
-            f"the trace file is not valid JSON: {error.msg} at line {error.lineno}"
+            f"the {what} is not valid JSON: {error.msg} at line {error.lineno}"
         ) from None
-    return trace_from_dict(data)
+    except RecursionError:
+        raise TraceError(f"the {what} nests lists or objects too deeply") from None
+    except ValueError:
+        raise TraceError(f"the {what} holds a number too long to read") from None
+
+
+def trace_from_json(text: str | bytes) -> Trace:
+    """Parse, validate and replay a trace file; errors name the field or the first bad step."""
+    return trace_from_dict(decode_json(text))
 
 
 def trace_from_dict(data: Any) -> Trace:
@@ -190,10 +228,13 @@ def trace_from_dict(data: Any) -> Trace:
         raise TraceError("a trace must be a JSON object")
     if data.get("format") != TRACE_FORMAT:
         raise TraceError(f"not a Fencing Lab trace: field 'format' must be {TRACE_FORMAT!r}")
-    if data.get("version") != TRACE_VERSION:
-        raise TraceError(
-            f"unsupported trace version {data.get('version')!r}: expected {TRACE_VERSION}"
-        )
+    version = data.get("version")
+    if type(version) is not int or version != TRACE_VERSION:
+        shown = repr(version) if len(repr(version)) <= 20 else repr(version)[:17] + "..."
+        raise TraceError(f"unsupported trace version {shown}: expected {TRACE_VERSION}")
+    title = data.get("title", "")
+    if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
+        raise TraceError(f"field 'title' must be text of at most {MAX_TITLE_CHARS} characters")
     try:
         design = Design.from_dict(data.get("design"))
         bounds = Bounds.from_dict(data.get("bounds"))
@@ -203,10 +244,21 @@ def trace_from_dict(data: Any) -> Trace:
     records = data.get("steps")
     if not isinstance(records, list):
         raise TraceError("field 'steps' must be a list")
+    if len(records) > MAX_TRACE_STEPS:
+        raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps, not {len(records)}")
     actions = [_action_of(number, record) for number, record in enumerate(records, start=1)]
-    trace = replay(design, bounds, actions, title=str(data.get("title", "")))
+    trace = replay(design, bounds, actions, title=title)
     _compare_records(trace, records)
     return trace
+
+
+def _short(value: object) -> str:
+    """A value from a file, for a message: control characters escaped, at most 40 characters.
+
+    Text is shown without quotes (`holder`), anything else as its repr (`True`, `'x'`).
+    """
+    text = repr(value)[1:-1] if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _action_of(number: int, record: Any) -> Action:
@@ -229,12 +281,18 @@ def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
                 raise TraceError(f"step {step.number}: 'state' must be an object")
             actual = layout.as_dict(step.after)
             for column, value in recorded.items():
-                if actual.get(column) != value:
+                if type(value) is not int or actual.get(column) != value:
                     raise TraceError(
                         f"step {step.number} ({step.action.label()}): the file says "
-                        f"{column}={value!r} but replaying gives {actual.get(column)!r}"
+                        f"{_short(column)}={_short(value)} but replaying gives "
+                        f"{actual.get(column)!r}"
                     )
-        if "violations" in record and list(record["violations"]) != list(step.violations):
+        recorded_violations = record.get("violations", list(step.violations))
+        if not isinstance(recorded_violations, list) or not all(
+            isinstance(name, str) for name in recorded_violations
+        ):
+            raise TraceError(f"step {step.number}: 'violations' must be a list of names")
+        if recorded_violations != list(step.violations):
             raise TraceError(
                 f"step {step.number} ({step.action.label()}): the file says it violates "
                 f"{record['violations']!r} but replaying gives {list(step.violations)!r}"

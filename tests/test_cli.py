@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -240,3 +242,146 @@ def test_check_json_reports_unfinished_properties_as_unknown(
     for name in ("P1", "P3", "P4", "P5"):
         assert data["properties"][name]["holds"] is None
         assert data["properties"][name]["status"] == "unknown"
+
+
+# ----- hostile and careless input: one line, exit status 2, never a traceback ----------------
+
+
+def trace_file(tmp_path: Path, change: Any) -> Path:
+    """A valid trace file after applying `change` to its decoded object."""
+    data = trace_to_dict(paused_worker_story("none").trace())
+    change(data)
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run a command that must be refused; return its one-line message."""
+    code, out, err = run(args, capsys)
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in out + err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(version=True), "unsupported trace version True"),
+        (lambda d: d.update(version=1.0), "unsupported trace version 1.0"),
+        (lambda d: d["steps"][0].update(violations=5), "'violations' must be a list"),
+        (lambda d: d["steps"][0].update(violations=None), "'violations' must be a list"),
+        (lambda d: d["steps"][0].update(violations={"P1": 1}), "'violations' must be a list"),
+        (lambda d: d["steps"][0].update(violations="P1"), "'violations' must be a list"),
+        (lambda d: d["steps"][0]["state"].update(now=True), "the file says now=True"),
+        (lambda d: d.update(title=7), "field 'title' must be text"),
+        (
+            lambda d: d.update(
+                bounds={"workers": 5, "lease": 12, "horizon": 30, "grants": 8, "writes": 4}
+            ),
+            "cannot be replayed at its bounds",
+        ),
+    ],
+)
+def test_malformed_traces_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, message: str
+) -> None:
+    assert message in refused(["replay", str(trace_file(tmp_path, change))], capsys)
+
+
+def test_unreadable_and_enormous_trace_files_are_refused_without_reading_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    assert "nests lists or objects too deeply" in refused(["replay", str(nested)], capsys)
+    digits = tmp_path / "digits.json"
+    digits.write_text('{"format": "fencing-lab/trace", "version": ' + "9" * 5000 + "}")
+    assert "number too long" in refused(["replay", str(digits)], capsys)
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(8 * 1024**3)  # sparse: 8 GB that must not be read
+    assert "larger than 1,000,000 bytes" in refused(["replay", str(huge)], capsys)
+    assert "not a regular file" in refused(["replay", str(tmp_path)], capsys)
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    assert "not a regular file" in refused(["replay", str(pipe)], capsys)
+    assert "cannot be read" in refused(["replay", "/proc/self/mem"], capsys)
+    assert "no such trace file" in refused(["replay", str(tmp_path / "missing.json")], capsys)
+
+
+def test_terminal_escape_codes_in_a_trace_are_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = trace_file(tmp_path, lambda d: d.update(title="\x1b[2J\x1b[31mowned"))
+    code, out, _ = run(["replay", str(path)], capsys)
+    assert code == 0 and "\x1b" not in out and "\\x1b[2J" in out
+    bad = trace_file(tmp_path, lambda d: d["steps"][0]["state"].update({"\x1b[31m": 1}))
+    err = refused(["replay", str(bad)], capsys)
+    assert "\x1b" not in err and "\\x1b" in err
+
+
+def test_argument_errors_are_one_line_with_a_pointer_to_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    err = refused(["check", "--workers", "two"], capsys)
+    assert err.strip().endswith("(see fencing check --help)")
+
+
+def test_a_matrix_too_big_for_a_preset_names_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(
+        ["matrix", "--workers", "5", "--horizon", "30", "--grants", "8", "--writes", "4"], capsys
+    )
+    assert code == 2 and "Traceback" not in err
+    assert "preset lease-only cannot be explored at these bounds" in err
+
+
+def test_the_matrix_budget_is_for_the_whole_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """3,000 states for the whole table: the first presets use them, the rest say unknown."""
+    code, out, _ = run(["matrix", "--json", "--max-states", "3000"], capsys)
+    rows = json.loads(out)["rows"]
+    assert code == 0 and sum(row["states"] for row in rows) <= 3000 + len(rows)
+    assert rows[-1]["complete"] is False
+    assert rows[-1]["properties"]["P1"]["status"] == "unknown"
+
+
+def test_prove_stays_within_its_budget_on_bounds_the_explorer_cannot_finish(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = [
+        "prove",
+        "--preset",
+        "lease-only",
+        "--workers",
+        "4",
+        "--lease",
+        "4",
+        "--horizon",
+        "16",
+        "--grants",
+        "5",
+        "--writes",
+        "2",
+        "--max-states",
+        "20000",
+        "--json",
+    ]
+    code, out, _ = run(args, capsys)
+    report = json.loads(out)
+    assert code == 0 and "stopped" in report["explored"]
+    assert report["properties"]["P1"]["status"] == "violated"
+    assert report["properties"]["P4"]["status"] == "vacuous"
+
+
+def test_prove_random_tokens_reports_without_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["prove", "--preset", "random-token", "--json"], capsys)
+    statuses = {k: v["status"] for k, v in json.loads(out)["properties"].items()}
+    assert code == 0 and "proved" not in statuses.values()
+    assert statuses == {
+        "P1": "holds",
+        "P2": "violated",
+        "P3": "violated",
+        "P4": "violated",
+        "P5": "vacuous",
+    }
