@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run serve-class test lint typecheck pytest bench mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,8 +12,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+PORT ?= 8501
+ADDRESS ?= 0.0.0.0
+
 run: $(STAMP)
-	$(BIN)/streamlit run webapp/app.py --server.port 8501 --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run webapp/app.py --server.address localhost --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+# For a class on a network: listen on every interface (ADDRESS=…, PORT=… to change).
+serve-class: $(STAMP)
+	$(BIN)/streamlit run webapp/app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 test: $(STAMP) lint typecheck pytest
 
@@ -30,5 +37,12 @@ pytest: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
+# Mutation testing of the model and the prover (long: not part of `make test`).
+mutation: $(STAMP)
+	$(BIN)/pip install --quiet mutmut
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache mutants

@@ -17,8 +17,18 @@ import streamlit as st  # noqa: E402
 from webapp.navigation import PAGES  # noqa: E402
 
 
+VISITOR_SETTINGS = {
+    "client.showErrorDetails": "none",
+    "client.toolbarMode": "viewer",
+}
+"""Settings that must hold however the server was started (from any folder, with any
+config file): visitors never see tracebacks or server paths, nor developer menus."""
+
+
 def main() -> None:
     """Configure the page and run the navigation chosen by the visitor."""
+    for name, value in VISITOR_SETTINGS.items():
+        st.set_option(name, value)
     st.set_page_config(page_title="Fencing Lab", page_icon="🔒", layout="wide")
     sections: dict[str, list[st.Page]] = {}
     for entry in PAGES:

@@ -11,6 +11,7 @@ from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json, trace_to_json
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
 from webapp.option_widgets import option_input
+from webapp.text import escape_markdown
 from webapp.playground import (
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
@@ -161,7 +162,8 @@ def _messages() -> None:
     kept = st.session_state.pop(MESSAGE_KEY, None)
     if kept is not None:
         kind, text = kept
-        {"error": st.error, "warning": st.warning, "success": st.success}[kind](text)
+        show = {"error": st.error, "warning": st.warning, "success": st.success}[kind]
+        show(escape_markdown(text, limit=600))
 
 
 def render_playground() -> None:
