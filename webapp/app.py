@@ -16,7 +16,6 @@ import streamlit as st  # noqa: E402
 
 from webapp.navigation import PAGES  # noqa: E402
 
-
 VISITOR_SETTINGS = {
     "client.showErrorDetails": "none",
     "client.toolbarMode": "viewer",

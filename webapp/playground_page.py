@@ -11,7 +11,6 @@ from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json, trace_to_json
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
 from webapp.option_widgets import option_input
-from webapp.text import escape_markdown
 from webapp.playground import (
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
@@ -25,6 +24,7 @@ from webapp.playground import (
     undo,
 )
 from webapp.scheduler_view import action_buttons, run_view, status_lines
+from webapp.text import escape_markdown
 
 CUSTOM = "(custom options)"
 MESSAGE_KEY = "playground-message"
