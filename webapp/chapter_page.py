@@ -20,7 +20,7 @@ def _reset_step() -> None:
 
 def source_line(spec: RunSpec) -> str:
     """Where a run's actions come from, in words."""
-    bounds = spec.bounds.short()
+    bounds = spec.bounds.in_words()
     if spec.counterexample_of is None:
         return f"Scripted actions, replayed through the model at {bounds}."
     preset, prop = spec.counterexample_of
@@ -54,7 +54,7 @@ def render_chapter(number: int) -> None:
     }
     st.dataframe(verdict_rows(explorations, chapter.properties), hide_index=True)
     st.caption(
-        f"Every interleaving at {REFERENCE_BOUNDS.short()}; the number after a violation is the "
+        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}; the number after a violation is the "
         "length of the shortest violating run."
     )
     st.info(chapter.takeaway)

@@ -87,7 +87,7 @@ def _matrix_section() -> None:
         selection_mode="single-cell",
     )
     st.caption(
-        f"Every interleaving at {REFERENCE_BOUNDS.short()}. ✘ with the length of the shortest "
+        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}. ✘ with the length of the shortest "
         "violating run, ✔ holds. Click a violated cell, or choose it below, to open its "
         "counterexample."
     )

@@ -34,6 +34,7 @@ from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import Trace, TraceError, replay
+from webapp.links import matching_preset
 
 SETS_FOLDER: Final = Path(__file__).resolve().parent / "exercise_sets"
 DEFAULT_SET: Final = SETS_FOLDER / "default.toml"
@@ -579,6 +580,12 @@ def _named_field(message: str, table: Mapping[str, Any]) -> str:
     return ""
 
 
+def design_name(design: Design) -> str:
+    """A design for a sentence: its preset's name when it is one, else its options in words."""
+    preset = matching_preset(design)
+    return f"the preset `{preset}`" if preset else design.in_words()
+
+
 # ----- can it be solved? ---------------------------------------------------------------------
 
 
@@ -741,8 +748,8 @@ def check_break_trace(exercise: Exercise, trace: Trace) -> Feedback:
         return Feedback(
             False,
             "This trace file is for another design or other bounds "
-            f"({trace.design.label()}, {trace.bounds.short()}); this exercise uses "
-            f"{exercise.design.label()}, {exercise.bounds.short()}.",
+            f"({design_name(trace.design)}, {trace.bounds.in_words()}); this exercise uses "
+            f"{design_name(exercise.design)}, {exercise.bounds.in_words()}.",
         )
     return check_break(exercise, trace.actions)
 
@@ -773,13 +780,17 @@ def check_fix(exercise: Exercise, design: Design, original: Verdicts, found: Ver
     lost = [name for name in required if name not in found.holds]
     if not lost:
         return Feedback(
-            True, f"Right: {design.label()} keeps {', '.join(required)} within these bounds."
+            True,
+            f"Right: with {design_name(design)}, the design keeps {', '.join(required)} within "
+            "these bounds.",
         )
     shortest = ", ".join(f"{name} in {found.shortest[name]} steps" for name in lost)
     if exercise.prop in lost:
-        return Feedback(False, f"{design.label()} still violates {shortest}.")
+        return Feedback(False, f"With {design_name(design)}, the design still violates {shortest}.")
     return Feedback(
-        False, f"{design.label()} keeps {exercise.prop} but loses what held before: {shortest}."
+        False,
+        f"With {design_name(design)}, the design keeps {exercise.prop} but loses what held "
+        f"before: {shortest}.",
     )
 
 

@@ -190,7 +190,7 @@ def _describe(exercise: Exercise) -> None:
     st.markdown(safe_markdown(exercise.prompt))
     preset = PRESETS.get(exercise.design_name)
     design = f"`{exercise.design_name}`" + (f", {preset.mirrors}" if preset else "")
-    st.caption(f"Design: {design}. Bounds: {exercise.bounds.short()}.")
+    st.caption(f"Design: {design}. Bounds: {exercise.bounds.in_words()}.")
 
 
 def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:

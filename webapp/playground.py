@@ -263,7 +263,8 @@ def finish(
         return Completion(
             prop,
             tuple(verdict.actions),
-            f"{count} more step{'s' if count != 1 else ''} violate {prop}: appended.",
+            f"Added the shortest way to violate {prop} from here: {count} more "
+            f"step{'s' if count != 1 else ''}.",
         )
     if result.complete:
         return Completion(

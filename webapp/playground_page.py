@@ -182,8 +182,11 @@ def render_playground() -> None:
     trace = play(run)
     _design_form(run)
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
-    name = f"`{preset}` ({run.design.label()})" if preset else f"custom ({run.design.label()})"
-    st.caption(f"Design: {name} at {run.bounds.short()}. Change it under *Design and bounds*.")
+    name = f"`{preset}` ({run.design.in_words()})" if preset else run.design.in_words()
+    st.caption(
+        f"Design: {escape_markdown(name, limit=600)}; {run.bounds.in_words()}. "
+        "Change it under *Design and bounds*."
+    )
     st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
     action_buttons(trace, "play", _pick)
     tools = st.columns([1, 1, 2, 2])

@@ -68,7 +68,7 @@ def test_fix_it_wrong_then_right() -> None:
     assert "not a valid design" in all_text(at)
     at.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("counter").run()
     at.button(key="ex-key-version-fix-p3-check").click().run()
-    assert "Right: core (fencing) keeps P1, P3, P4, P5" in all_text(at)
+    assert "Right: with the preset `fencing`, the design keeps P1, P3, P4, P5" in all_text(at)
     rows = at.dataframe[0].value
     assert bool(rows.loc[rows["title"].str.startswith("8."), "solved"].iloc[0])
 

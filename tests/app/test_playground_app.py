@@ -56,7 +56,9 @@ def test_finish_appends_the_shortest_violation() -> None:
     at.button(key="playground-finish").click().run()
     assert param(at, "a").startswith("A1.")
     text = all_text(at)
-    assert "P1 violated at step" in text and "violate P1: appended" in text
+    assert (
+        "P1 violated at step" in text and "Added the shortest way to violate P1 from here" in text
+    )
 
 
 def test_a_bad_link_shows_an_error_not_a_traceback() -> None:
@@ -77,7 +79,10 @@ def test_bounds_beyond_the_limits_are_refused_with_the_limit() -> None:
 
 def test_a_custom_design_from_the_link_and_the_form() -> None:
     at = open_playground(d="receiver:none~worker_check:1", b="2.2.4.2.1")
-    assert "receiver=none, worker_check=true" in all_text(at)
+    assert (
+        "What the resource checks: nothing (plain store); Worker checks its own lease: yes"
+        in all_text(at)
+    )
     at.selectbox(key="play-preset").set_value("volatile-hwm")
     at.number_input(key="play-horizon").set_value(5)
     at.button[0].click().run()
