@@ -43,11 +43,15 @@ def test_chapter_1_lease_only_breaks_and_fencing_refuses() -> None:
 
 
 def test_chapter_2_unchecked_tokens_do_nothing() -> None:
-    lease_only, worker_checks, checked = chapter_traces(2)
-    assert "P1" in lease_only.violated() and "P1" in worker_checks.violated()
-    assert checked.actions == lease_only.actions
+    worker_checks, checked = chapter_traces(2)
+    assert "P1" in worker_checks.violated()
+    assert checked.actions == worker_checks.actions
     assert checked.violated() == ()
     assert "rejected" in checked.steps[-1].sentence
+    # The worker's own check passed: it sent while its lease ran; the write was delayed.
+    send = next(step for step in worker_checks.steps if step.action.name == "Send")
+    assert "delayed in the network" in worker_checks.steps[-1].sentence
+    assert send.number < worker_checks.steps[-1].number
 
 
 def test_chapter_3_claims_match_the_explorer() -> None:
@@ -66,8 +70,11 @@ def test_chapter_3_claims_match_the_explorer() -> None:
 
 
 def test_chapter_4_numbers_keep_p1_but_lose_p3() -> None:
-    for trace in chapter_traces(4):
+    key_version, random_token, counter = chapter_traces(4)
+    for trace in (key_version, random_token):
         assert "P3" in trace.violated() and "P1" not in trace.violated()
+    assert counter.actions == key_version.actions and counter.violated() == ()
+    assert counter.steps[-1].outcome == "rejected"
     for preset in ("key-version-token", "random-token"):
         verdicts = _verdicts(preset)
         assert not verdicts["P1"] and verdicts["P3"]

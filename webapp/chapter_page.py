@@ -7,7 +7,7 @@ import streamlit as st
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from webapp.cache import chapter_traces_cached, explore_cached
-from webapp.chapters import BY_NUMBER, RunSpec
+from webapp.chapters import BY_NUMBER, Chapter, RunSpec
 from webapp.player import show_traces
 from webapp.story import run_summary
 from webapp.verdicts import verdict_rows
@@ -33,6 +33,13 @@ def render_chapter(number: int) -> None:
     st.title(f"{chapter.number}. {chapter.title}")
     st.markdown(chapter.question)
     traces = chapter_traces_cached(number)
+    if chapter.together:
+        for spec, trace in zip(chapter.runs, traces, strict=True):
+            st.markdown(f"**{spec.label}.** {spec.caption} {run_summary(trace)}")
+        st.caption(source_line(chapter.runs[0]))
+        show_traces(traces, param="step", key=f"chapter{number}")
+        _verdicts_and_takeaway(chapter)
+        return
     choice = st.radio(
         "Run",
         list(range(len(chapter.runs))),
@@ -47,7 +54,11 @@ def render_chapter(number: int) -> None:
     st.markdown(f"{spec.caption} {run_summary(trace)}")
     st.caption(source_line(spec))
     show_traces([trace], param="step", key=f"chapter{number}-{index}")
+    _verdicts_and_takeaway(chapter)
 
+
+def _verdicts_and_takeaway(chapter: Chapter) -> None:
+    """The explorer's verdicts on the chapter's presets, and the lesson they support."""
     st.subheader("What the explorer says about each design")
     explorations = {
         name: explore_cached(PRESETS[name].design, REFERENCE_BOUNDS) for name in chapter.presets

@@ -44,6 +44,8 @@ class Chapter:
     presets: tuple[str, ...]
     properties: tuple[str, ...]
     takeaway_template: str
+    together: bool = False
+    """Step every run at once (the same actions under different designs), not one by one."""
     """The lesson, citing presets' claims as `{preset:P2}` (rendered as `(P2 fails)`)."""
 
     @property
@@ -80,12 +82,13 @@ def _same_as(base: RunSpec, label: str, caption: str, design: Design) -> RunSpec
     return RunSpec(label, caption, design, base.bounds, base.actions, base.counterexample_of)
 
 
-_LEASE_ONLY_P1 = RunSpec(
-    "Lease only: shortest P1 violation",
-    "The explorer's shortest run in which a write with a lower token lands after a higher one.",
-    PRESETS["lease-only"].design,
+_WORKER_CHECKS_P1 = RunSpec(
+    "Worker checks its lease: shortest P1 violation",
+    "The worker checks its lease before each send, and sends while the lease still runs; the "
+    "write is delayed past the lease, and the receiver checks nothing.",
+    PRESETS["worker-checks-lease"].design,
     REFERENCE_BOUNDS,
-    counterexample_of=("lease-only", "P1"),
+    counterexample_of=("worker-checks-lease", "P1"),
 )
 _STALE_AFTER_EXPIRY = (
     Action("Acquire", 1),
@@ -99,6 +102,14 @@ _STALE_AFTER_EXPIRY = (
 )
 """W1 sends, pauses past its lease; W2 is granted the lock; W1's write lands before W2's first."""
 
+_KEY_VERSION_P3 = RunSpec(
+    "Key-version token: shortest P3 violation",
+    "The explorer's shortest run in which an older grant's write lands after a newer grant's: "
+    "both carry token 1.",
+    PRESETS["key-version-token"].design,
+    REFERENCE_BOUNDS,
+    counterexample_of=("key-version-token", "P3"),
+)
 _LOST_UPDATE = RunSpec(
     "Read-modify-write, reads without token: shortest P5 violation",
     "The explorer's shortest run in which an accepted write was based on an outdated read.",
@@ -137,6 +148,7 @@ CHAPTERS: Final = (
         "refuses the late write {fencing:P1,P3}. Fencing still lets through a late write that "
         "arrives before anything newer has reached the receiver {fencing:P2}: chapter 3 "
         "shows that gap.",
+        together=True,
     ),
     Chapter(
         2,
@@ -145,19 +157,13 @@ CHAPTERS: Final = (
         "carries one. Does that help, if nobody compares them? And does it help if the worker "
         "checks its own lease before sending?",
         (
-            _LEASE_ONLY_P1,
-            RunSpec(
-                "Worker checks its lease: shortest P1 violation",
-                "The worker checks its lease before each send; the receiver still checks nothing.",
-                PRESETS["worker-checks-lease"].design,
-                REFERENCE_BOUNDS,
-                counterexample_of=("worker-checks-lease", "P1"),
-            ),
+            _WORKER_CHECKS_P1,
             _same_as(
-                _LEASE_ONLY_P1,
+                _WORKER_CHECKS_P1,
                 "Same run, receiver checks the token",
-                "The lease-only counterexample's actions replayed with a fencing receiver.",
-                Design(),
+                "The same actions, with the worker still checking its lease and a receiver that "
+                "compares tokens.",
+                Design(worker_check=True),
             ),
         ),
         ("lease-only", "worker-checks-lease", "fencing"),
@@ -177,8 +183,9 @@ CHAPTERS: Final = (
         (
             RunSpec(
                 "Fencing: the stale write lands in the gap",
-                "W1 sends, then pauses past its lease; W2 is granted the lock but has not "
-                "written yet when W1's write arrives.",
+                "W1 sends its write while its lease runs; the write is delayed in the network "
+                "past the lease. W2 is granted the lock, and W1's write arrives before W2 has "
+                "sent anything: the receiver has seen no newer token, so it accepts.",
                 Design(),
                 REFERENCE_BOUNDS,
                 _STALE_AFTER_EXPIRY,
@@ -193,7 +200,10 @@ CHAPTERS: Final = (
             _same_as(
                 _LOST_UPDATE,
                 "Fix 2: a lease-aware receiver",
-                "The same actions, with a receiver that checks the live lease on every request.",
+                "The same actions, with a receiver that checks the live lease on every request. "
+                "The price: every read and write must ask the lock service whether the lease is "
+                "current, in the same transaction as the write (an etcd transaction comparing "
+                "the lock key, say).",
                 PRESETS["rmw-lease-aware"].design,
             ),
             RunSpec(
@@ -225,22 +235,24 @@ CHAPTERS: Final = (
         4,
         "Where the number comes from",
         "The receiver compares numbers. What if the numbers do not grow with every grant: "
-        "etcd's per-key `version` (always 1 for a fresh key), or a random value?",
+        "etcd's per-key `version` (always 1 for a fresh key), or a random value? And what does "
+        "a good source look like?",
         (
-            RunSpec(
-                "Key-version token: shortest P3 violation",
-                "The explorer's shortest run in which an older grant's write lands after a "
-                "newer grant's.",
-                PRESETS["key-version-token"].design,
-                REFERENCE_BOUNDS,
-                counterexample_of=("key-version-token", "P3"),
-            ),
+            _KEY_VERSION_P3,
             RunSpec(
                 "Random token: shortest P3 violation",
                 "The same question with a random token drawn for each grant.",
                 PRESETS["random-token"].design,
                 REFERENCE_BOUNDS,
                 counterexample_of=("random-token", "P3"),
+            ),
+            _same_as(
+                _KEY_VERSION_P3,
+                "A counter that grows with every grant",
+                "The key-version run's actions with the lock key's creation revision as the "
+                "token (etcd's create_revision, ZooKeeper's zxid): it grows with every grant, so "
+                "the older grant's late write is refused.",
+                PRESETS["fencing"].design,
             ),
         ),
         ("fencing", "key-version-token", "random-token"),

@@ -28,20 +28,13 @@ PAGES: Final = (
         "What this app is for and where to go.",
     ),
     PageEntry(
-        "screens/story.py",
-        "Start",
-        "The paused worker",
-        ":material/menu_book:",
-        "story",
-        "A paused worker writes after its lease: the same run with a plain store and with fencing.",
-    ),
-    PageEntry(
         "screens/chapter_1.py",
         "Walkthrough",
         "1. The worker that woke up too late",
         ":material/alarm:",
         "chapter-1",
-        "Lease-only versus fencing when the paused worker wakes up.",
+        "A worker pauses past its lease and wakes up: the same run with a plain store and "
+        "with fencing, side by side.",
     ),
     PageEntry(
         "screens/chapter_2.py",

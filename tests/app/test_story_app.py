@@ -1,4 +1,4 @@
-"""AppTest: the home page and the paused worker's story page."""
+"""AppTest: the home page and chapter 1, the paused worker under both receivers at once."""
 
 from __future__ import annotations
 
@@ -20,19 +20,19 @@ def test_home_says_what_the_app_is_for_and_links_every_page(
     assert "P5, no lost update" in text
 
 
-def test_story_shows_both_runs_and_their_verdicts(open_page: Callable[..., AppTest]) -> None:
-    at = open_page("screens/story.py")
+def test_chapter_1_shows_both_runs_and_their_verdicts(open_page: Callable[..., AppTest]) -> None:
+    at = open_page("screens/chapter_1.py")
     text = all_text(at)
     assert "violates P1, P2, P3" in text
     assert "no property violated in this run" in text
     assert "Step 0 of 9" in text
 
 
-def test_story_steps_forward_through_the_url_and_highlights_the_step(
+def test_chapter_1_steps_forward_through_the_url_and_highlights_the_step(
     open_page: Callable[..., AppTest],
 ) -> None:
-    at = open_page("screens/story.py", step="7")
-    at.button(key="story-next").click().run()
+    at = open_page("screens/chapter_1.py", step="7")
+    at.button(key="chapter1-next").click().run()
     assert at.query_params["step"] in ("8", ["8"])
     text = all_text(at)
     assert "Step 8 of 9" in text
@@ -40,12 +40,12 @@ def test_story_steps_forward_through_the_url_and_highlights_the_step(
     late = paused_worker_story("none").trace().steps[7].sentence
     highlighted = [m.value for m in at.markdown if ":orange-background[" in m.value]
     assert any(fenced in h for h in highlighted) and any(late in h for h in highlighted)
-    at.button(key="story-last").click().run()
+    at.button(key="chapter1-last").click().run()
     assert "Step 9 of 9" in all_text(at)
-    at.button(key="story-first").click().run()
+    at.button(key="chapter1-first").click().run()
     assert "Step 0 of 9" in all_text(at)
 
 
-def test_story_ignores_a_malformed_step_in_the_url(open_page: Callable[..., AppTest]) -> None:
-    at = open_page("screens/story.py", step="__import__('os')")
+def test_chapter_1_ignores_a_malformed_step_in_the_url(open_page: Callable[..., AppTest]) -> None:
+    at = open_page("screens/chapter_1.py", step="__import__('os')")
     assert "Step 0 of 9" in all_text(at)
