@@ -11,7 +11,7 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.cache import explore_cached, replay_cached
 from webapp.captions import lesson_caption
 from webapp.player import show_traces
-from webapp.verdicts import difference, verdict_rows
+from webapp.verdicts import compact_cell, difference, verdict_rows
 
 NO_CELL = "(choose a violated cell)"
 
@@ -75,21 +75,27 @@ def _matrix_section() -> None:
     matrix = matrix_cached(REFERENCE_BOUNDS)
     rows = []
     for row in matrix.rows:
-        cells = verdict_rows({row.preset.name: row.exploration})[0]
+        cells = {"design": row.preset.name}
+        cells.update({name: compact_cell(row.exploration, name) for name in PROPERTY_NAMES})
         cells["mirrors"] = row.preset.mirrors
         rows.append(cells)
     st.dataframe(
         rows,
         hide_index=True,
         height=35 * (len(rows) + 1) + 3,
+        column_config={
+            "design": st.column_config.TextColumn("design", width="medium"),
+            **{name: st.column_config.TextColumn(name, width="small") for name in PROPERTY_NAMES},
+            "mirrors": st.column_config.TextColumn("mirrors", width="large"),
+        },
         key="matrix_table",
         on_select=lambda: _cell_clicked(matrix),
         selection_mode="single-cell",
     )
     st.caption(
-        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}. ✘ with the length of the shortest "
-        "violating run, ✔ holds. Click a violated cell, or choose it below, to open its "
-        "counterexample."
+        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}. ✘ 8: violated, the shortest "
+        "violating run has 8 steps; ✔ holds; ○ holds only because nothing it checks ever "
+        "happens. Click a violated cell, or choose it below, to open its counterexample."
     )
     cell = st.selectbox(
         "Open the counterexample of a violated cell",

@@ -196,9 +196,8 @@ def _describe(exercise: Exercise) -> None:
 def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     """Checkboxes for P1..P5 and a check button graded by the explorer."""
     st.markdown("**Which properties does this design keep?** Tick every one that holds.")
-    cols = st.columns(len(PROPERTY_NAMES))
-    for col, name in zip(cols, PROPERTY_NAMES, strict=True):
-        col.checkbox(
+    for name in PROPERTY_NAMES:
+        st.checkbox(
             f"{name}, {BY_NAME[name].title}",
             key=f"ex-{exercise.id}-{name}",
             help=BY_NAME[name].statement,

@@ -30,7 +30,7 @@ PAGES: Final = (
     PageEntry(
         "screens/chapter_1.py",
         "Walkthrough",
-        "1. The worker that woke up too late",
+        "1. The paused worker",
         ":material/alarm:",
         "chapter-1",
         "A worker pauses past its lease and wakes up: the same run with a plain store and "
@@ -47,7 +47,7 @@ PAGES: Final = (
     PageEntry(
         "screens/chapter_3.py",
         "Walkthrough",
-        "3. After expiry, before the new holder",
+        "3. The gap after expiry",
         ":material/hourglass_bottom:",
         "chapter-3",
         "The stale write fencing still accepts (P2), the lost update it causes (P5), two fixes.",
@@ -55,7 +55,7 @@ PAGES: Final = (
     PageEntry(
         "screens/chapter_4.py",
         "Walkthrough",
-        "4. Where the number comes from",
+        "4. Where tokens come from",
         ":material/pin:",
         "chapter-4",
         "Key-version and random tokens keep P1 but lose grant order (P3).",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from model.explorer import Exploration
 from model.properties import PROPERTY_NAMES
-from webapp.style import verdict_label
+from webapp.style import STATUS_GLYPHS, verdict_label
 
 
 def cell(exploration: Exploration, name: str) -> str:
@@ -68,3 +68,10 @@ def difference(a: Exploration, b: Exploration) -> Difference:
         states_b=b.states,
         complete=a.complete and b.complete,
     )
+
+
+def compact_cell(exploration: Exploration, name: str) -> str:
+    """A short cell for wide tables: `✘ 8`, `✔`, `○` (vacuous) or `?` (unknown)."""
+    verdict = exploration.verdicts[name]
+    glyph = STATUS_GLYPHS[verdict.status]
+    return f"{glyph} {verdict.shortest}" if verdict.violated else glyph
