@@ -590,19 +590,25 @@ def py_spy() -> str | None:
 
 
 @contextlib.contextmanager
-def profiled(server: Server, output: Path | None) -> Iterator[None]:
-    """Sample the server with py-spy while the block runs (when asked and installed)."""
+def profiled(server: Server, output: Path | None) -> Iterator[bool]:
+    """Sample the server with py-spy while the block runs; yields whether it does.
+
+    Only the thread holding the GIL is sampled (`--gil`): the server runs every session's
+    script in one process, so a thread waiting for the GIL shows where it waits, not what
+    costs, and would blur the picture.
+    """
     program = py_spy() if output else None
     if output is None or program is None:
         if output is not None:
-            print("  (py-spy is not installed: no profile; `pip install py-spy` adds it)")
-        yield
+            print("  (py-spy is not installed, so no profile: `pip install py-spy` adds it)")
+        yield False
         return
     command = [program, "record", "--pid", str(server.pid), "--output", str(output)]
-    command += ["--format", "raw", "--rate", "50", "--nonblocking"]
-    sampler = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    command += ["--format", "raw", "--rate", "50", "--nonblocking", "--gil"]
+    with (server.log.parent / "py-spy.log").open("wb") as sink:
+        sampler = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
     try:
-        yield
+        yield True
     finally:
         sampler.send_signal(signal.SIGINT)
         try:
@@ -610,32 +616,45 @@ def profiled(server: Server, output: Path | None) -> Iterator[None]:
         except subprocess.TimeoutExpired:
             sampler.kill()
             sampler.wait()
-    print_profile(output)
+
+
+def read_stacks(output: Path) -> list[tuple[list[str], int]]:
+    """py-spy's raw output: each distinct stack (outermost frame first) and its samples."""
+    stacks = []
+    for line in output.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if stack and count.isdigit():
+            stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
+def _in_app(frame: str) -> bool:
+    """Whether a py-spy frame (`function (path:line)`) is in the project's own code."""
+    return any(f"({folder}/" in frame for folder in APP_FOLDERS)
 
 
 def print_profile(output: Path) -> None:
-    """The functions the server spent most samples in: by itself, and in the app's code."""
-    if not output.exists():
-        print(f"  py-spy wrote no profile to {output}")
+    """Where the server's GIL time went: the page scripts' share, then the top functions."""
+    stacks = read_stacks(output) if output.exists() else []
+    total = sum(count for _, count in stacks)
+    if not total:
+        print(f"\n  py-spy recorded no samples in {output}")
         return
     own: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
-    total = 0
-    for line in output.read_text(errors="replace").splitlines():
-        stack, _, count_text = line.rpartition(" ")
-        if not stack or not count_text.isdigit():
-            continue
-        count, frames = int(count_text), stack.split(";")
-        total += count
+    script = 0
+    for frames, count in stacks:
         own[frames[-1]] += count
         for frame in set(frames):
-            if any(f"({part}/" in frame or f" {part}/" in frame for part in APP_FOLDERS):
+            if _in_app(frame):
                 inclusive[frame] += count
-    print(f"\n  py-spy profile of the server ({total} samples, raw stacks in {output})")
+        script += count * any(_in_app(frame) for frame in frames)
+    print(f"\n  py-spy profile of the server while it held the GIL ({total} samples, in {output})")
+    print(f"  in the app's own code: {script / total:.0%}; the rest is the server around it")
     print("  most samples in the function itself:")
     for frame, count in own.most_common(12):
         print(f"    {count / total:6.1%}  {frame[:110]}")
-    print("  most samples inside the app's own functions (inclusive):")
+    print("  most samples inside the app's functions (inclusive):")
     for frame, count in inclusive.most_common(12):
         print(f"    {count / total:6.1%}  {frame[:110]}")
 
@@ -645,7 +664,10 @@ def print_profile(output: Path) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="A class of students against the real web app server: latency per "
+        "interaction, errors, server CPU per script run and peak memory, against the targets."
+    )
     parser.add_argument(
         "--sessions", type=int, default=CLASS_SIZE, help="students at once (default 30)"
     )
@@ -682,18 +704,20 @@ def measure(args: argparse.Namespace, server: Server) -> bool:
     solo = asyncio.run(play_round(server, "One student", 1, SOLO_FLOWS, plan))
     met = print_round(solo, SOLO_TARGET_S)
     if args.sessions > 1:
-        with profiled(server, args.profile):
+        with profiled(server, args.profile) as profiling:
             title = "A class" + ("" if args.sessions == CLASS_SIZE else " (targets set for 30)")
             crowd = asyncio.run(play_round(server, title, args.sessions, 1, plan))
         met = print_round(crowd, CLASS_TARGET_S) and met
         print_capacity(crowd)
+        if profiling and args.profile is not None:
+            print_profile(args.profile)
     return met
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Start the server, play the rounds, print the figures, stop the server."""
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupted)
+    previous = signal.signal(signal.SIGTERM, _interrupted)
     print("Class benchmark: protocol-level sessions against `streamlit run webapp/app.py`")
     try:
         with (
@@ -709,6 +733,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("\ninterrupted: the server was stopped", file=sys.stderr)
         raise SystemExit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(f"\nAll targets {'met' if met else 'NOT met'}.")
 
 
