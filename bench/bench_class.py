@@ -50,7 +50,8 @@ CPU seconds (user + system, all threads) per script run served, and peak residen
 (VmHWM, since the server started). The machine's load average is printed too: the two
 cores are shared, and other processes competing with the server show up as latency.
 `--profile FILE` samples the server with py-spy during the class round (when py-spy is
-installed) and prints the functions it spends the most time in.
+installed) and prints the functions it spends the most time in; `--option NAME=VALUE` passes
+a Streamlit setting to the server, to measure what the setting changes.
 """
 
 from __future__ import annotations
@@ -178,8 +179,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def app_server(folder: Path) -> Iterator[Server]:
-    """`streamlit run webapp/app.py` as `make serve-class` runs it, on a free local port."""
+def app_server(folder: Path, options: Sequence[str] = ()) -> Iterator[Server]:
+    """`streamlit run webapp/app.py` as `make serve-class` runs it, on a free local port.
+
+    `options` are extra Streamlit settings as `name=value` (e.g. `runner.postScriptGC=false`),
+    to measure what a setting changes.
+    """
     port = free_port()
     log = folder / "server.log"
     command = [
@@ -197,6 +202,9 @@ def app_server(folder: Path) -> Iterator[Server]:
         "--browser.gatherUsageStats",
         "false",
     ]
+    for option in options:
+        name, _, value = option.partition("=")
+        command += [f"--{name}", value]
     with log.open("wb") as sink:
         process = subprocess.Popen(
             command,
@@ -560,13 +568,19 @@ def _met(met: bool) -> str:
 
 
 def print_capacity(result: Round) -> None:
-    """What one core serves at this round's CPU cost per script run."""
+    """What one server process serves at this round's CPU cost per script run.
+
+    The server runs every session's page script in one Python process, one thread at a time
+    (the GIL), so it uses about one core however many the machine has.
+    """
     if not result.script_runs or not result.server_cpu:
         return
     per_run = result.server_cpu / result.script_runs
     print(
-        f"  capacity: one core serves about {1 / per_run:.0f} script runs a second, so about "
-        f"{5 / per_run:.0f} students each clicking every 5 s"
+        f"  capacity: one server process uses about one core (its Python runs one thread at a "
+        f"time),\n  so it serves about {1 / per_run:.0f} script runs a second: about "
+        f"{5 / per_run:.0f} students each clicking every 5 s; {result.sessions} students "
+        f"clicking together wait about {result.sessions * per_run:.1f} s"
     )
 
 
@@ -684,9 +698,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", type=Path, help="sample the server with py-spy during the class round"
     )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an extra Streamlit setting for the server, e.g. runner.postScriptGC=false",
+    )
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.timeout <= 0 or args.think < 0 or args.stagger < 0:
         parser.error("--sessions must be at least 1, --timeout positive, pauses not negative")
+    for option in args.option:
+        name, sep, value = option.partition("=")
+        if not sep or not name or not value or not name.replace(".", "").isalnum():
+            parser.error(f"--option takes NAME=VALUE such as runner.postScriptGC=false: {option!r}")
     return args
 
 
@@ -722,9 +747,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         with (
             tempfile.TemporaryDirectory(prefix="bench-class-") as folder,
-            app_server(Path(folder)) as server,
+            app_server(Path(folder), args.option) as server,
         ):
-            print(f"  server pid {server.pid} on 127.0.0.1:{server.port}")
+            settings = f"; extra settings: {', '.join(args.option)}" if args.option else ""
+            print(f"  server pid {server.pid} on 127.0.0.1:{server.port}{settings}")
             met = measure(args, server)
             problems = log_problems(server.log)
             print(f"\n  server log: {len(problems)} error or traceback lines")
