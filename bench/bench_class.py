@@ -579,8 +579,8 @@ def print_capacity(result: Round) -> None:
     print(
         f"  capacity: one server process uses about one core (its Python runs one thread at a "
         f"time),\n  so it serves about {1 / per_run:.0f} script runs a second: about "
-        f"{5 / per_run:.0f} students each clicking every 5 s; {result.sessions} students "
-        f"clicking together wait about {result.sessions * per_run:.1f} s"
+        f"{5 / per_run:.0f} students each clicking every 5 s;\n  {result.sessions} students "
+        f"clicking at the same moment each wait about {result.sessions * per_run:.1f} s"
     )
 
 
