@@ -46,6 +46,8 @@ SUBPROTOCOL: Final = "streamlit"
 MAX_MESSAGE_BYTES: Final = 256 * 2**20
 """Largest ForwardMsg accepted; the server's own default limit is 200 MB."""
 ID_PREFIX: Final = "$$ID-"
+CLOSE_TIMEOUT_S: Final = 1.0
+"""How long closing a tab waits for the server's goodbye (a browser does not wait at all)."""
 
 
 class SessionBroken(RuntimeError):
@@ -135,6 +137,7 @@ class StreamlitSession:
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             max_size=MAX_MESSAGE_BYTES,
             open_timeout=timeout,
+            close_timeout=CLOSE_TIMEOUT_S,
             proxy=None,
         )
         return cls(connection=connection, timeout=timeout)
