@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve-class test lint typecheck pytest bench mutation clean
+.PHONY: run serve-class test lint typecheck pytest bench bench-class mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# Only the class benchmark: SESSIONS students at once against the real server (default 30).
+SESSIONS ?= 30
+bench-class: $(STAMP)
+	$(BIN)/python bench/bench_class.py --sessions $(SESSIONS)
 
 # Mutation testing of the model and the prover (long: not part of `make test`).
 mutation: $(STAMP)
