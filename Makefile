@@ -15,12 +15,14 @@ $(STAMP): pyproject.toml
 PORT ?= 8501
 ADDRESS ?= 0.0.0.0
 
+SERVER_FLAGS := --server.headless true --browser.gatherUsageStats false --server.fileWatcherType none --runner.postScriptGC false
+
 run: $(STAMP)
-	$(BIN)/streamlit run webapp/app.py --server.address localhost --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run webapp/app.py --server.address localhost --server.port $(PORT) $(SERVER_FLAGS)
 
 # For a class on a network: listen on every interface (ADDRESS=…, PORT=… to change).
 serve-class: $(STAMP)
-	$(BIN)/streamlit run webapp/app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run webapp/app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVER_FLAGS)
 
 test: $(STAMP) lint typecheck pytest
 

@@ -44,7 +44,7 @@ def render_chapter(number: int) -> None:
         "Run",
         list(range(len(chapter.runs))),
         format_func=lambda i: chapter.runs[i].label,
-        key="run",
+        key="chapter-run",
         bind="query-params",
         horizontal=True,
         on_change=_reset_step,

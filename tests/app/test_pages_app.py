@@ -42,7 +42,7 @@ def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None
     at = open_page(f"screens/chapter_{number}.py")
     chapter = BY_NUMBER[number]
     for index, trace in enumerate(chapter_traces(number)):
-        at.radio(key="run").set_value(index).run()
+        at.radio(key="chapter-run").set_value(index).run()
         assert not at.exception
         assert chapter.runs[index].caption in all_text(at)
         at.button(key=f"chapter{number}-{index}-last").click().run()
