@@ -34,7 +34,7 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
 
 EXIT_USAGE: Final = 2
-COMMAND_MODULES: Final[tuple[str, ...]] = ()
+COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli",)
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
 DESIGN_OPTIONS: Final = tuple(field.name for field in fields(Design))
@@ -213,6 +213,9 @@ def run_check(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """`fencing replay FILE`: re-check and narrate a trace file."""
     path = Path(args.file)
+    handled = importlib.import_module("lab.cli").replay_history_file(path)
+    if handled is not None:
+        return int(handled)
     if not path.is_file():
         raise DesignError(f"no such trace file: {path}")
     trace = trace_from_json(path.read_bytes())

@@ -133,15 +133,15 @@ class Conformance:
         """One sentence: allowed, refused (which event, why), or checked as far as it fits."""
         if self.refused is not None:
             return (
-                f"The model refuses event {self.refused.event.index + 1} at "
+                f"the model refuses event {self.refused.event.index + 1} at "
                 f"{self.refused.event.t:.3f} s ({describe(self.refused.event)}): "
                 f"{self.refused.reason}"
             )
         if self.complete:
-            return "The model allows this history."
+            return "the model allows this history."
         last = self.mapping.checked
         return (
-            f"The model allows the first {last} of {self.total} events; the rest is beyond the "
+            f"the model allows the first {last} of {self.total} events; the rest is beyond the "
             f"model's bounds ({self.mapping.limit}), so it was not checked."
         )
 

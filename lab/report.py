@@ -98,6 +98,8 @@ class LabReport:
             if verdict.count > 3:
                 lines.append(f"      … and {verdict.count - 3} more")
         if self.history.prediction:
+            lines += ["", "What happened:", *self.narrated(skip=("reply",))]
+        if self.history.prediction:
             agrees = "reality agreed" if self.prediction_agrees else "REALITY DIFFERED"
             lines += ["", f"The model predicted: {self.history.prediction['summary']} ({agrees})."]
             lines.extend(f"  · {sentence}" for sentence in self.history.prediction["sentences"])
@@ -112,12 +114,16 @@ class LabReport:
             counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
             lines.append(f"  The model's flags and the history's checker {agree} ({counted}).")
         if self.path:
-            lines += ["", f"History written to {self.path}"]
+            lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
 
-    def narrated(self) -> list[str]:
-        """Every event of the history as a numbered sentence with its time."""
-        return [f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e)}" for e in self.line.events]
+    def narrated(self, skip: tuple[str, ...] = ()) -> list[str]:
+        """Every event of the history (but the kinds in `skip`) as a numbered sentence."""
+        return [
+            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e)}"
+            for e in self.line.events
+            if e.kind not in skip
+        ]
 
 
 def analyse(history: History, path: Path | None = None) -> LabReport:

@@ -45,8 +45,12 @@ SCENARIO_LIMIT_SECONDS: Final = 90.0
 """Wall-clock limit of a scripted scenario."""
 RANDOM_GRACE_SECONDS: Final = 30.0
 """How long a randomized run may take beyond its duration (start-up and wind-down)."""
-PAUSE_TTLS: Final = (0.5, 2.5)
-"""A random pause lasts between these many lease TTLs."""
+PAUSE_TTLS: Final = (0.5, 3.0)
+"""A random pause lasts between these many lease TTLs (etcd revokes a lease about 1.4 TTLs
+after the grant, so about 60% of the pauses outlast the lease)."""
+HOLDER_SHARE: Final = 0.75
+"""How often the nemesis pauses the worker that holds the lock (per etcd) rather than a
+running worker drawn at random."""
 POLL: Final = 0.01
 SENTINEL: Final = "lock-end"
 """A key next to the lock key: written at the end, so the watch has caught up once it sees it."""
@@ -187,6 +191,16 @@ class LabRun:
         self.client.put(self.prefix + SENTINEL, "end")
         with contextlib.suppress(LabTimeout):
             self.wait_until(self.watch_done.is_set, "the watch on the lock key", 5.0)
+
+    def holder(self) -> int:
+        """The worker whose key is the lock key now, as the watch reports it (0: nobody)."""
+        for event in reversed(list(self.log.kept)):
+            if event["kind"] == "lock-delete":
+                return 0
+            if event["kind"] == "lock-put":
+                text = str(event.get("holder", ""))
+                return int(text[1:]) if text[1:].isdigit() else 0
+        return 0
 
     def lock_events(self, kind: str) -> list[Event]:
         """The watch's records of one kind so far."""
@@ -487,9 +501,8 @@ def run_random(run: LabRun) -> None:
                 run.resume(w)
                 del resume_at[w]
         if now >= next_pause:
-            idle = [w for w in run.workers if w not in resume_at]
-            if idle:
-                w = rng.choice(idle)
+            w = _pick(rng, run.holder(), [w for w in run.workers if w not in resume_at])
+            if w:
                 resume_at[w] = now + rng.uniform(*PAUSE_TTLS) * s.ttl
                 run.pause(w)
             next_pause = now + rng.expovariate(s.pause_rate)
@@ -502,6 +515,17 @@ def run_random(run: LabRun) -> None:
     for w in list(resume_at):
         run.resume(w)
     run.progress(0.97, "letting the workers finish")
+
+
+def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
+    """The worker to pause: usually the lock's holder, if it runs, else a random running one.
+
+    A pause matters inside the critical section, so three pauses in four go to the worker
+    that holds the lock (per etcd) when it is running; the others go to a random worker.
+    """
+    if holder in running and rng.random() < HOLDER_SHARE:
+        return holder
+    return rng.choice(running) if running else 0
 
 
 class _DecisionCounter:

@@ -40,7 +40,7 @@ POLL_SECONDS: Final = 0.02
 REQUEST_SECONDS: Final = 150.0
 """How long a worker waits for the store's answer (a held request may wait long)."""
 WRITE_THINK: Final = (0.02, 0.1)
-"""Seconds a randomized worker spends between two writes of one grant."""
+"""Seconds a randomized worker spends computing each write of a grant (before sending it)."""
 IDLE_AFTER_RELEASE: Final = (0.0, 0.05)
 """Seconds a randomized worker waits after releasing before asking for the lock again."""
 
@@ -204,9 +204,9 @@ def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
         if not worker.acquire(until):
             break
         for _ in range(writes):
+            time.sleep(rng.uniform(*WRITE_THINK))
             if worker.log.now() >= until or worker.write() != "accepted":
                 break
-            time.sleep(rng.uniform(*WRITE_THINK))
         else:
             worker.release()
         time.sleep(rng.uniform(*IDLE_AFTER_RELEASE))
