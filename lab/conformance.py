@@ -42,6 +42,7 @@ from model.design import (
     Bounds,
     Design,
 )
+from model.layout import INT64_LIMIT, domain_sizes
 from model.narration import describe_step, reception_outcome
 from model.rules import Action
 from model.system import State, System
@@ -282,7 +283,9 @@ def map_history(line: Timeline, lease_ticks: int) -> Mapping:
         saved = (clock.now, clock.anchor, clock.lease)
         tick = clock.ticks_for(event)
         steps = len(actions) + (tick - clock.now) + (1 if action else 0)
-        limit = _beyond(more_grants, tick, steps, more_restarts)
+        limit = _beyond(more_grants, tick, steps, more_restarts) or _too_many_states(
+            settings, lease_ticks, tick, more_grants, more_restarts
+        )
         if limit:
             clock.now, clock.anchor, clock.lease = saved
             break
@@ -306,6 +309,20 @@ def _beyond(grants: int, ticks: int, steps: int, restarts: int) -> str | None:
         return f"more than {MAX_TRACE_STEPS} model steps"
     if restarts > MAX_RESTARTS:
         return f"more than {MAX_RESTARTS} storage restarts"
+    return None
+
+
+def _too_many_states(
+    settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int
+) -> str | None:
+    """Whether the model could not number the states of bounds this large (its int64 keys)."""
+    design = model_design(settings, restarts)
+    bounds = Bounds(settings.workers, lease_ticks, ticks, max(1, grants), settings.writes)
+    if math.prod(domain_sizes(design, bounds).values()) > INT64_LIMIT:
+        return (
+            f"more states than the model can number with {settings.workers} workers, "
+            f"{ticks} ticks and {grants} grants"
+        )
     return None
 
 

@@ -12,7 +12,6 @@ import importlib.util
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ import etcd3gw
 
 from lab.processes import Child, start_child
 from lab.settings import LabError, LabInputError
+from lab.tempdirs import make_directory, sweep_abandoned
 
 ETCD_ENV: Final = "FENCING_LAB_ETCD"
 HEARTBEAT_MS: Final = 10
@@ -175,7 +175,8 @@ class EtcdServer:
 
     def _start_once(self, binary: Path) -> Endpoint:
         """One attempt: pick ports, start the process, wait for its first answer."""
-        self._dir = Path(tempfile.mkdtemp(prefix="fencing-lab-etcd-"))
+        sweep_abandoned()
+        self._dir = make_directory("etcd")
         client_port, peer_port = free_port(), free_port()
         client_url = f"http://127.0.0.1:{client_port}"
         peer_url = f"http://127.0.0.1:{peer_port}"

@@ -16,7 +16,6 @@ import queue
 import random
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -33,6 +32,7 @@ from lab.lock import LOCK_KEY, current_revision, decode, delete_prefix
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
+from lab.tempdirs import make_directory, sweep_abandoned
 
 Progress = Callable[[float, str], None]
 """Called with the fraction done (0..1) and a few words on what is happening."""
@@ -90,7 +90,8 @@ class LabRun:
         self.answers: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.storage: Child | None = None
         self.incarnation = 0
-        self.directory = Path(tempfile.mkdtemp(prefix="fencing-lab-run-"))
+        sweep_abandoned()
+        self.directory = make_directory("run")
         self.client = endpoint.client()
         self.watcher: etcd3gw.watch.Watcher | None = None
         self.watch_done = threading.Event()
