@@ -208,7 +208,9 @@ class _Clock:
         self.lease_ticks = lease_ticks
         self.tick = tick_seconds
         self.now = 0
-        self.anchor = (line.events[0].t if line.events else 0.0, 0)
+        # Model time starts at the first grant: before it, nothing the model tracks happens.
+        first = next((e for e in line.events if e.kind == "grant"), None)
+        self.anchor = (first.t if first else 0.0, 0)
         self.lease: tuple[float, int, float | None, int] | None = None
         """The live lease: grant time, grant tick, end time (if etcd revoked it), revision."""
 

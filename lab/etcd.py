@@ -32,6 +32,8 @@ START_SECONDS: Final = 20.0
 """How long etcd may take to answer after it was started."""
 REQUEST_SECONDS: Final = 5.0
 """Timeout of one request to etcd."""
+REACH_SECONDS: Final = 3.0
+"""How long an etcd given by address has to answer before the lab gives up on it."""
 START_ATTEMPTS: Final = 3
 """Attempts with fresh ports, in case another program takes a port between pick and bind."""
 
@@ -103,7 +105,7 @@ def wait_ready(endpoint: Endpoint, seconds: float, child: Child | None = None) -
 
 def check_reachable(endpoint: Endpoint) -> None:
     """Fail with one clear line if an etcd given by URL does not answer."""
-    wait_ready(endpoint, 3.0)
+    wait_ready(endpoint, REACH_SECONDS)
 
 
 def etcd_binary() -> Path:
@@ -212,6 +214,12 @@ class EtcdServer:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+    def wait(self) -> None:
+        """Block until the etcd process exits (or at once if it is not running)."""
+        child = self._child
+        if child is not None:
+            child.process.wait()
 
     def stop(self) -> None:
         """Stop etcd and remove its data dir (safe to call twice)."""

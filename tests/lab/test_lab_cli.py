@@ -107,9 +107,13 @@ def test_bad_input_gets_one_line_and_status_2(
     assert "Traceback" not in captured.err + captured.out
 
 
-def test_an_etcd_that_does_not_answer_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_etcd_that_does_not_answer_says_what_to_do(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lab import etcd as etcd_module
     from lab.etcd import free_port
 
+    monkeypatch.setattr(etcd_module, "REACH_SECONDS", 0.5)
     assert main(["lab", "run", "gap-write", "--etcd", f"http://127.0.0.1:{free_port()}"]) == 1
     err = capsys.readouterr().err
     assert "did not answer" in err and "drop --etcd to let the lab start its own" in err

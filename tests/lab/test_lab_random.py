@@ -42,7 +42,7 @@ def test_a_plain_store_breaks_monotonic_acceptance_under_pauses(etcd: Endpoint) 
 
 
 def test_fencing_never_breaks_p1_and_etcd_transactions_never_break_p2(etcd: Endpoint) -> None:
-    common = {"workers": 3, "writes": 3, "seconds": 5, "pause_rate": 2, "seed": SEED}
+    common = {"workers": 3, "writes": 3, "seconds": 4, "pause_rate": 2, "seed": SEED}
     fenced = run_randomized(etcd, Settings(receiver="fenced", **common))  # type: ignore[arg-type]
     assert fenced.counts.operations > 0, fenced.text()
     assert not fenced.properties["P1"].violated and not fenced.properties["P3"].violated
