@@ -68,7 +68,14 @@ def _random_settings() -> list[Settings]:
     workers = a.number_input("Workers", 1, 5, 3, key="lab-workers")
     seconds = b.number_input("Seconds per design", 2, 20, 6, key="lab-seconds")
     rate = c.number_input("Pauses per second", 0.0, 4.0, 2.0, step=0.5, key="lab-rate")
-    seed = d.number_input("Seed (repeats the nemesis)", 0, 10_000, 1, key="lab-seed")
+    seed = d.number_input(
+        "Schedule number",
+        0,
+        10_000,
+        1,
+        key="lab-seed",
+        help="The same number repeats the nemesis's choices: when, whom and how long it pauses.",
+    )
     receivers = st.multiselect(
         "Receivers, compared side by side", RECEIVERS, RANDOM_RECEIVERS, key="lab-receivers"
     )
