@@ -50,7 +50,7 @@ def register(commands: Any) -> None:
     randomized = sub.add_parser("random", help="workers loop while a nemesis pauses them")
     randomized.add_argument("--workers", type=int, default=3, metavar="W")
     randomized.add_argument("--seconds", type=float, default=10.0, metavar="D")
-    randomized.add_argument("--pause-rate", type=float, default=1.0, metavar="R", help="per second")
+    randomized.add_argument("--pause-rate", type=float, default=2.0, metavar="R", help="per second")
     randomized.add_argument("--seed", type=int, default=1, metavar="N")
     randomized.add_argument(
         "--receiver",
