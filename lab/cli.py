@@ -22,6 +22,8 @@ EXIT_USAGE: Final = 2
 EXIT_FAILED: Final = 1
 EXIT_INTERRUPTED: Final = 130
 BAR_WIDTH: Final = 30
+BAR_SECONDS: Final = 0.2
+"""Shortest time between two redraws of the progress line."""
 
 
 def register(commands: Any) -> None:
@@ -114,8 +116,13 @@ def _progress_bar(enabled: bool) -> Callable[[float, str], None] | None:
     if not enabled:
         return None
     started = time.monotonic()
+    shown = [0.0]
 
     def show(fraction: float, words: str) -> None:
+        now = time.monotonic()
+        if fraction < 1 and now - shown[0] < BAR_SECONDS:
+            return
+        shown[0] = now
         done = int(BAR_WIDTH * max(0.0, min(1.0, fraction)))
         bar = "#" * done + "-" * (BAR_WIDTH - done)
         line = f"\r[{bar}] {time.monotonic() - started:5.1f} s  {words}"
@@ -260,7 +267,7 @@ def side_by_side(reports: list[Any]) -> str:
     header = f"{'receiver':<18}{'writes':>7}{'accepted':>9}{'rejected':>9}" + "".join(
         f"{name:>6}" for name in CHECKED
     )
-    lines = ["Side by side (same workload, same nemesis schedule):", header]
+    lines = ["Side by side (same workload, same nemesis settings):", header]
     for report in reports:
         cells = "".join(f"{report.properties[name].count:>6}" for name in CHECKED)
         c = report.counts
