@@ -7,10 +7,9 @@ import datetime
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from lab.etcd import Endpoint, EtcdServer, check_reachable
-from lab.history import history_to_json
+from lab.history import History, history_to_json
 from lab.report import LabReport, analyse
 from lab.runner import (
     RANDOM_GRACE_SECONDS,
@@ -43,12 +42,12 @@ def default_history_path(name: str, settings: Settings) -> Path:
     return Path(f"lab-{safe}-{settings.receiver}-{stamp}.json")
 
 
-def save(report_history: Any, path: Path | None) -> Path | None:
+def save(history: History, path: Path | None) -> Path | None:
     """Write the history file (None: keep it in memory only)."""
     if path is None:
         return None
     try:
-        path.write_text(history_to_json(report_history))
+        path.write_text(history_to_json(history))
     except OSError as error:
         raise LabInputError(f"cannot write the history file {path}: {error.strerror}") from None
     return path

@@ -121,12 +121,15 @@ class Store:
         raise NotImplementedError
 
     def read(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Serve a read: the value and its version."""
         raise NotImplementedError
 
     def write(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Decide a write atomically: accepted (and applied) or rejected."""
         raise NotImplementedError
 
     def check_then_apply(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Decide a write in two steps: check the token, then apply without checking again."""
         raise NotImplementedError
 
 
