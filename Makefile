@@ -27,8 +27,8 @@ serve-class: $(STAMP)
 test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check model proofs webapp fencing tests bench
-	$(BIN)/ruff format --check model proofs webapp fencing tests bench
+	$(BIN)/ruff check model proofs webapp fencing lab tests bench
+	$(BIN)/ruff format --check model proofs webapp fencing lab tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -24,13 +24,21 @@ from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration,
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
-from model.trace import Trace, TraceError, read_limited, replay, trace_from_json, trace_to_dict
+from model.trace import (
+    Trace,
+    TraceError,
+    decode_json,
+    read_limited,
+    replay,
+    trace_from_dict,
+    trace_to_dict,
+)
 from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
 EXIT_INTERRUPTED: Final = 130
-COMMAND_MODULES: Final[tuple[str, ...]] = ()
+COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli",)
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
 
@@ -289,7 +297,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`fencing replay FILE`: re-check and narrate a trace file."""
-    trace = trace_from_json(read_limited(Path(args.file)))
+    path = Path(args.file)
+    data = decode_json(read_limited(path))
+    handled = importlib.import_module("lab.cli").replay_history(data, path)
+    if handled is not None:
+        return int(handled)
+    trace = trace_from_dict(data)
     _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))

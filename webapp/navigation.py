@@ -101,6 +101,14 @@ PAGES: Final = (
         "What z3 proves per property, with the invariant or the counterexample.",
     ),
     PageEntry(
+        "screens/lab.py",
+        "Tools",
+        "Live lab",
+        ":material/science:",
+        "lab",
+        "The same bugs on a real etcd, a real database and real pauses, checked by the model.",
+    ),
+    PageEntry(
         "screens/exercises.py",
         "Classroom",
         "Exercises",

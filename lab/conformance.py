@@ -1,0 +1,492 @@
+"""Conformance: a lab history mapped to the model's actions and replayed by its interpreter.
+
+The mapping (documented in the README):
+
+- design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
+  key-version, lease ID ↔ random, the mark ↔ hwm (a volatile mark with its restarts),
+  read-modify-write ↔ workload rmw, worker checks ↔ worker_check;
+- events: a grant ↔ Acquire(w) (with random tokens, the value is the rank of the lease
+  ID among the run's grants), a send ↔ Send(w), a delivery ↔ Deliver(w), the non-atomic
+  store's check and apply ↔ Check(w) and Apply(w), a release ↔ Release(w), the kill of a
+  store with a volatile mark ↔ StorageRestart; pauses, holds and replies are no actions
+  (in the model a worker that takes no step while the clock ticks is paused);
+- time: each lease, from its grant to etcd's revocation, spans exactly L ticks (so a tick
+  is a lease's real length / L, about 1.4 s / L for a 1 s TTL); an event inside a lease
+  gets the tick of its share of that lease, and time outside leases is cut into ticks of
+  the median lease's length / L. Ticks never go backwards and never reorder events.
+
+The replay walks the mapped actions through `model.system.System`: an action that is not
+enabled, a reception whose outcome differs from the store's, or a token order that
+differs from the model's tokens is the first refused event, named with the model's reason.
+A history larger than the model's bounds (grants, horizon, steps) is checked as far as
+the bounds go, and the result says where it stopped and why.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lab.checker import CHECKED, check_properties
+from lab.describe import describe
+from lab.history import Happening, Timeline
+from lab.settings import MODEL_RECEIVER, MODEL_TOKEN, Settings
+from model.design import (
+    MAX_GRANTS,
+    MAX_HORIZON,
+    MAX_LEASE,
+    MAX_RESTARTS,
+    Bounds,
+    Design,
+)
+from model.layout import INT64_LIMIT, domain_sizes
+from model.narration import describe_step, reception_outcome
+from model.options import MarkStore, Workload
+from model.rules import Action
+from model.system import State, System
+from model.trace import MAX_TRACE_STEPS, Trace, replay
+
+LEASE_TICK_CHOICES: Final = (2, 1)
+"""Ticks per lease tried, finest first: the finest whose horizon fits is used."""
+RECEPTIONS: Final = ("deliver", "check", "apply")
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """A model action and the history event it stands for (None: a tick of the clock)."""
+
+    action: Action
+    event: Happening | None
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A history (or its longest prefix within the bounds) as model actions."""
+
+    actions: tuple[Mapped, ...]
+    checked: int
+    """How many history events (from the start) the actions cover."""
+    ticks: int
+    grants: int
+    restarts: int
+    lease_ticks: int
+    tick_seconds: float
+    limit: str | None
+    """Why the mapping stopped before the end of the history (None: it did not)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The first history event the model does not allow, and the model's reason."""
+
+    event: Happening
+    action: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the event (position, time, kind, worker, sentence) and the reason."""
+        return {
+            "event": {
+                "index": self.event.index,
+                "t": self.event.t,
+                "kind": self.event.kind,
+                "worker": self.event.worker,
+                "what": describe(self.event),
+                "model_action": self.action,
+            },
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Conformance:
+    """Whether the model allows a history, how it was mapped, and the model's trace of it."""
+
+    design: Design
+    bounds: Bounds
+    mapping: Mapping
+    total: int
+    refused: Refusal | None
+    trace: Trace | None
+    step_events: tuple[int | None, ...]
+    """The history event index of each trace step (None for a tick)."""
+    agreement: dict[str, tuple[int, int]]
+    """Per property: violations counted by the history checker and by the model's replay."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether the whole history was checked (it fits the model's bounds)."""
+        return self.mapping.limit is None
+
+    @property
+    def allowed(self) -> bool:
+        """The model allows the whole history: nothing refused, nothing left unchecked."""
+        return self.refused is None and self.complete
+
+    @property
+    def properties_agree(self) -> bool:
+        """Whether the model's flags and the history checker count the same violations."""
+        return all(history == model for history, model in self.agreement.values())
+
+    def verdict(self) -> str:
+        """One sentence: allowed, refused (which event, why), or checked as far as it fits."""
+        if self.refused is not None:
+            return (
+                f"the model refuses event {self.refused.event.index + 1} at "
+                f"{self.refused.event.t:.3f} s ({describe(self.refused.event)}): "
+                f"{self.refused.reason}"
+            )
+        if self.complete:
+            return "the model allows this history."
+        last = self.mapping.checked
+        return (
+            f"the model allows the first {last} of {self.total} events; the rest is beyond the "
+            f"model's bounds ({self.mapping.limit}), so it was not checked."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `conformance` object of the lab's JSON output."""
+        return {
+            "allowed": self.allowed,
+            "first_refused": self.refused.to_dict() if self.refused else None,
+            "complete": self.complete,
+            "checked_events": self.mapping.checked,
+            "total_events": self.total,
+            "limit": self.mapping.limit,
+            "verdict": self.verdict(),
+            "design": self.design.to_dict(),
+            "bounds": self.bounds.to_dict(),
+            "lease_ticks": self.mapping.lease_ticks,
+            "tick_seconds": round(self.mapping.tick_seconds, 4),
+            "model_steps": len(self.trace.steps) if self.trace else 0,
+            "properties_agree": self.properties_agree,
+            "agreement": {
+                name: {"history": pair[0], "model": pair[1]}
+                for name, pair in self.agreement.items()
+            },
+        }
+
+
+def model_design(settings: Settings, restarts: int) -> Design:
+    """The model's design for a lab run with `restarts` storage restarts."""
+    volatile = settings.hwm == "volatile" and settings.keeps_mark and restarts > 0
+    return Design(
+        token=MODEL_TOKEN[settings.token],
+        receiver=MODEL_RECEIVER[settings.receiver],
+        hwm=MarkStore.VOLATILE if volatile else MarkStore.DURABLE,
+        storage_restarts=min(restarts, MAX_RESTARTS) if volatile else 0,
+        worker_check=settings.worker_check,
+        workload=Workload(settings.workload),
+    )
+
+
+def _restart_counts(settings: Settings) -> bool:
+    """Whether a storage restart is a model action (a volatile mark forgets it)."""
+    return settings.hwm == "volatile" and settings.keeps_mark
+
+
+def _simple_action(event: Happening) -> Action | None:
+    """The model action of a worker or store event (grants and restarts aside)."""
+    names = {
+        "send": "Send",
+        "deliver": "Deliver",
+        "check": "Check",
+        "apply": "Apply",
+        "release": "Release",
+    }
+    name = names.get(event.kind)
+    return Action(name, event.worker) if name else None
+
+
+class _Clock:
+    """Model time for real time: L ticks per lease, the median lease's tick elsewhere."""
+
+    def __init__(self, line: Timeline, lease_ticks: int, tick_seconds: float) -> None:
+        self.line = line
+        self.lease_ticks = lease_ticks
+        self.tick = tick_seconds
+        self.now = 0
+        # Model time starts at the first grant: before it, nothing the model tracks happens.
+        first = next((e for e in line.events if e.kind == "grant"), None)
+        self.anchor = (first.t if first else 0.0, 0)
+        self.lease: tuple[float, int, float | None, int] | None = None
+        """The live lease: grant time, grant tick, end time (if etcd revoked it), revision."""
+
+    def _target(self, t: float) -> int:
+        """The tick of time t: a share of the live lease, or counted from the last anchor."""
+        if self.lease is not None:
+            start, tick, end, _ = self.lease
+            span = (end - start) / self.lease_ticks if end is not None else self.tick
+            share = math.floor((t - start) / span) if span > 0 else 0
+            return tick + min(self.lease_ticks - 1, max(0, share))
+        since, tick = self.anchor
+        return tick + max(0, math.floor((t - since) / self.tick))
+
+    def _end_lease(self, t: float, tick: int) -> None:
+        """The live lease is over at time t, tick `tick`."""
+        self.lease = None
+        self.anchor = (t, tick)
+
+    def ticks_for(self, event: Happening) -> int:
+        """The tick this event happens at (never earlier than the last one)."""
+        if event.kind == "grant":
+            if self.lease is not None:  # the previous key must have gone: its lease ran out
+                self._end_lease(event.t, self.lease[1] + self.lease_ticks)
+            target = max(self.now, self._target(event.t))
+            info = self.line.grants[int(event.get("revision"))]
+            end = info.ended if info.ended_by == "revoked" else None
+            self.lease = (event.t, target, end, info.revision)
+            return target
+        if event.kind == "revoked":
+            if self.lease is not None and self.lease[3] == int(event.get("grant")):
+                target = self.lease[1] + self.lease_ticks
+                self._end_lease(event.t, target)
+                return max(self.now, target)
+            return self.now
+        target = max(self.now, self._target(event.t))
+        live = self.lease
+        if (
+            event.kind == "release"
+            and event.get("deleted")
+            and live
+            and live[3] == int(event.get("grant"))
+        ):
+            self._end_lease(event.t, target)
+        return target
+
+
+def _tick_seconds(line: Timeline, lease_ticks: int) -> float:
+    """The length of a tick outside leases: the median revoked lease's length / L."""
+    lives = line.lease_seconds()
+    lease = statistics.median(lives) if lives else float(line.history.settings.ttl)
+    return max(lease, 1e-3) / lease_ticks
+
+
+def map_history(line: Timeline, lease_ticks: int) -> Mapping:
+    """The model actions of the history, stopping before the first event beyond the bounds."""
+    settings = line.history.settings
+    clock = _Clock(line, lease_ticks, _tick_seconds(line, lease_ticks))
+    ranks = _random_values(line)
+    actions: list[Mapped] = []
+    grants = restarts = checked = 0
+    limit = None
+    for event in line.events:
+        action = _simple_action(event)
+        more_grants, more_restarts = grants, restarts
+        if event.kind == "grant":
+            more_grants += 1
+            value = ranks.get(int(event.get("revision")), 0) if settings.token == "lease-id" else 0
+            action = Action("Acquire", event.worker, value)
+        elif event.kind == "storage-kill" and _restart_counts(settings):
+            more_restarts += 1
+            action = Action("StorageRestart")
+        saved = (clock.now, clock.anchor, clock.lease)
+        tick = clock.ticks_for(event)
+        steps = len(actions) + (tick - clock.now) + (1 if action else 0)
+        limit = _beyond(more_grants, tick, steps, more_restarts) or _too_many_states(
+            settings, lease_ticks, tick, more_grants, more_restarts
+        )
+        if limit:
+            clock.now, clock.anchor, clock.lease = saved
+            break
+        actions.extend(Mapped(Action("Tick"), None) for _ in range(tick - clock.now))
+        clock.now = tick
+        if action is not None:
+            actions.append(Mapped(action, event))
+        grants, restarts, checked = more_grants, more_restarts, checked + 1
+    return Mapping(
+        tuple(actions), checked, clock.now, grants, restarts, lease_ticks, clock.tick, limit
+    )
+
+
+def _beyond(grants: int, ticks: int, steps: int, restarts: int) -> str | None:
+    """Which of the model's bounds an event would cross, in words (None: none)."""
+    if grants > MAX_GRANTS:
+        return f"more than {MAX_GRANTS} grants"
+    if ticks > MAX_HORIZON:
+        return f"more than {MAX_HORIZON} ticks of model time"
+    if steps > MAX_TRACE_STEPS:
+        return f"more than {MAX_TRACE_STEPS} model steps"
+    if restarts > MAX_RESTARTS:
+        return f"more than {MAX_RESTARTS} storage restarts"
+    return None
+
+
+def _too_many_states(
+    settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int
+) -> str | None:
+    """Whether the model could not number the states of bounds this large (its int64 keys)."""
+    design = model_design(settings, restarts)
+    bounds = Bounds(settings.workers, lease_ticks, ticks, max(1, grants), settings.writes)
+    if math.prod(domain_sizes(design, bounds).values()) > INT64_LIMIT:
+        return (
+            f"more states than the model can number with {settings.workers} workers, "
+            f"{ticks} ticks and {grants} grants"
+        )
+    return None
+
+
+def _random_values(line: Timeline) -> dict[int, int]:
+    """With lease-ID tokens: each grant's model token, the rank of its ID among the run's grants.
+
+    Only the first MAX_GRANTS grants are ranked (the model checks no more).
+    """
+    first = list(line.grants.values())[:MAX_GRANTS]
+    ordered = sorted(first, key=lambda g: g.token)
+    return {g.revision: rank for rank, g in enumerate(ordered, start=1)}
+
+
+def choose_mapping(line: Timeline) -> Mapping:
+    """The mapping with the finest lease ticks that covers the most events."""
+    best: Mapping | None = None
+    for lease_ticks in LEASE_TICK_CHOICES:
+        if lease_ticks > MAX_LEASE:
+            continue
+        mapping = map_history(line, lease_ticks)
+        if best is None or mapping.checked > best.checked:
+            best = mapping
+    assert best is not None
+    return best
+
+
+def _real_outcome(event: Happening) -> str:
+    """What the store did, in the model's words: accepted, rejected, checked or read."""
+    if event.kind == "check":
+        return "checked" if event.get("passed") else "rejected"
+    if event.kind == "apply":
+        return "accepted"
+    return str(event.get("outcome"))
+
+
+def why_not_enabled(system: System, state: State, action: Action) -> str:
+    """Why the model does not allow this action here, from the state's own values."""
+    s, w, name = system.view(state), action.worker, action.name
+    writes = system.bounds.writes
+    if name == "Acquire":
+        if s.tok[w] != 0:
+            return (
+                f"in the model W{w} still holds grant #{s.gid[w]} (token {s.tok[w]}), and a "
+                "model worker drops a grant only when the store rejects its request or it "
+                "releases; a worker that gives up after failing its own lease check is "
+                "not a step of the model"
+            )
+        if s.holder and s.now < s.expires:
+            return (
+                f"the model's lock is still W{s.holder}'s: its lease runs until tick "
+                f"{s.expires} and it is tick {s.now}"
+            )
+        return "the model does not grant the lock here"
+    if name == "Send":
+        if s.tok[w] == 0:
+            return f"in the model W{w} holds no grant"
+        if s.pending[w]:
+            return f"in the model W{w} already has a request in flight"
+        if s.sent[w] >= writes:
+            return f"in the model W{w} has already sent its {writes} writes under this grant"
+        return (
+            f"W{w} checks its lease, which ended at tick {s.until[w]} in the model (it is tick "
+            f"{s.now}): the model's worker checks and sends in one step, so it would not send"
+        )
+    if name in RECEPTIONS_ACTIONS:
+        return f"in the model no request of W{w} is in flight"
+    if name == "Release":
+        if s.tok[w] == 0:
+            return f"in the model W{w} holds no grant to release"
+        return f"in the model W{w} has sent {s.sent[w]} of its {writes} writes, or one is in flight"
+    return "the model allows no more storage restarts"
+
+
+RECEPTIONS_ACTIONS: Final = ("Deliver", "Check", "Apply")
+
+
+def _token_order(
+    pairs: Sequence[tuple[int, int, int]], real: int, model: int, w: int
+) -> str | None:
+    """Why the new grant's real token compares with an earlier one unlike its model token."""
+    for worker, earlier_real, earlier_model in pairs:
+        real_sign = (real > earlier_real) - (real < earlier_real)
+        model_sign = (model > earlier_model) - (model < earlier_model)
+        if real_sign != model_sign:
+            words = {-1: "lower than", 0: "equal to", 1: "higher than"}
+            return (
+                f"W{w}'s token {real} is {words[real_sign]} W{worker}'s earlier token "
+                f"{earlier_real}, but the model's token for this grant is {words[model_sign]} "
+                f"the earlier one ({model} against {earlier_model})"
+            )
+    return None
+
+
+def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal | None]:
+    """Walk the actions through the interpreter; how many were allowed, and the first refusal."""
+    state = system.initial()
+    tokens: list[tuple[int, int, int]] = []
+    for position, item in enumerate(mapped):
+        action, event = item.action, item.event
+        rule = system.rule_of.get(action)
+        if rule is None or not system.is_enabled(state, rule):
+            reason = (
+                why_not_enabled(system, state, action) if rule else "the model has no such action"
+            )
+            assert event is not None  # ticks always fit the horizon chosen
+            return position, Refusal(event, action.label(), reason)
+        after = system.apply(state, rule)
+        if event is not None and event.kind in RECEPTIONS:
+            model = reception_outcome(system, state, rule)
+            real = _real_outcome(event)
+            if model != real:
+                sentence = describe_step(system, state, rule, after)
+                return position, Refusal(
+                    event,
+                    action.label(),
+                    f"the store's outcome was '{real}', but the model's receiver gives "
+                    f"'{model}': {sentence}",
+                )
+        if event is not None and action.name == "Acquire":
+            model_token = int(system.view(after).tok[action.worker])
+            problem = _token_order(tokens, int(event.get("token")), model_token, action.worker)
+            if problem:
+                return position, Refusal(event, action.label(), problem)
+            tokens.append((action.worker, int(event.get("token")), model_token))
+        state = after
+    return len(mapped), None
+
+
+def check_conformance(line: Timeline) -> Conformance:
+    """Map the history to model actions and replay them; the first refused event, if any."""
+    settings = line.history.settings
+    mapping = choose_mapping(line)
+    design = model_design(settings, mapping.restarts)
+    bounds = Bounds(
+        workers=settings.workers,
+        lease=mapping.lease_ticks,
+        horizon=mapping.ticks,
+        grants=max(1, mapping.grants),
+        writes=settings.writes,
+    )
+    system = System(design, bounds)
+    allowed, refused = _check_steps(system, mapping.actions)
+    kept = mapping.actions[:allowed]
+    title = f"Live lab: {line.history.scenario} ({settings.label()})"
+    trace = replay(design, bounds, [m.action for m in kept], title=title)
+    upto = refused.event.index if refused else mapping.checked
+    history_counts = check_properties(line, upto)
+    agreement = {
+        name: (
+            history_counts[name].count,
+            sum(1 for step in trace.steps if name in step.violations),
+        )
+        for name in CHECKED
+    }
+    return Conformance(
+        design,
+        bounds,
+        mapping,
+        len(line.events),
+        refused,
+        trace,
+        tuple(m.event.index if m.event else None for m in kept),
+        agreement,
+    )

@@ -1,0 +1,84 @@
+"""Each history event as a sentence, for reports, refusals and hover labels."""
+
+from __future__ import annotations
+
+from lab.history import Happening
+
+
+def _request(event: Happening) -> str:
+    """`W1's write carrying token 5` (or read)."""
+    return f"W{event.worker}'s {event.get('op', 'write')} carrying token {event.get('token')}"
+
+
+def _mark(event: Happening) -> str:
+    """` (mark 3 → 5)` when the store keeps a mark, else nothing."""
+    before, after = event.get("mark_before"), event.get("mark_after")
+    if before is None:
+        return ""
+    return (
+        f" (mark {before} → {after})"
+        if after is not None and after != before
+        else f" (mark {before})"
+    )
+
+
+def describe(event: Happening) -> str:
+    """What happened, in one sentence."""
+    kind, w = event.kind, event.worker
+    if kind == "grant":
+        seen = (
+            " (seen only by the watch: W{w} never got the answer)"
+            if event.get("unanswered")
+            else ""
+        )
+        return (
+            f"etcd grants the lock to W{w}: create revision {event.get('revision')}, version "
+            f"{event.get('version')}, lease {event.get('lease')}; token {event.get('token')}{seen}"
+        )
+    if kind == "revoked":
+        grant = event.get("grant")
+        return f"etcd revokes W{w}'s expired lease and deletes the lock key (grant {grant})"
+    if kind == "release":
+        if event.get("deleted"):
+            return f"W{w} releases the lock: its key is deleted"
+        return f"W{w} releases, but its key was already gone (another grant or an expiry)"
+    if kind == "send":
+        return f"W{w} sends {_request(event).split(' ', 1)[1]}"
+    if kind == "deliver":
+        if event.get("outcome") == "read":
+            return f"the store returns version {event.get('version_before')} to W{w}'s read"
+        verb = {"accepted": "accepts", "rejected": "rejects"}.get(event.get("outcome"), "answers")
+        return f"the store {verb} {_request(event)}{_mark(event)}"
+    if kind == "check":
+        verdict = "passes; the write is applied later" if event.get("passed") else "fails: rejected"
+        mark = event.get("mark_before")
+        return f"the store checks {_request(event)} against its mark {mark}: {verdict}"
+    if kind == "apply":
+        return f"the store applies {_request(event)} without checking again{_mark(event)}"
+    if kind == "pause":
+        return f"the nemesis pauses W{w} (SIGSTOP)"
+    if kind == "resume":
+        return f"the nemesis resumes W{w} (SIGCONT)"
+    if kind == "hold":
+        return (
+            f"the store holds W{w}'s {event.get('op')} in flight (request {event.get('request')})"
+        )
+    if kind == "unhold":
+        return f"the store lets W{w}'s held request {event.get('request')} go on"
+    if kind == "storage-kill":
+        return "the nemesis kills the storage process (SIGKILL)"
+    if kind == "storage-start":
+        mark = event.get("mark")
+        known = f", mark {mark}" if mark is not None else ""
+        return f"the storage process starts (incarnation {event.get('incarnation')}{known})"
+    if kind == "lease-check":
+        return f"W{w} checks its lease: its TTL has passed, so it gives the grant up"
+    if kind == "reply":
+        return f"W{w} hears: {event.get('outcome')}"
+    if kind == "error":
+        return (
+            f"W{w}: {event.get('during')} failed: {event.get('error')}"
+            if w
+            else f"error: {event.get('error')}"
+        )
+    return kind

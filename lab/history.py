@@ -1,0 +1,362 @@
+"""Lab histories: the versioned JSON file, and the one order in which its events happened.
+
+A history file holds the raw events each process recorded (worker, storage, nemesis, and
+the controller's watch on the lock key). `timeline()` merges them into one ordered list,
+the only order the checker, the conformance replay and the figures use:
+
+- a grant is seen by its worker (the create's answer) and by the watch (the key's PUT);
+  a release that deleted the key by its worker and by the watch; a lease that etcd revoked
+  only by the watch (a DELETE nobody asked for);
+- every time recorded for an etcd event is an upper bound of when etcd did it (it is taken
+  after etcd answered), so an event's time is the earliest of its own observations and the
+  observations of every event etcd ordered after it (etcd's revision order is authoritative
+  among lock events; this moves a time back by at most the latency of one request);
+- everything else keeps the time its process recorded before acting on it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Final
+
+from lab.events import Event
+from lab.lock import Grant
+from lab.settings import LabInputError, Settings
+
+HISTORY_FORMAT: Final = "fencing-lab/lab-history"
+HISTORY_VERSION: Final = 1
+MAX_HISTORY_BYTES: Final = 50_000_000
+KNOWN_KINDS: Final = (
+    "grant",
+    "lock-put",
+    "lock-delete",
+    "release",
+    "send",
+    "reply",
+    "deliver",
+    "check",
+    "apply",
+    "pause",
+    "resume",
+    "hold",
+    "unhold",
+    "storage-kill",
+    "storage-start",
+    "lease-check",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class History:
+    """One lab run as recorded: what was run, on which etcd, and every event."""
+
+    scenario: str
+    settings: Settings
+    events: tuple[Event, ...]
+    etcd: Mapping[str, Any] = field(default_factory=dict)
+    started: str = ""
+    seconds: float = 0.0
+    prediction: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the history file."""
+        return {
+            "format": HISTORY_FORMAT,
+            "version": HISTORY_VERSION,
+            "scenario": self.scenario,
+            "settings": self.settings.to_dict(),
+            "etcd": dict(self.etcd),
+            "started": self.started,
+            "seconds": round(self.seconds, 3),
+            "prediction": dict(self.prediction) if self.prediction is not None else None,
+            "events": list(self.events),
+        }
+
+
+def history_to_json(history: History) -> str:
+    """The history file's text (one event per line, to keep it readable and diffable)."""
+    head = history.to_dict()
+    events = head.pop("events")
+    text = json.dumps(head, indent=2)[:-2]
+    lines = ",\n    ".join(json.dumps(event) for event in events)
+    return (
+        f'{text},\n  "events": [\n    {lines}\n  ]\n}}\n'
+        if events
+        else text + ',\n  "events": []\n}\n'
+    )
+
+
+def looks_like_history(data: Any) -> bool:
+    """Whether decoded JSON claims to be a lab history (its `format` field)."""
+    return isinstance(data, dict) and data.get("format") == HISTORY_FORMAT
+
+
+def history_from_dict(data: Any) -> History:
+    """Validate a decoded history object; errors name the field."""
+    if not looks_like_history(data):
+        raise LabInputError(f"not a lab history: field 'format' must be {HISTORY_FORMAT!r}")
+    if data.get("version") != HISTORY_VERSION:
+        raise LabInputError(
+            f"unsupported lab history version {data.get('version')!r}: expected {HISTORY_VERSION}"
+        )
+    settings = Settings.from_dict(data.get("settings"))
+    events = data.get("events")
+    if not isinstance(events, list):
+        raise LabInputError("the history's field 'events' must be a list")
+    for number, event in enumerate(events, start=1):
+        _check_event(number, event)
+    prediction = data.get("prediction")
+    etcd = data.get("etcd") or {}
+    if not isinstance(etcd, dict) or not (prediction is None or isinstance(prediction, dict)):
+        raise LabInputError("the history's fields 'etcd' and 'prediction' must be objects")
+    return History(
+        scenario=str(data.get("scenario", ""))[:100],
+        settings=settings,
+        events=tuple(sorted(events, key=lambda e: e["t"])),
+        etcd=etcd,
+        started=str(data.get("started", ""))[:100],
+        seconds=float(data.get("seconds", 0) or 0),
+        prediction=prediction,
+    )
+
+
+def _check_event(number: int, event: Any) -> None:
+    """Refuse an event that is not an object with a time, a kind and sane numbers."""
+    if not isinstance(event, dict):
+        raise LabInputError(f"event {number} of the history is not an object")
+    t, kind = event.get("t"), event.get("kind")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        raise LabInputError(f"event {number} of the history has no valid time 't'")
+    if kind not in KNOWN_KINDS:
+        raise LabInputError(f"event {number} of the history has an unknown kind {str(kind)[:40]!r}")
+    worker = event.get("worker", 0)
+    if worker is not None and (isinstance(worker, bool) or not isinstance(worker, int)):
+        raise LabInputError(f"event {number} of the history has a bad worker {worker!r}")
+
+
+def history_from_json(text: str | bytes) -> History:
+    """Parse and validate a history file's text."""
+    if len(text) > MAX_HISTORY_BYTES:
+        raise LabInputError(f"the history file is larger than {MAX_HISTORY_BYTES:,} bytes")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LabInputError("the history file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise LabInputError(
+            f"the history file is not valid JSON: {error.msg} at line {error.lineno}"
+        ) from None
+    return history_from_dict(data)
+
+
+def read_bounded(path: Path, limit: int = MAX_HISTORY_BYTES) -> bytes:
+    """A file's bytes, refused before reading when it is larger than `limit`."""
+    if not path.is_file():
+        raise LabInputError(f"no such history file: {path}")
+    if path.stat().st_size > limit:
+        raise LabInputError(f"{path} is larger than {limit:,} bytes: not a lab history")
+    return path.read_bytes()
+
+
+def load_history(path: Path) -> History:
+    """Read and validate a history file."""
+    return history_from_json(read_bounded(path))
+
+
+# ----- the merged order ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Happening:
+    """One event in the merged order: its position, time, kind, worker and recorded fields."""
+
+    index: int
+    t: float
+    kind: str
+    worker: int
+    data: Mapping[str, Any]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A recorded field."""
+        return self.data.get(name, default)
+
+    @property
+    def is_write_accepted(self) -> bool:
+        """A write that took effect at the store (a deliver accepted, or an apply)."""
+        return (
+            self.kind == "deliver"
+            and self.get("op") == "write"
+            and self.get("outcome") == "accepted"
+        ) or self.kind == "apply"
+
+    @property
+    def is_write_decision(self) -> bool:
+        """A decision on a write: accepted, rejected at delivery, or refused at the check."""
+        if self.kind == "deliver":
+            return self.get("op") == "write"
+        return self.kind == "apply" or (self.kind == "check" and not self.get("passed"))
+
+
+@dataclass(frozen=True)
+class GrantInfo:
+    """A grant of the lock: who, its token, when it was made and when its lease ended."""
+
+    revision: int
+    worker: int
+    token: int
+    lease: int
+    t: float
+    ended: float | None
+    ended_by: str | None
+    """`revoked` (etcd's sweep), `released`, or None (still live when the run stopped)."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A history's events in the one order they happened, with its grants."""
+
+    history: History
+    events: tuple[Happening, ...]
+
+    @cached_property
+    def grants(self) -> dict[int, GrantInfo]:
+        """Every grant by its create revision, in revision order."""
+        ends = {
+            e.get("grant"): (e.t, "revoked" if e.kind == "revoked" else "released")
+            for e in self.events
+            if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
+        }
+        found = {}
+        for e in self.events:
+            if e.kind == "grant":
+                end = ends.get(e.get("revision"), (None, None))
+                found[int(e.get("revision"))] = GrantInfo(
+                    int(e.get("revision")),
+                    e.worker,
+                    int(e.get("token")),
+                    int(e.get("lease", 0)),
+                    e.t,
+                    end[0],
+                    end[1],
+                )
+        return dict(sorted(found.items()))
+
+    @cached_property
+    def grant_rank(self) -> dict[int, int]:
+        """Each grant's number in grant order (1 for the first)."""
+        return {revision: rank for rank, revision in enumerate(self.grants, start=1)}
+
+    def lease_seconds(self) -> list[float]:
+        """How long each revoked grant lived, from the grant to etcd's revocation."""
+        return [
+            g.ended - g.t
+            for g in self.grants.values()
+            if g.ended is not None and g.ended_by == "revoked"
+        ]
+
+
+def _etcd_key(event: Event, kind: str) -> tuple[int, int] | None:
+    """Where etcd ordered an event: (revision, 0) for a change, (revision, 1) for a read at it."""
+    if kind in ("grant", "revoked"):
+        return (int(event["revision"]), 0)
+    if kind == "release":
+        return (int(event["etcd_revision"]), 0 if event.get("deleted") else 1)
+    if kind == "deliver" and event.get("etcd_revision") is not None:
+        return (int(event["etcd_revision"]), 1 if event.get("etcd_after") else 0)
+    return None
+
+
+def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple[Event, str]]:
+    """Join each grant and each deletion seen twice; a deletion nobody asked for is `revoked`."""
+    puts = {int(e["revision"]): e for e in events if e["kind"] == "lock-put"}
+    deletes = {int(e["revision"]): e for e in events if e["kind"] == "lock-delete"}
+    merged: list[tuple[Event, str]] = []
+    granted: dict[int, int] = {}
+    seen_puts: set[int] = set()
+    for event in events:
+        kind = event["kind"]
+        if kind == "grant":
+            revision = int(event["revision"])
+            seen_puts.add(revision)
+            put = puts.get(revision)
+            t = min(event["t"], put["t"]) if put else event["t"]
+            granted[revision] = int(event["worker"])
+            merged.append(({**event, "t": t}, "grant"))
+        elif kind == "release" and event.get("deleted"):
+            gone = deletes.pop(int(event["etcd_revision"]), None)
+            t = min(event["t"], gone["t"]) if gone else event["t"]
+            merged.append(({**event, "t": t}, "release"))
+        elif kind not in ("lock-put", "lock-delete"):
+            merged.append((event, kind))
+    for revision, put in puts.items():
+        if revision not in seen_puts and put.get("create_revision") == revision:
+            worker = int(str(put.get("holder", "W0"))[1:] or 0)
+            granted[revision] = worker
+            merged.append((_grant_seen_by_etcd(put, worker, token_source), "grant"))
+    for gone in deletes.values():
+        grant = int(gone.get("grant", 0))
+        merged.append(
+            (
+                {**gone, "kind": "revoked", "grant": grant, "worker": granted.get(grant, 0)},
+                "revoked",
+            )
+        )
+    return merged
+
+
+def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
+    """A grant that only the watch saw (its worker never heard the answer)."""
+    revision, version, lease = (
+        int(put["revision"]),
+        int(put.get("version", 1)),
+        int(put.get("lease", 0)),
+    )
+    return {
+        "t": put["t"],
+        "source": "etcd",
+        "kind": "grant",
+        "worker": worker,
+        "revision": revision,
+        "version": version,
+        "lease": lease,
+        "token": Grant(revision, version, lease, 0).token(token_source),
+        "unanswered": True,
+    }
+
+
+def timeline(history: History) -> Timeline:
+    """The history's events merged into one order (see the module docstring)."""
+    merged = _merge_lock_events(history.events, history.settings.token)
+    keyed = sorted(
+        (key, position)
+        for position, (event, kind) in enumerate(merged)
+        if (key := _etcd_key(event, kind))
+    )
+    times = [event["t"] for event, _ in merged]
+    for (_, earlier), (_, later) in zip(reversed(keyed[:-1]), reversed(keyed[1:]), strict=True):
+        times[earlier] = min(times[earlier], times[later])
+    big = (2**63, 0)
+    order = sorted(
+        range(len(merged)),
+        key=lambda i: (times[i], _etcd_key(merged[i][0], merged[i][1]) or big, i),
+    )
+    happenings = tuple(
+        Happening(
+            index,
+            round(times[i], 6),
+            merged[i][1],
+            int(merged[i][0].get("worker") or 0),
+            {k: v for k, v in merged[i][0].items() if k not in ("t", "kind", "worker")},
+        )
+        for index, i in enumerate(order)
+    )
+    return Timeline(history, happenings)

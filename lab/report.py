@@ -1,0 +1,139 @@
+"""What a lab run found: counts, the history's own verdicts, the model's prediction and replay.
+
+`analyse(history)` is the single place that turns a history into the report every front
+end shows: the CLI's text and `--json`, `fencing replay`, the web page and the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lab.checker import CHECKED, TITLES, Counts, PropertyVerdict, check_properties, count_writes
+from lab.conformance import Conformance, check_conformance
+from lab.describe import describe
+from lab.history import History, Timeline, timeline
+
+
+@dataclass(frozen=True)
+class LabReport:
+    """A history and everything read off it."""
+
+    history: History
+    line: Timeline
+    counts: Counts
+    properties: dict[str, PropertyVerdict]
+    conformance: Conformance
+    path: Path | None = None
+
+    @property
+    def prediction_agrees(self) -> bool | None:
+        """Whether reality matched the model's prediction (None: no prediction, a random run)."""
+        prediction = self.history.prediction
+        if not prediction:
+            return None
+        predicted = {name: bool(prediction["properties"][name]["violated"]) for name in CHECKED}
+        seen = {name: self.properties[name].violated for name in CHECKED}
+        same_outcomes = (prediction["accepted"], prediction["rejected"]) == (
+            self.counts.accepted,
+            self.counts.rejected,
+        )
+        return predicted == seen and same_outcomes
+
+    def to_dict(self) -> dict[str, Any]:
+        """The object `fencing lab ... --json` prints."""
+        s = self.history.settings
+        data: dict[str, Any] = {
+            "scenario": self.history.scenario,
+            "receiver": s.receiver,
+            "token": s.token,
+            "hwm": s.hwm,
+            "workload": s.workload,
+            "worker_check": s.worker_check,
+            "workers": s.workers,
+            "writes_per_grant": s.writes,
+            "operations": self.counts.operations,
+            "accepted": self.counts.accepted,
+            "rejected": self.counts.rejected,
+            "reads": self.counts.reads,
+            "grants": len(self.line.grants),
+            "pauses": sum(1 for e in self.line.events if e.kind == "pause"),
+            "seconds": round(self.history.seconds, 3),
+            "properties": {
+                name: {"violated": verdict.violated, "count": verdict.count}
+                for name, verdict in self.properties.items()
+            },
+            "conformance": self.conformance.to_dict(),
+            "history": str(self.path) if self.path else None,
+            "etcd": dict(self.history.etcd),
+        }
+        if s.seconds:
+            data.update(seconds_planned=s.seconds, pause_rate=s.pause_rate, seed=s.seed)
+        if self.history.prediction:
+            data["prediction"] = {
+                "summary": self.history.prediction["summary"],
+                "properties": self.history.prediction["properties"],
+                "agrees": self.prediction_agrees,
+            }
+        return data
+
+    def text(self) -> str:
+        """A human report: the run, its counts, each property, the prediction, conformance."""
+        s, etcd = self.history.settings, self.history.etcd
+        lines = [
+            f"Live lab: {self.history.scenario} ({s.label()})",
+            f"  etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}, "
+            f"{s.workers} workers, lease TTL {s.ttl} s, {self.history.seconds:.1f} s",
+            f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
+            f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
+            f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
+            "",
+            "From the history alone:",
+        ]
+        for name, verdict in self.properties.items():
+            status = f"VIOLATED {verdict.count}x" if verdict.violated else "holds"
+            lines.append(f"  {name} {TITLES[name]:<28} {status}")
+            lines.extend(f"      ✗ {v.reason}" for v in verdict.violations[:3])
+            if verdict.count > 3:
+                lines.append(f"      … and {verdict.count - 3} more")
+        if self.history.prediction:
+            lines += ["", "What happened:", *self.narrated(skip=("reply",))]
+        if self.history.prediction:
+            agrees = "reality agreed" if self.prediction_agrees else "REALITY DIFFERED"
+            lines += ["", f"The model predicted: {self.history.prediction['summary']} ({agrees})."]
+            lines.extend(f"  · {sentence}" for sentence in self.history.prediction["sentences"])
+        c = self.conformance
+        lines += [
+            "",
+            f"Conformance ({c.design.label()}, {c.bounds.short()}, one tick = "
+            f"{c.mapping.tick_seconds:.3f} s): {c.verdict()}",
+        ]
+        if c.trace is not None and c.refused is None:
+            agree = "agree" if c.properties_agree else "DISAGREE"
+            counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
+            lines.append(f"  The model's flags and the history's checker {agree} ({counted}).")
+        if self.path:
+            lines += ["", f"History file: {self.path}"]
+        return "\n".join(lines)
+
+    def narrated(self, skip: tuple[str, ...] = ()) -> list[str]:
+        """Every event of the history (but the kinds in `skip`) as a numbered sentence."""
+        return [
+            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e)}"
+            for e in self.line.events
+            if e.kind not in skip
+        ]
+
+
+def analyse(history: History, path: Path | None = None) -> LabReport:
+    """Check a history on its own and against the model."""
+    line = timeline(history)
+    return LabReport(
+        history,
+        line,
+        count_writes(line.events),
+        check_properties(line),
+        check_conformance(line),
+        path,
+    )

@@ -1,0 +1,555 @@
+"""Running the lab: one run's processes, its watch on the lock, its nemesis, its history.
+
+`LabRun` owns everything one run starts (a temporary directory with the database and the
+logs, a key prefix in etcd, the storage process, the workers, the watch) and removes it
+all on the way out, whatever happened: success, an error, a time limit or Ctrl-C. Paused
+workers are resumed before they are stopped. `Driver` is what a scripted scenario uses;
+`run_random` is the Jepsen-style loop with a seeded nemesis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import queue
+import random
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+import etcd3gw
+
+from lab.etcd import Endpoint
+from lab.events import Event, EventLog, read_events
+from lab.history import History
+from lab.lock import LOCK_KEY, current_revision, decode, delete_prefix
+from lab.processes import Child, Children, python_module, start_child
+from lab.protocol import StorageUnavailable, request
+from lab.settings import LabError, Settings
+from lab.tempdirs import make_directory, sweep_abandoned
+
+Progress = Callable[[float, str], None]
+"""Called with the fraction done (0..1) and a few words on what is happening."""
+
+STEP_SECONDS: Final = 15.0
+"""Longest wait for one scripted step (a worker's answer, a hold, a revocation)."""
+START_SECONDS: Final = 30.0
+"""Longest wait for the storage process or a worker to start."""
+SCENARIO_LIMIT_SECONDS: Final = 90.0
+"""Wall-clock limit of a scripted scenario."""
+RANDOM_GRACE_SECONDS: Final = 30.0
+"""How long a randomized run may take beyond its duration (start-up and wind-down)."""
+PAUSE_TTLS: Final = (0.5, 3.0)
+"""A random pause lasts between these many lease TTLs (etcd revokes a lease about 1.4 TTLs
+after the grant, so about 60% of the pauses outlast the lease)."""
+HOLDER_SHARE: Final = 0.75
+"""How often the nemesis pauses the worker that holds the lock (per etcd) rather than a
+running worker drawn at random."""
+POLL: Final = 0.01
+SENTINEL: Final = "lock-end"
+"""A key next to the lock key: written at the end, so the watch has caught up once it sees it."""
+
+
+class LabTimeout(LabError):
+    """A lab run passed its wall-clock limit."""
+
+
+def _never(_: float, __: str) -> None:
+    """No progress report."""
+
+
+class LabRun:
+    """Everything one run starts, and the history it records."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        settings: Settings,
+        scenario: str,
+        limit_seconds: float,
+        progress: Progress | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.settings = settings
+        self.scenario = scenario
+        self.progress = progress or _never
+        self.run_id = uuid.uuid4().hex[:12]
+        self.prefix = f"/fencing-lab/{self.run_id}/"
+        self.t0 = time.monotonic()
+        self.deadline = self.t0 + limit_seconds
+        self.started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        self.log = EventLog("lab", self.t0)
+        self.children = Children()
+        self.workers: dict[int, Child] = {}
+        self.answers: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self.storage: Child | None = None
+        self.incarnation = 0
+        sweep_abandoned()
+        self.directory = make_directory("run")
+        self.client = endpoint.client()
+        self.watcher: etcd3gw.watch.Watcher | None = None
+        self.watch_done = threading.Event()
+        self.commands = 0
+        self.finished = 0.0
+
+    # ----- set-up and clean-up -----------------------------------------------------------
+
+    def __enter__(self) -> LabRun:
+        try:
+            self.start_watch()
+            self.start_storage()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every process (paused ones resumed first), the watch; remove keys and files."""
+        self.children.stop_all()
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        with contextlib.suppress(Exception):
+            delete_prefix(self.client, self.prefix)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def remaining(self) -> float:
+        """Seconds left before the run's wall-clock limit (raises once it has passed)."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise LabTimeout(
+                f"the run passed its time limit of {self.deadline - self.t0:.0f} s and was stopped"
+            )
+        return left
+
+    def wait_until(
+        self, ready: Callable[[], bool], what: str, seconds: float = STEP_SECONDS
+    ) -> None:
+        """Poll until `ready()`, or raise a timeout naming `what` was awaited."""
+        limit = time.monotonic() + min(seconds, self.remaining())
+        while not ready():
+            if time.monotonic() > limit:
+                self.remaining()
+                raise LabTimeout(f"gave up waiting for {what} after {seconds:g} s")
+            time.sleep(POLL)
+
+    # ----- the watch on the lock key -------------------------------------------------------
+
+    def start_watch(self) -> None:
+        """Watch the lock key (and the end sentinel) from the current revision on."""
+        lock = self.prefix + LOCK_KEY
+        start = current_revision(self.client, lock) + 1
+        self.watcher = etcd3gw.watch.Watcher(
+            self.client,
+            lock,
+            self.on_lock_event,
+            start_revision=start,
+            prev_kv=True,
+            range_end=self.prefix + "lock\xff",
+        )
+
+    def on_lock_event(self, event: Any) -> None:
+        """Record a change of the lock key as the watch reports it."""
+        at = self.log.now()
+        kv = event["kv"]
+        key = kv["key"].decode() if isinstance(kv["key"], bytes) else str(kv["key"])
+        if key.endswith(SENTINEL):
+            self.watch_done.set()
+            return
+        revision = int(kv["mod_revision"])
+        if event.get("type") == "DELETE":
+            previous = event.get("prev_kv") or {}
+            self.log.record(
+                "lock-delete",
+                at=at,
+                revision=revision,
+                grant=int(previous.get("create_revision", 0)),
+                holder=decode(previous.get("value", "")),
+            )
+            return
+        value = kv.get("value", b"")
+        self.log.record(
+            "lock-put",
+            at=at,
+            revision=revision,
+            create_revision=int(kv.get("create_revision", 0)),
+            version=int(kv.get("version", 0)),
+            lease=int(kv.get("lease", 0)),
+            holder=value.decode() if isinstance(value, bytes) else str(value),
+        )
+
+    def drain_watch(self) -> None:
+        """Write the sentinel and wait until the watch has reported it (and all before it)."""
+        self.client.put(self.prefix + SENTINEL, "end")
+        with contextlib.suppress(LabTimeout):
+            self.wait_until(self.watch_done.is_set, "the watch on the lock key", 5.0)
+
+    def holder(self) -> int:
+        """The worker whose key is the lock key now, as the watch reports it (0: nobody)."""
+        for event in reversed(list(self.log.kept)):
+            if event["kind"] == "lock-delete":
+                return 0
+            if event["kind"] == "lock-put":
+                text = str(event.get("holder", ""))
+                return int(text[1:]) if text[1:].isdigit() else 0
+        return 0
+
+    def lock_events(self, kind: str) -> list[Event]:
+        """The watch's records of one kind so far."""
+        return [e for e in list(self.log.kept) if e["kind"] == kind]
+
+    # ----- the storage process ---------------------------------------------------------------
+
+    @property
+    def socket(self) -> Path:
+        """The storage process's Unix socket."""
+        return self.directory / "storage.sock"
+
+    def start_storage(self) -> None:
+        """Start (or start again) the storage process and wait until it answers."""
+        self.incarnation += 1
+        self.socket.unlink(missing_ok=True)
+        s = self.settings
+        argv = python_module(
+            "lab.storage",
+            f"--socket={self.socket}",
+            f"--db={self.directory / 'store.sqlite'}",
+            f"--events={self.directory / 'storage.jsonl'}",
+            f"--t0={self.t0!r}",
+            f"--receiver={s.receiver}",
+            f"--hwm={s.hwm}",
+            f"--gap={s.gap}",
+            f"--incarnation={self.incarnation}",
+            f"--etcd={self.endpoint.url}",
+            f"--prefix={self.prefix}",
+        )
+        log = open(self.directory / f"storage-{self.incarnation}.err", "w")  # noqa: SIM115
+        self.storage = self.children.add(start_child("storage", argv, stderr=log))
+        log.close()
+
+        def answers() -> bool:
+            if self.storage is not None and not self.storage.alive():
+                raise LabError(f"the storage process exited at start: {self.stderr_of('storage')}")
+            try:
+                return bool(request(self.socket, {"op": "ping"}, 1.0).get("ok"))
+            except StorageUnavailable:
+                return False
+
+        self.wait_until(answers, "the storage process to start", START_SECONDS)
+
+    def stderr_of(self, name: str) -> str:
+        """The last line a child wrote to its error log (for an error message)."""
+        files = sorted(self.directory.glob(f"{name}*.err"))
+        lines = files[-1].read_text(errors="replace").strip().splitlines() if files else []
+        return lines[-1][:200] if lines else "no message"
+
+    def control(self, message: dict[str, Any]) -> None:
+        """Send the storage process a nemesis command (hold, unhold)."""
+        answer = request(self.socket, message, STEP_SECONDS)
+        if not answer.get("ok"):
+            raise LabError(f"the storage process refused {message['op']}: {answer.get('error')}")
+
+    def restart_storage(self) -> None:
+        """The nemesis kills the storage process (SIGKILL) and starts a new one."""
+        assert self.storage is not None
+        self.log.record("storage-kill", incarnation=self.incarnation)
+        self.storage.kill()
+        self.start_storage()
+
+    # ----- workers -------------------------------------------------------------------------------
+
+    def start_workers(self, randomized: bool = False) -> None:
+        """Start one process per worker and wait until each is ready."""
+        s = self.settings
+        for w in range(1, s.workers + 1):
+            argv = python_module(
+                "lab.worker",
+                f"--worker={w}",
+                f"--etcd={self.endpoint.url}",
+                f"--prefix={self.prefix}",
+                f"--socket={self.socket}",
+                f"--events={self.directory / f'w{w}.jsonl'}",
+                f"--t0={self.t0!r}",
+                f"--ttl={s.ttl}",
+                f"--token={s.token}",
+                f"--workload={s.workload}",
+                f"--writes={s.writes}",
+                f"--seed={s.seed * 100 + w}",
+                *(["--worker-check"] if s.worker_check else []),
+                *(["--wait-go"] if randomized else []),
+            )
+            log = open(self.directory / f"w{w}.err", "w")  # noqa: SIM115
+            child = start_child(
+                f"W{w}", argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log
+            )
+            log.close()
+            self.workers[w] = self.children.add(child)
+            self.answers[w] = queue.Queue()
+            threading.Thread(target=self._read_answers, args=(w, child), daemon=True).start()
+        for w in self.workers:
+            self.answer(w, 0, START_SECONDS)
+
+    def _read_answers(self, w: int, child: Child) -> None:
+        """Move each line a worker prints into its answer queue."""
+        assert child.process.stdout is not None
+        with contextlib.suppress(ValueError, OSError):
+            for line in child.process.stdout:
+                with contextlib.suppress(json.JSONDecodeError):
+                    self.answers[w].put(json.loads(line))
+
+    def tell(self, w: int, command: dict[str, Any]) -> int:
+        """Send a worker a command line (a paused worker reads it when it resumes)."""
+        self.commands += 1
+        stdin = self.workers[w].process.stdin
+        assert stdin is not None
+        stdin.write(json.dumps({"id": self.commands, **command}) + "\n")
+        stdin.flush()
+        return self.commands
+
+    def answer(self, w: int, ticket: int, seconds: float = STEP_SECONDS) -> str:
+        """Wait for the worker's answer to command `ticket`."""
+        limit = time.monotonic() + min(seconds, self.remaining())
+        while True:
+            try:
+                reply = self.answers[w].get(timeout=max(0.0, min(0.1, limit - time.monotonic())))
+            except queue.Empty:
+                if not self.workers[w].alive():
+                    raise LabError(f"W{w} exited unexpectedly: {self.stderr_of(f'w{w}')}") from None
+                if time.monotonic() > limit:
+                    self.remaining()
+                    raise LabTimeout(f"W{w} did not answer within {seconds:g} s") from None
+                continue
+            if reply.get("id") == ticket:
+                return str(reply.get("result"))
+
+    # ----- the nemesis ---------------------------------------------------------------------------
+
+    def pause(self, w: int) -> None:
+        """SIGSTOP worker w (recorded first)."""
+        self.log.record("pause", worker=w)
+        self.workers[w].pause()
+
+    def resume(self, w: int) -> None:
+        """SIGCONT worker w (recorded first)."""
+        if self.workers[w].paused:
+            self.log.record("resume", worker=w)
+            self.workers[w].resume()
+
+    # ----- the history ---------------------------------------------------------------------------
+
+    def events(self) -> list[Event]:
+        """Every event recorded so far by every process, by time."""
+        found = list(self.log.kept)
+        for path in sorted(self.directory.glob("*.jsonl")):
+            found.extend(read_events(path))
+        return sorted(found, key=lambda e: e["t"])
+
+    def history(self, prediction: dict[str, Any] | None = None) -> History:
+        """The history of this run (call after the processes have stopped)."""
+        version = ""
+        with contextlib.suppress(Exception):
+            version = str(
+                self.client.session.get(f"{self.endpoint.url}/version", timeout=2)
+                .json()
+                .get("etcdserver", "")
+            )
+        return History(
+            scenario=self.scenario,
+            settings=self.settings,
+            events=tuple(self.events()),
+            etcd={"endpoint": self.endpoint.url, "version": version, "prefix": self.prefix},
+            started=self.started_at,
+            seconds=(self.finished or time.monotonic()) - self.t0,
+            prediction=prediction,
+        )
+
+    def wind_down(self) -> None:
+        """Resume paused workers, let the workers exit, catch the watch up, stop the store."""
+        for w in self.workers:
+            self.resume(w)
+        for w, child in self.workers.items():
+            if child.alive():
+                with contextlib.suppress(OSError, ValueError):
+                    self.tell(w, {"do": "exit"})
+        for child in self.workers.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.process.wait(timeout=max(0.1, min(10.0, self.deadline - time.monotonic())))
+        self.drain_watch()
+        self.finished = time.monotonic()
+        self.children.stop_all()
+
+
+class Driver:
+    """What a scripted scenario does to a run, step by step, each step waited for."""
+
+    def __init__(self, run: LabRun, steps: int) -> None:
+        self.run = run
+        self.steps = max(1, steps)
+        self.done = 0
+        self.holds_seen: dict[int, int] = {}
+
+    def _step(self, words: str) -> None:
+        """Report progress: one more step done."""
+        self.done += 1
+        self.run.progress(min(0.95, self.done / self.steps), words)
+
+    def acquire(self, w: int) -> None:
+        """W takes the lock (the key is free: the previous lease ended or was released)."""
+        result = self.run.answer(w, self.run.tell(w, {"do": "acquire", "timeout": STEP_SECONDS}))
+        if result != "acquired":
+            raise LabError(f"W{w} could not take the lock: {result}")
+        self._step(f"W{w} holds the lock")
+
+    def write(self, w: int) -> str:
+        """W writes once (read, then write, in read-modify-write) and gets the outcome."""
+        result = self.run.answer(w, self.run.tell(w, {"do": "write"}))
+        self._step(f"W{w}'s write: {result}")
+        return result
+
+    def release(self, w: int) -> str:
+        """W releases the lock if it still holds its grant."""
+        result = self.run.answer(w, self.run.tell(w, {"do": "release"}))
+        self._step(f"W{w}: {result}")
+        return result
+
+    def write_later(self, w: int) -> int:
+        """Tell W to write without waiting (it is paused, or its request will be held)."""
+        return self.run.tell(w, {"do": "write"})
+
+    def outcome(self, w: int, ticket: int) -> str:
+        """Wait for the outcome of a write told earlier."""
+        result = self.run.answer(w, ticket)
+        self._step(f"W{w}'s late write: {result}")
+        return result
+
+    def pause(self, w: int) -> None:
+        """The nemesis pauses W (SIGSTOP)."""
+        self.run.pause(w)
+        self._step(f"W{w} paused")
+
+    def resume(self, w: int) -> None:
+        """The nemesis resumes W (SIGCONT)."""
+        self.run.resume(w)
+        self._step(f"W{w} resumed")
+
+    def hold(self, w: int, phase: str = "deliver", kind: str = "write") -> None:
+        """The store will hold W's next request of `kind` at `phase` (deliver or apply)."""
+        self.run.control({"op": "hold", "worker": w, "phase": phase, "kind": kind})
+
+    def wait_held(self, w: int) -> None:
+        """Wait until the store holds W's request."""
+        seen = self.holds_seen.get(w, 0)
+
+        def held() -> bool:
+            events = read_events(self.run.directory / "storage.jsonl")
+            return sum(1 for e in events if e["kind"] == "hold" and e.get("worker") == w) > seen
+
+        self.run.wait_until(held, f"the store to hold W{w}'s request")
+        self.holds_seen[w] = seen + 1
+        self._step(f"W{w}'s request held in flight")
+
+    def unhold(self, w: int) -> None:
+        """Let W's held request go on."""
+        self.run.control({"op": "unhold", "worker": w})
+
+    def wait_lease_end(self, w: int) -> None:
+        """Wait until etcd has deleted W's lock key (its lease expired and was revoked)."""
+        grants = [e for e in self.run.lock_events("lock-put") if e.get("holder") == f"W{w}"]
+        if not grants:
+            self.run.wait_until(
+                lambda: any(e.get("holder") == f"W{w}" for e in self.run.lock_events("lock-put")),
+                f"the watch to report W{w}'s grant",
+            )
+            grants = [e for e in self.run.lock_events("lock-put") if e.get("holder") == f"W{w}"]
+        revision = grants[-1]["revision"]
+        self.run.wait_until(
+            lambda: any(e.get("grant") == revision for e in self.run.lock_events("lock-delete")),
+            f"etcd to revoke W{w}'s lease",
+        )
+        self._step(f"etcd revoked W{w}'s lease")
+
+    def restart_storage(self) -> None:
+        """Kill the storage process and start it again."""
+        self.run.restart_storage()
+        self._step("storage restarted")
+
+
+def run_random(run: LabRun) -> None:
+    """Workers loop on their own for the run's duration while the nemesis pauses them."""
+    s = run.settings
+    run.start_workers(randomized=True)
+    start = run.log.now()
+    until = start + s.seconds
+    for w in run.workers:
+        run.tell(w, {"do": "go", "until": until})
+    rng = random.Random(s.seed)
+    next_pause = start + rng.expovariate(s.pause_rate) if s.pause_rate > 0 else float("inf")
+    resume_at: dict[int, float] = {}
+    counter = _DecisionCounter(run.directory / "storage.jsonl")
+    while (now := run.log.now()) < until:
+        run.remaining()
+        for w, at in list(resume_at.items()):
+            if now >= at:
+                run.resume(w)
+                del resume_at[w]
+        if now >= next_pause:
+            w = _pick(rng, run.holder(), [w for w in run.workers if w not in resume_at])
+            if w:
+                resume_at[w] = now + rng.uniform(*PAUSE_TTLS) * s.ttl
+                run.pause(w)
+            next_pause = now + rng.expovariate(s.pause_rate)
+        run.progress(
+            min(0.95, (now - start) / max(s.seconds, 1e-9)),
+            f"{now - start:4.1f} of {s.seconds:g} s, {counter.count()} writes decided, "
+            f"{len(resume_at)} paused",
+        )
+        time.sleep(0.02)
+    for w in list(resume_at):
+        run.resume(w)
+    run.progress(0.97, "letting the workers finish")
+
+
+def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
+    """The worker to pause: usually the lock's holder, if it runs, else a random running one.
+
+    A pause matters inside the critical section, so three pauses in four go to the worker
+    that holds the lock (per etcd) when it is running; the others go to a random worker.
+    """
+    if holder in running and rng.random() < HOLDER_SHARE:
+        return holder
+    return rng.choice(running) if running else 0
+
+
+class _DecisionCounter:
+    """Counts the store's write decisions so far, reading its log incrementally."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.total = 0
+
+    def count(self) -> int:
+        """Decisions recorded up to now."""
+        try:
+            with open(self.path, "rb") as log:
+                log.seek(self.offset)
+                chunk = log.read()
+        except FileNotFoundError:
+            return self.total
+        complete = chunk.rfind(b"\n") + 1
+        self.offset += complete
+        for line in chunk[:complete].splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                event = json.loads(line)
+                write = event.get("op") == "write" and event["kind"] in ("deliver", "apply")
+                self.total += write or (event["kind"] == "check" and not event.get("passed"))
+        return self.total

@@ -1,0 +1,135 @@
+"""What a lab run is made of: receiver, token source, mark, workload, sizes; validated.
+
+The names are the lab's (real systems), each with the model option it corresponds to, so
+the history, the CLI, the web page and the conformance check all read one table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Final
+
+from model.design import MAX_WORKERS, MAX_WRITES
+from model.options import Receiver, Token
+
+RECEIVERS: Final = ("none", "fenced", "fenced-nonatomic", "etcd-txn")
+"""How the store treats a write: plain, fenced in one transaction, check then write, or an
+etcd transaction guarded by the lock key."""
+TOKENS: Final = ("create-revision", "version", "lease-id")
+"""Which number of the lock key a worker sends as its token."""
+MARKS: Final = ("durable", "volatile")
+WORKLOADS: Final = ("blind", "rmw")
+
+MODEL_RECEIVER: Final = {
+    "none": Receiver.NONE,
+    "fenced": Receiver.FENCED,
+    "fenced-nonatomic": Receiver.FENCED_NONATOMIC,
+    "etcd-txn": Receiver.LEASE_AWARE,
+}
+"""The model's receiver option for each lab receiver."""
+MODEL_TOKEN: Final = {
+    "create-revision": Token.COUNTER,
+    "version": Token.KEY_VERSION,
+    "lease-id": Token.RANDOM,
+}
+"""The model's token option for each lab token source."""
+
+MAX_SECONDS: Final = 60.0
+"""Longest randomized run the lab accepts."""
+MAX_PAUSE_RATE: Final = 10.0
+MAX_GAP: Final = 5.0
+MAX_TTL: Final = 10
+
+
+class LabInputError(ValueError):
+    """Bad input to the lab (a flag, a scenario name, a history file): one line says what to do."""
+
+
+class LabError(RuntimeError):
+    """A lab run that could not be carried out (etcd would not start, a time limit passed)."""
+
+
+def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    """Refuse a value that is not one of the named choices."""
+    if value not in choices:
+        raise LabInputError(f"{name} {value!r} is not known: choose one of {', '.join(choices)}")
+
+
+def _check_number(name: str, value: object, low: float, high: float) -> None:
+    """Refuse a value outside low..high (or not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LabInputError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+    if not low <= value <= high:
+        raise LabInputError(f"{name} = {value:g} is out of range: allowed {low:g} to {high:g}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One lab run's design and sizes (the random-run fields stay 0 for a scripted scenario)."""
+
+    receiver: str = "none"
+    token: str = "create-revision"
+    hwm: str = "durable"
+    workload: str = "blind"
+    worker_check: bool = False
+    workers: int = 2
+    writes: int = 1
+    ttl: int = 1
+    gap: float = 0.05
+    seconds: float = 0.0
+    pause_rate: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _check_choice("receiver", self.receiver, RECEIVERS)
+        _check_choice("token", self.token, TOKENS)
+        _check_choice("mark (--hwm)", self.hwm, MARKS)
+        _check_choice("workload", self.workload, WORKLOADS)
+        if not isinstance(self.worker_check, bool):
+            raise LabInputError(f"worker_check must be true or false, not {self.worker_check!r}")
+        for name, value, low, high, whole in (
+            ("workers", self.workers, 1, MAX_WORKERS, True),
+            ("writes per grant", self.writes, 1, MAX_WRITES, True),
+            ("lease TTL (seconds)", self.ttl, 1, MAX_TTL, True),
+            ("gap (seconds)", self.gap, 0, MAX_GAP, False),
+            ("seconds", self.seconds, 0, MAX_SECONDS, False),
+            ("pause rate (pauses per second)", self.pause_rate, 0, MAX_PAUSE_RATE, False),
+            ("seed", self.seed, 0, 2**31 - 1, True),
+        ):
+            if whole and (isinstance(value, bool) or not isinstance(value, int)):
+                raise LabInputError(f"{name} must be a whole number, not {value!r}")
+            _check_number(name, value, low, high)
+
+    @property
+    def keeps_mark(self) -> bool:
+        """Whether the receiver keeps a high-water mark (the fenced receivers)."""
+        return self.receiver in ("fenced", "fenced-nonatomic")
+
+    def label(self) -> str:
+        """A short label such as `receiver fenced, token create-revision, rmw`."""
+        parts = [f"receiver {self.receiver}", f"token {self.token}"]
+        if self.keeps_mark and self.hwm == "volatile":
+            parts.append("volatile mark")
+        if self.workload == "rmw":
+            parts.append("read-modify-write")
+        if self.worker_check:
+            parts.append("workers check their lease")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: Any) -> Settings:
+        """Settings from a JSON object; unknown keys and bad values are refused."""
+        if not isinstance(data, dict):
+            raise LabInputError("the history's settings must be an object")
+        known = {f.name for f in fields(Settings)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise LabInputError(f"the history's settings have an unknown field {unknown[0]!r}")
+        try:
+            return Settings(**data)
+        except TypeError as error:
+            raise LabInputError(f"the history's settings are malformed: {error}") from None

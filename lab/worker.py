@@ -1,0 +1,244 @@
+"""A worker process: takes the lock in etcd, writes through the storage process, releases.
+
+`python -m lab.worker ...` either obeys one command per line on standard input (scripted
+scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on standard
+output) or loops on its own until a deadline (randomized runs): acquire, K writes,
+release. Like the model's worker it never checks its own lease, unless told to
+(`--worker-check`): then it checks before every request and gives the grant up when the
+lease's TTL has passed. A rejected request also makes it give up the grant (it does not
+release it), exactly as in the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from etcd3gw.exceptions import Etcd3Exception
+
+from lab.etcd import parse_endpoint
+from lab.events import EventLog
+from lab.lock import (
+    LOCK_KEY,
+    Grant,
+    delete_if_mine,
+    grant_lease,
+    key_exists,
+    revoke_lease,
+    try_create,
+)
+from lab.protocol import StorageUnavailable, request
+
+POLL_SECONDS: Final = 0.02
+"""How often a worker waiting for the lock looks again."""
+REQUEST_SECONDS: Final = 150.0
+"""How long a worker waits for the store's answer (a held request may wait long)."""
+WRITE_THINK: Final = (0.02, 0.1)
+"""Seconds a randomized worker spends computing each write of a grant (before sending it)."""
+IDLE_AFTER_RELEASE: Final = (0.0, 0.05)
+"""Seconds a randomized worker waits after releasing before asking for the lock again."""
+
+
+@dataclass
+class Holding:
+    """The grant a worker believes it holds, and when it asked for its lease."""
+
+    grant: Grant
+    token: int
+    asked_at: float
+
+
+class Worker:
+    """One worker: its etcd client, its grant (if any) and its requests to the store."""
+
+    def __init__(self, args: argparse.Namespace, log: EventLog) -> None:
+        self.number: int = args.worker
+        self.client = parse_endpoint(args.etcd).client()
+        self.lock_key = args.prefix + LOCK_KEY
+        self.ttl: int = args.ttl
+        self.token_source: str = args.token
+        self.socket: Path = args.socket
+        self.worker_check: bool = args.worker_check
+        self.rmw: bool = args.workload == "rmw"
+        self.log = log
+        self.holding: Holding | None = None
+        self.requests = 0
+
+    def acquire(self, deadline: float) -> bool:
+        """Wait for the lock until `deadline` (seconds since t0); True once granted."""
+        while self.log.now() < deadline:
+            try:
+                if not key_exists(self.client, self.lock_key):
+                    asked = self.log.now()
+                    lease, ttl = grant_lease(self.client, self.ttl)
+                    grant = try_create(self.client, self.lock_key, f"W{self.number}", lease, ttl)
+                    if grant is not None:
+                        token = grant.token(self.token_source)
+                        self.holding = Holding(grant, token, asked)
+                        self.log.record(
+                            "grant",
+                            worker=self.number,
+                            revision=grant.revision,
+                            version=grant.version,
+                            lease=grant.lease,
+                            ttl=grant.ttl,
+                            token=token,
+                            asked=round(asked, 6),
+                        )
+                        return True
+                    revoke_lease(self.client, lease)
+            except Etcd3Exception as error:
+                self.log.record(
+                    "error", worker=self.number, during="acquire", error=str(error)[:200]
+                )
+            time.sleep(POLL_SECONDS)
+        return False
+
+    def lease_left(self) -> bool:
+        """The worker's own check: has its lease's TTL not passed yet (measured from asking)?"""
+        assert self.holding is not None
+        return self.log.now() < self.holding.asked_at + self.holding.grant.ttl
+
+    def send(self, op: str, **fields: Any) -> dict[str, Any] | None:
+        """Send one request under the current grant; None if the worker gave the grant up."""
+        holding = self.holding
+        if holding is None:
+            return None
+        if self.worker_check and not self.lease_left():
+            self.log.record(
+                "lease-check", worker=self.number, passed=False, grant=holding.grant.revision
+            )
+            self.holding = None
+            return None
+        self.requests += 1
+        message = {
+            "op": op,
+            "worker": self.number,
+            "request": f"W{self.number}-{self.requests}",
+            "token": holding.token,
+            "grant": holding.grant.revision,
+            **fields,
+        }
+        self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op)
+        try:
+            answer = request(self.socket, message, REQUEST_SECONDS)
+        except StorageUnavailable as error:
+            self.log.record("error", worker=self.number, during=op, error=str(error)[:200])
+            self.holding = None
+            return None
+        if not answer.get("ok"):
+            self.log.record("error", worker=self.number, during=op, error=str(answer)[:200])
+            self.holding = None
+            return None
+        self.log.record(
+            "reply", worker=self.number, request=message["request"], outcome=answer["outcome"]
+        )
+        if answer["outcome"] == "rejected":
+            self.holding = None  # the store said the lock was lost: give the grant up
+        return answer
+
+    def write(self) -> str:
+        """One write (after a read, in read-modify-write); its outcome or why there was none."""
+        if self.holding is None:
+            return "no grant"
+        fields: dict[str, Any] = {"value": self.number * 1_000_000 + self.requests + 1}
+        if self.rmw:
+            read = self.send("read")
+            if read is None:
+                return "gave up"
+            fields = {"value": int(read["value"]) + 1, "read_version": int(read["version"])}
+        answer = self.send("write", **fields)
+        return "gave up" if answer is None else str(answer["outcome"])
+
+    def release(self) -> str:
+        """Delete the lock key if it is still this grant's, then revoke the lease."""
+        holding = self.holding
+        if holding is None:
+            return "no grant"
+        self.holding = None
+        try:
+            deleted, revision = delete_if_mine(self.client, self.lock_key, holding.grant.revision)
+        except Etcd3Exception as error:
+            self.log.record("error", worker=self.number, during="release", error=str(error)[:200])
+            return "error"
+        self.log.record(
+            "release",
+            worker=self.number,
+            grant=holding.grant.revision,
+            deleted=deleted,
+            etcd_revision=revision,
+        )
+        revoke_lease(self.client, holding.grant.lease)
+        return "released" if deleted else "released (lock already gone)"
+
+
+def obey(worker: Worker) -> None:
+    """Scripted mode: one command per input line, one answer per output line."""
+    for line in sys.stdin:
+        command = json.loads(line)
+        action = command.get("do")
+        if action == "exit":
+            break
+        if action == "acquire":
+            got = worker.acquire(worker.log.now() + float(command.get("timeout", 10)))
+            result = "acquired" if got else "timed out"
+        elif action == "write":
+            result = worker.write()
+        elif action == "release":
+            result = worker.release()
+        else:
+            result = f"unknown command {action!r}"
+        print(json.dumps({"id": command.get("id"), "result": result}), flush=True)
+
+
+def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
+    """Randomized mode: acquire, `writes` writes, release, until the deadline."""
+    rng = random.Random(seed)
+    while worker.log.now() < until:
+        if not worker.acquire(until):
+            break
+        for _ in range(writes):
+            time.sleep(rng.uniform(*WRITE_THINK))
+            if worker.log.now() >= until or worker.write() != "accepted":
+                break
+        else:
+            worker.release()
+        time.sleep(rng.uniform(*IDLE_AFTER_RELEASE))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one worker."""
+    parser = argparse.ArgumentParser(prog="lab.worker")
+    parser.add_argument("--worker", type=int, required=True)
+    parser.add_argument("--etcd", required=True)
+    parser.add_argument("--prefix", required=True)
+    parser.add_argument("--socket", type=Path, required=True)
+    parser.add_argument("--events", type=Path, required=True)
+    parser.add_argument("--t0", type=float, required=True)
+    parser.add_argument("--ttl", type=int, default=1)
+    parser.add_argument("--token", default="create-revision")
+    parser.add_argument("--workload", default="blind")
+    parser.add_argument("--worker-check", action="store_true")
+    parser.add_argument("--wait-go", action="store_true", help="randomized: loop after `go`")
+    parser.add_argument("--writes", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    worker = Worker(args, EventLog(f"W{args.worker}", args.t0, args.events))
+    print(json.dumps({"id": 0, "result": "ready"}), flush=True)
+    if not args.wait_go:
+        obey(worker)
+        return 0
+    command = json.loads(sys.stdin.readline() or "{}")
+    if command.get("do") == "go":
+        loop(worker, float(command["until"]), args.writes, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

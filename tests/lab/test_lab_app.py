@@ -1,0 +1,139 @@
+"""The Live lab page under Streamlit's AppTest, on the session's real etcd: the model's
+prediction, a scripted run and its verdicts, a randomized comparison, a failure message,
+and the busy message when every run slot is taken; the shared etcd and the run slots."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import etcd as etcd_module
+from lab.etcd import ETCD_ENV, Endpoint, free_port
+from lab.scenarios import SCENARIOS, predict
+from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
+from tests.app.helpers import all_text
+
+APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
+
+
+@pytest.fixture
+def lab_page(etcd: Endpoint, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
+    """The Live lab page, with runs going to the session's etcd."""
+    monkeypatch.setenv(ETCD_ENV, etcd.url)
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    at.switch_page("screens/lab.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    yield at
+
+
+def test_the_page_states_the_models_prediction_for_the_chosen_design(lab_page: AppTest) -> None:
+    chosen = SCENARIOS["paused-worker"]
+    assert predict(chosen, chosen.settings()).summary() in all_text(lab_page)
+    lab_page.selectbox(key="lab-receiver").set_value("fenced").run()
+    fenced = predict(chosen, chosen.settings(receiver="fenced")).summary()
+    assert "rejects 1" in fenced and fenced in all_text(lab_page)
+
+
+def test_a_scripted_run_shows_its_verdicts_conformance_and_both_timelines(
+    lab_page: AppTest,
+) -> None:
+    lab_page.selectbox(key="lab-scenario").set_value("gap-write").run()
+    lab_page.button(key="lab-run").click().run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    text = all_text(lab_page)
+    assert "Reality agreed with the model's prediction." in text
+    assert "The model allows this history" in text
+    table = lab_page.table[0].value
+    assert list(table["in the real history"]) == ["✔ holds", "✘ 1 violation", "✔ holds", "✔ holds"]
+    assert list(table["in the model's replay"]) == list(table["in the real history"])
+    assert len(lab_page.get("plotly_chart")) == 2
+    assert len(lab_page.get("download_button")) == 2
+
+
+def test_a_randomized_comparison_is_shown_side_by_side(lab_page: AppTest) -> None:
+    lab_page.radio(key="lab-mode").set_value("A randomized run").run()
+    lab_page.number_input(key="lab-seconds").set_value(2).run()
+    lab_page.multiselect(key="lab-receivers").set_value(["none", "etcd-txn"]).run()
+    lab_page.button(key="lab-run").click().run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    assert "Side by side" in [h.value for h in lab_page.subheader]
+    side = lab_page.table[0].value
+    assert list(side["receiver"]) == ["none", "etcd-txn"]
+    assert side["P2"].iloc[1] == 0  # etcd transactions keep every write inside its lease
+
+
+def test_a_run_that_cannot_reach_etcd_says_so(
+    lab_page: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ETCD_ENV, f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setattr(etcd_module, "REACH_SECONDS", 0.5)
+    lab_page.button(key="lab-run").click().run()
+    errors = [e.value for e in lab_page.error]
+    assert errors and errors[0].startswith("The run failed: etcd at http://127\\.0\\.0\\.1:")
+    assert "drop \\-\\-etcd" in errors[0]  # escaped for Markdown
+
+
+def test_every_slot_taken_and_the_queue_full_means_busy(lab_page: AppTest) -> None:
+    taken = [SLOTS.free.acquire(blocking=False) for _ in range(SLOTS.limit)]
+    waiting = SLOTS.waiting
+    SLOTS.waiting = SLOTS.waiting_limit
+    try:
+        lab_page.button(key="lab-run").click().run()
+    finally:
+        SLOTS.waiting = waiting
+        for got in taken:
+            if got:
+                SLOTS.free.release()
+    warnings = [w.value for w in lab_page.warning]
+    assert warnings and warnings[0].startswith("The lab is busy:")
+    assert not lab_page.get("plotly_chart")
+
+
+def test_slots_queue_a_run_until_one_finishes_and_refuse_past_the_queue() -> None:
+    slots = Slots(limit=1, waiting_limit=1)
+    events: list[str] = []
+    with slots.slot(1.0) as first:
+        assert first
+
+        def second() -> None:
+            with slots.slot(
+                5.0, lambda running, waiting: events.append(f"queued {running}/{waiting}")
+            ) as got:
+                events.append(f"second ran: {got}")
+
+        thread = threading.Thread(target=second)
+        thread.start()
+        while not events:
+            time.sleep(0.01)
+        with slots.slot(5.0) as third:  # the one waiting place is taken
+            assert not third
+        events.append("first done")
+    thread.join(5)
+    assert events == ["queued 1/1", "first done", "second ran: True"]
+
+
+def test_the_shared_etcd_outlives_the_thread_that_asked_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page's script thread ends after each run; the shared etcd must stay up."""
+    monkeypatch.delenv(ETCD_ENV, raising=False)
+    shared = SharedEtcd()
+    found: list[Endpoint] = []
+    thread = threading.Thread(target=lambda: found.append(shared.endpoint()))
+    thread.start()
+    thread.join(30)
+    try:
+        time.sleep(0.3)
+        assert found and found[0].client().status()["header"]
+        assert shared.endpoint() == found[0]
+        assert shared.server is not None and shared.server.pid is not None
+    finally:
+        shared.stop()
+    assert SHARED_ETCD is not shared
