@@ -16,12 +16,13 @@ import streamlit as st  # noqa: E402
 
 from webapp.navigation import PAGES  # noqa: E402
 
+# Settings that must hold however the server was started (from any folder, with any config
+# file): visitors never see tracebacks or server paths, nor developer menus. (A comment, not
+# a string: Streamlit would show a bare string of the entry script on every page.)
 VISITOR_SETTINGS = {
     "client.showErrorDetails": "none",
     "client.toolbarMode": "viewer",
 }
-"""Settings that must hold however the server was started (from any folder, with any
-config file): visitors never see tracebacks or server paths, nor developer menus."""
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ def test_home_says_what_the_app_is_for_and_links_every_page(
     assert "Fencing Lab" in text
     assert "fencing tokens" in text.lower()
     assert "P5, no lost update" in text
+    assert "however the server was started" not in text  # no stray text from the entry script
 
 
 def test_chapter_1_shows_both_runs_and_their_verdicts(open_page: Callable[..., AppTest]) -> None:
