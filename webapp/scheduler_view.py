@@ -50,7 +50,7 @@ def status_lines(trace: Trace) -> None:
 
 def run_view(trace: Trace, key: str) -> None:
     """The timeline, then the narration and the state of every actor side by side."""
-    figure = timeline_figure(trace, upto=len(trace.steps) or None, animate=False)
+    figure = timeline_figure(trace, upto=len(trace.steps) or None)
     st.plotly_chart(figure, width="stretch", key=f"{key}-timeline")
     left, right = st.columns([3, 2])
     with left:
