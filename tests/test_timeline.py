@@ -1,5 +1,5 @@
 """The swimlane timeline built from replayed traces: time as the x axis, lease bars exactly L
-ticks long, pauses, requests in flight, the gap and the legend."""
+ticks long, pauses, requests in flight, the gap, the legend, and the state table in words."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from webapp.events import (
 )
 from webapp.style import ACCEPTED, GAP_FILL, REJECTED, VIOLATING
 from webapp.timeline import GAP_LABEL, GAP_LABEL_LINES, legend_looks, timeline_figure
+from webapp.views import actor_rows
 
 ARROW_TRACES = ("write arrows", "read arrows")
 STALE_AFTER_EXPIRY = (
@@ -457,3 +458,36 @@ def test_the_figure_passes_plotly_validation(upto: int | None) -> None:
     for trace in (paused_worker_story("none").trace(), _stale_after_expiry()):
         figure = timeline_figure(trace, upto=upto)
         go.Figure(figure.to_dict())  # built unvalidated for speed: check every attribute once
+
+
+# ----- the state table in words --------------------------------------------------------------
+
+JARGON = ("tok[", "gid[", "pending[", "sent[", "(ghost)", "hwm", "lastg", "holder=")
+
+
+def test_the_state_table_speaks_in_words_first() -> None:
+    trace = _stale_after_expiry()
+    for position in range(len(trace.steps) + 1):
+        for row in actor_rows(trace, position):
+            assert not any(word in row.words for word in JARGON), row.words
+    rows = {row.actor: row for row in actor_rows(trace, 5)}
+    assert rows["W1"].words.startswith(
+        "believes it holds token 1 (grant #1), but grant #1 was superseded by grant #2 (W2); "
+        "a write in flight"
+    )
+    assert rows["W2"].words.startswith("believes it holds token 2 (grant #2), lease current")
+    assert rows["coordinator"].words.startswith("lock granted to W2 (grant #2), lease until t=4")
+    assert "tok[1]=1" in rows["W1"].variables and "pending[1]=1" in rows["W1"].variables
+    assert "gid[1]=1 (ghost)" in rows["W1"].variables
+    assert rows["clock"].words == "the time is t=2"
+    assert actor_rows(trace, 8)[-1].words.startswith("highest token seen: 2")
+
+
+def test_the_state_table_words_follow_the_lease_predicates() -> None:
+    trace = _stale_after_expiry()
+    w1 = next(row.words for row in actor_rows(trace, 4) if row.actor == "W1")
+    assert "but its lease expired at t=2" in w1  # t=2, nobody else granted yet
+    assert actor_rows(trace, 0)[2].words == "does not hold the lock"
+    assert "no token seen yet" in actor_rows(trace, 0)[-1].words
+    rejected = paused_worker_story("fenced").trace()
+    assert actor_rows(rejected, 8)[2].words == "does not hold the lock"  # gave up after refusal

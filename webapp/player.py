@@ -75,13 +75,13 @@ def show_narration(trace: Trace, position: int) -> None:
 
 
 def show_state_table(trace: Trace, position: int) -> None:
-    """The state of every actor after `position` steps."""
+    """The state of every actor after `position` steps: in words, then the model's variables."""
     rows = actor_rows(trace, position)
     st.table(
         {
             "actor": [r.actor for r in rows],
-            "in words": [r.note for r in rows],
-            "state": [r.state for r in rows],
+            "in words": [r.words for r in rows],
+            "the model's variables": [r.variables for r in rows],
         },
         border="horizontal",
         hide_index=True,
