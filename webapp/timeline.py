@@ -700,8 +700,8 @@ def _subtitle(trace: Trace, upto: int | None) -> str:
         return f"the whole run: {total} steps, t=0 to t={x_extent(trace)[1] - 1:g} · {lease}"
     count = max(0, min(upto, total))
     now = trace.state_at(count)["now"]
-    where = "before the first step" if count == 0 else f"after step {count} of {total}"
-    return f"{where}, now t={now} · {lease}"
+    where = "before the first step" if count == 0 else f"after {count} of {total} steps"
+    return f"{where} · now t={now} · {lease}"
 
 
 def _layout(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> dict[str, Any]:
