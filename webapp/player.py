@@ -1,13 +1,18 @@
-"""The step player: first/back/next/last controls kept in the URL, the timeline and narration.
+"""The step player: First / Back / Play / Next / Last, kept in the URL, driving the timeline,
+the narration and the state table together.
 
-Used by the paused worker's story, every walkthrough chapter and every counterexample, so stepping
-and highlighting behave the same on every page. The step position lives in
-`st.query_params`, so a copied link reopens the same step.
+Used by the paused worker's story, every walkthrough chapter and every counterexample, so
+stepping behaves the same on every page. The step position lives in `st.query_params`, so a
+copied link reopens the same step; the figure of that one step is drawn, never an
+animation of its own, so there is one stepper and it is this one. Play advances the same
+position once a second (a fragment that reruns on a timer) and stops at the last step; Play
+at the last step starts again from step 0.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import streamlit as st
 
@@ -21,6 +26,9 @@ GLYPHS = {
     REJECTED.key: REJECTED.glyph,
     VIOLATING.key: VIOLATING.glyph,
 }
+PLAY_SECONDS: Final = 1.0
+"""How long Play shows each step."""
+PLOT_CONFIG: Final = {"displaylogo": False, "scrollZoom": False}
 
 
 def current_step(param: str, count: int) -> int:
@@ -28,33 +36,89 @@ def current_step(param: str, count: int) -> int:
     return clamp_step(st.query_params.get(param, "0"), count)
 
 
-def _set_step(param: str, value: int) -> None:
-    """Button callback: write the new position into the URL."""
+def _playing(key: str) -> str:
+    """Session key: whether this player is playing."""
+    return f"{key}-playing"
+
+
+def _just_started(key: str) -> str:
+    """Session key: Play was just pressed, so the next run shows the position without moving."""
+    return f"{key}-play-started"
+
+
+def is_playing(key: str) -> bool:
+    """Whether the player with this key is playing."""
+    return bool(st.session_state.get(_playing(key), False))
+
+
+def _set_step(param: str, value: int, key: str) -> None:
+    """Button callback: stop playing and write the new position into the URL."""
+    st.session_state[_playing(key)] = False
     st.query_params[param] = str(value)
 
 
+def _toggle_play(param: str, count: int, key: str) -> None:
+    """Play / Pause callback; Play at the last step starts again from step 0."""
+    if is_playing(key):
+        st.session_state[_playing(key)] = False
+        return
+    if current_step(param, count) >= count:
+        st.query_params[param] = "0"
+    st.session_state[_playing(key)] = True
+    st.session_state[_just_started(key)] = True
+
+
+def advance_if_playing(param: str, count: int, key: str) -> None:
+    """One step on while playing (not on the run that Play itself caused); stop at the end."""
+    if not is_playing(key) or st.session_state.pop(_just_started(key), False):
+        return
+    position = min(current_step(param, count) + 1, count)
+    st.query_params[param] = str(position)
+    if position >= count:
+        st.session_state[_playing(key)] = False
+
+
 def step_controls(param: str, count: int, key: str) -> int:
-    """First / back / next / last buttons and the position; returns the position to show."""
+    """First / Back / Play / Next / Last and the position, in one row that wraps on a phone;
+    returns the position to show."""
     position = current_step(param, count)
-    cols = st.columns([1, 1, 1, 1, 4])
-    buttons = (
+    playing = is_playing(key)
+    moves = (
         ("First", ":material/first_page:", 0, position == 0),
         ("Back", ":material/chevron_left:", max(position - 1, 0), position == 0),
         ("Next", ":material/chevron_right:", min(position + 1, count), position == count),
         ("Last", ":material/last_page:", count, position == count),
     )
-    for col, (label, icon, target, disabled) in zip(cols, buttons, strict=False):
-        col.button(
-            label,
-            icon=icon,
-            key=f"{key}-{label.lower()}",
-            disabled=disabled,
-            on_click=_set_step,
-            args=(param, target),
-            width="stretch",
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        for label, icon, target, disabled in moves[:2]:
+            _move_button(label, icon, (param, target, key), disabled, key)
+        st.button(
+            "Pause" if playing else "Play",
+            icon=":material/pause:" if playing else ":material/play_arrow:",
+            key=f"{key}-play",
+            on_click=_toggle_play,
+            args=(param, count, key),
+            disabled=count == 0,
+            help="Step through the run, one step a second; from the start again at the end.",
         )
-    cols[4].markdown(f"**Step {position} of {count}**")
+        for label, icon, target, disabled in moves[2:]:
+            _move_button(label, icon, (param, target, key), disabled, key)
+        st.markdown(f"**Step {position} of {count}**", width="content")
     return position
+
+
+def _move_button(
+    label: str, icon: str, args: tuple[str, int, str], disabled: bool, key: str
+) -> None:
+    """One of First / Back / Next / Last: stops Play and moves to its position."""
+    st.button(
+        label,
+        icon=icon,
+        key=f"{key}-{label.lower()}",
+        disabled=disabled,
+        on_click=_set_step,
+        args=args,
+    )
 
 
 def show_narration(trace: Trace, position: int) -> None:
@@ -88,16 +152,24 @@ def show_state_table(trace: Trace, position: int) -> None:
     )
 
 
-def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
-    """Step controls shared by several runs, then each run's timeline, narration and state."""
+def _player(traces: Sequence[Trace], param: str, key: str, timed: bool) -> None:
+    """The controls, then each run's figure, narration and state at the same position.
+
+    `timed` says whether this fragment was set to rerun on a timer; when that no longer
+    matches Play, a full rerun sets the timer up again (a fragment cannot change its own).
+    """
+    if is_playing(key) != timed:
+        st.rerun()
     count = max((len(t.steps) for t in traces), default=0)
+    advance_if_playing(param, count, key)
     position = step_controls(param, count, key)
     for index, trace in enumerate(traces):
         upto = min(position, len(trace.steps))
         st.plotly_chart(
             timeline_figure(trace, upto),
             width="stretch",
-            key=f"{key}-timeline-{index}-{upto}",
+            key=f"{key}-timeline-{index}",
+            config=PLOT_CONFIG,
         )
         left, right = st.columns([1, 1])
         with left:
@@ -106,4 +178,14 @@ def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
         with right:
             st.markdown(f"**State after step {upto}**")
             show_state_table(trace, upto)
-    return position
+
+
+def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
+    """One stepper shared by several runs, then each run's timeline, narration and state.
+
+    Returns the position shown when the page ran (Play moves it on by itself afterwards).
+    """
+    timed = is_playing(key)
+    player = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
+    player(traces, param, key, timed)
+    return current_step(param, max((len(t.steps) for t in traces), default=0))
