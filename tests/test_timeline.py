@@ -32,7 +32,6 @@ from webapp.style import ACCEPTED, GAP_FILL, REJECTED, VIOLATING
 from webapp.timeline import GAP_LABEL, GAP_LABEL_LINES, legend_looks, timeline_figure
 from webapp.views import actor_rows
 
-ARROW_TRACES = ("write arrows", "read arrows")
 STALE_AFTER_EXPIRY = (
     Action("Acquire", 1),
     Action("Send", 1),
@@ -70,7 +69,7 @@ def _named(figure: go.Figure, name: str) -> list[Any]:
 
 def _arrow_count(figure: go.Figure) -> int:
     """How many request arrows (drops to the receiver) the figure draws."""
-    return sum(len(_runs(t.x)) for t in figure.data if t.name in ARROW_TRACES)
+    return sum(len(_runs(t.x)) for t in figure.data if t.name.endswith(" arrows"))
 
 
 def _lease_bars(figure: go.Figure, legend: str) -> list[tuple[float, float]]:
@@ -402,6 +401,8 @@ def test_the_legend_names_each_meaning_once_with_the_drawn_symbol() -> None:
             entry = entries.get(data.name)
             if entry is not None:
                 assert entry.marker.symbol == data.marker.symbol, data.name
+    uids = [t.uid for t in figure.data]  # the browser updates each trace in place by its uid
+    assert len(set(uids)) == len(uids)
     assert entries["send"].marker.symbol == "triangle-right"
     assert entries["release"].marker.symbol == "square"
     assert entries["grant"].marker.symbol == "diamond"

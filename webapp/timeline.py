@@ -459,29 +459,21 @@ def _message_hover_trace(
 
 def _arrow_traces(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> list[dict[str, Any]]:
     """The drop of each handled request from the network to the receiver: one arrow trace per
-    (outcome colour, read or write), the head at the reception marker."""
+    outcome and kind of request (read or write), the head at the reception marker."""
     handled = [m for m in messages(trace, upto) if m.outcome is not None]
-    kinds: list[tuple[str, bool]] = []
-    for outcome in OUTCOMES:
-        for read in (False, True):
-            if any(m.outcome == outcome and m.is_read == read for m in handled):
-                kinds.append((outcome.colour, read))
     return [
-        _arrow_trace(kind, [m for m in handled if _arrow_kind(m) == kind], lane_y)
-        for kind in dict.fromkeys(kinds)
+        _arrow_trace(outcome, read, chosen, lane_y)
+        for outcome in OUTCOMES
+        for read in (False, True)
+        if (chosen := [m for m in handled if m.outcome == outcome and m.is_read == read])
     ]
 
 
-def _arrow_kind(message: Message) -> tuple[str, bool]:
-    """The (colour, is read) kind of a handled request's arrow."""
-    return (message.outcome.colour if message.outcome else GREY, message.is_read)
-
-
 def _arrow_trace(
-    kind: tuple[str, bool], handled: Sequence[Message], lane_y: dict[str, float]
+    outcome: Outcome, read: bool, handled: Sequence[Message], lane_y: dict[str, float]
 ) -> dict[str, Any]:
     """Arrows of one colour and weight: top, head, then a None gap (no hover of their own)."""
-    colour, read = kind
+    colour = outcome.colour
     xs: list[float | None] = []
     ys: list[float | None] = []
     for m in handled:
@@ -489,7 +481,7 @@ def _arrow_trace(
         ys += [lane_y[f"W{m.worker}"] - NETWORK_OFFSET, lane_y["receiver"], None]
     return {
         "type": "scatter",
-        "name": "read arrows" if read else "write arrows",
+        "name": f"{outcome.key} {'read' if read else 'write'} arrows",
         "showlegend": False,
         "x": xs,
         "y": ys,
@@ -782,6 +774,10 @@ def timeline_figure(trace: Trace, upto: int | None = None) -> go.Figure:
         *_gap_labels(gaps(trace, upto), max(lane_y.values()), right),
         *(_legend_entry(look) for look in legend_looks(trace, upto is not None)),
     ]
+    for entry in data:  # a stable identity per trace, so the browser updates it in place
+        entry["uid"] = (
+            entry["name"] if entry.get("showlegend") is False else f"legend {entry['name']}"
+        )
     # Every part is built from this module's own constants, so plotly's per-attribute
     # validation is skipped (a test validates the figures once).
     return go.Figure({"data": data, "layout": layout}, _validate=False)
