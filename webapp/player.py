@@ -11,6 +11,7 @@ at the last step starts again from step 0.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -28,6 +29,8 @@ GLYPHS = {
 }
 PLAY_SECONDS: Final = 1.0
 """How long Play shows each step."""
+SETTLE_SECONDS: Final = 3.0
+"""How long after Play stops the browser's URL may still lag the position shown."""
 PLOT_CONFIG: Final = {"displaylogo": False, "scrollZoom": False}
 
 
@@ -46,42 +49,76 @@ def _just_started(key: str) -> str:
     return f"{key}-play-started"
 
 
+def _shown(key: str) -> str:
+    """Session key: the position this player showed last."""
+    return f"{key}-shown"
+
+
+def _stopped(key: str) -> str:
+    """Session key: when Play last stopped (seconds on the monotonic clock)."""
+    return f"{key}-stopped"
+
+
 def is_playing(key: str) -> bool:
     """Whether the player with this key is playing."""
     return bool(st.session_state.get(_playing(key), False))
 
 
-def _set_step(param: str, value: int, key: str) -> None:
-    """Button callback: stop playing and write the new position into the URL."""
+def _stop(key: str) -> None:
+    """Stop playing, remembering when (the browser may still echo an older URL for a moment)."""
+    if is_playing(key):
+        st.session_state[_stopped(key)] = time.monotonic()
     st.session_state[_playing(key)] = False
-    st.query_params[param] = str(value)
+
+
+def _move_to(param: str, key: str, position: int) -> None:
+    """Show `position` from now on: in this session and in the URL."""
+    st.session_state[_shown(key)] = position
+    if st.query_params.get(param, "0") != str(position):
+        st.query_params[param] = str(position)
+
+
+def position_to_show(param: str, count: int, key: str, timed: bool) -> int:
+    """The URL's position, except while Play runs or has just stopped: then a rerun can carry
+    the browser's URL from before the last step reached it, and the position this player
+    showed last is the true one."""
+    shown = st.session_state.get(_shown(key))
+    stopped = st.session_state.get(_stopped(key), -SETTLE_SECONDS)
+    settling = timed or time.monotonic() - stopped < SETTLE_SECONDS
+    if shown is None or not settling:
+        return current_step(param, count)
+    return clamp_step(shown, count)
+
+
+def _set_step(param: str, value: int, key: str) -> None:
+    """Button callback: stop playing and move to the button's position."""
+    _stop(key)
+    _move_to(param, key, value)
 
 
 def _toggle_play(param: str, count: int, key: str) -> None:
     """Play / Pause callback; Play at the last step starts again from step 0."""
     if is_playing(key):
-        st.session_state[_playing(key)] = False
+        _stop(key)
         return
-    if current_step(param, count) >= count:
-        st.query_params[param] = "0"
+    if position_to_show(param, count, key, timed=False) >= count:
+        _move_to(param, key, 0)
     st.session_state[_playing(key)] = True
     st.session_state[_just_started(key)] = True
 
 
-def advance_if_playing(param: str, count: int, key: str) -> None:
+def advance_if_playing(position: int, count: int, key: str) -> int:
     """One step on while playing (not on the run that Play itself caused); stop at the end."""
     if not is_playing(key) or st.session_state.pop(_just_started(key), False):
-        return
-    position = min(current_step(param, count) + 1, count)
-    st.query_params[param] = str(position)
+        return position
+    position = min(position + 1, count)
     if position >= count:
-        st.session_state[_playing(key)] = False
+        _stop(key)
+    return position
 
 
-def step_controls(param: str, count: int, key: str) -> int:
-    """First / Back / Play / Next / Last and the position, in one row that wraps on a phone;
-    returns the position to show."""
-    position = current_step(param, count)
+def step_controls(param: str, count: int, key: str, position: int) -> None:
+    """First / Back / Play / Next / Last and the position, in one row that wraps on a phone."""
     playing = is_playing(key)
     moves = (
         ("First", ":material/first_page:", 0, position == 0),
@@ -104,7 +141,6 @@ def step_controls(param: str, count: int, key: str) -> int:
         for label, icon, target, disabled in moves[2:]:
             _move_button(label, icon, (param, target, key), disabled, key)
         st.markdown(f"**Step {position} of {count}**", width="content")
-    return position
 
 
 def _move_button(
@@ -158,11 +194,14 @@ def _player(traces: Sequence[Trace], param: str, key: str, timed: bool) -> None:
     `timed` says whether this fragment was set to rerun on a timer; when that no longer
     matches Play, a full rerun sets the timer up again (a fragment cannot change its own).
     """
-    if is_playing(key) != timed:
-        st.rerun()
     count = max((len(t.steps) for t in traces), default=0)
-    advance_if_playing(param, count, key)
-    position = step_controls(param, count, key)
+    position = position_to_show(param, count, key, timed)
+    if is_playing(key) != timed:
+        _move_to(param, key, position)
+        st.rerun()
+    position = advance_if_playing(position, count, key)
+    _move_to(param, key, position)
+    step_controls(param, count, key, position)
     for index, trace in enumerate(traces):
         upto = min(position, len(trace.steps))
         st.plotly_chart(
@@ -188,4 +227,4 @@ def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
     timed = is_playing(key)
     player = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
     player(traces, param, key, timed)
-    return current_step(param, max((len(t.steps) for t in traces), default=0))
+    return position_to_show(param, max((len(t.steps) for t in traces), default=0), key, timed)
