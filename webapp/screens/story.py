@@ -11,5 +11,5 @@ st.markdown(PAUSED_WORKER_STORY)
 runs = (paused_worker_story("none").trace(), paused_worker_story("fenced").trace())
 for line in story_verdicts(runs):
     st.markdown(line)
-st.caption("Use the buttons to step through both runs together, or press ▶ Play on a timeline.")
+st.caption("Use the buttons to step through both runs together; Play steps through them for you.")
 show_traces(runs, param="step", key="story")
