@@ -8,11 +8,14 @@ from typing import Any
 
 import plotly.graph_objects as go
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fencing.stories import PAUSED_WORKER_BOUNDS, paused_worker_story
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.presets import PRESETS
 from model.rules import Action
+from model.system import System
 from model.trace import Trace, replay
 from webapp.chapters import BY_NUMBER, build_run
 from webapp.events import (
@@ -382,6 +385,63 @@ def test_a_superseded_lease_opens_the_gap_at_the_coordinator_restart() -> None:
     trace = replay(design, bounds, [Action("Acquire", 1), Action("CoordinatorRestart")])
     (gap,) = gaps(trace)
     assert gap.start == step_positions(trace)[1] and gap.open
+
+
+def _random_run(design: Design, picks: Sequence[int]) -> Trace:
+    """A run of the design at the reference bounds: at each step, the enabled action `pick`."""
+    system = System(design, REFERENCE_BOUNDS)
+    state, actions = system.initial(), []
+    for pick in picks:
+        enabled = system.enabled(state)
+        if not enabled:
+            break
+        rule = enabled[pick % len(enabled)]
+        actions.append(rule.action)
+        state = system.apply(state, rule)
+    return replay(design, REFERENCE_BOUNDS, actions)
+
+
+PICKS = st.lists(st.integers(min_value=0, max_value=60), max_size=30)
+
+
+@settings(max_examples=40, deadline=None)
+@given(PICKS)
+def test_under_fencing_every_write_outside_its_lease_lands_in_the_gap(picks: list[int]) -> None:
+    trace = _random_run(Design(), picks)
+    positions = step_positions(trace)
+    for step in trace.steps:
+        if "P2" in step.violations:
+            x, w = positions[step.number - 1], step.action.worker
+            assert any(g.worker == w and g.start < x <= g.end for g in gaps(trace)), step.sentence
+
+
+def test_with_a_lease_only_a_late_write_also_lands_after_the_gap() -> None:
+    trace = paused_worker_story("none").trace()
+    (gap,) = gaps(trace)
+    late = next(step for step in trace.steps if "P2" in step.violations)
+    assert step_positions(trace)[late.number - 1] > gap.end  # after W2's write: no fence
+
+
+@settings(max_examples=40, deadline=None)
+@given(PICKS, st.sampled_from(sorted(PRESETS)))
+def test_random_runs_keep_time_on_the_axis(picks: list[int], preset: str) -> None:
+    trace = _random_run(PRESETS[preset].design, picks)
+    positions = step_positions(trace)
+    for step, x in zip(trace.steps, positions, strict=True):
+        now = trace.state_at(step.number - 1)["now"]
+        assert (x == now + 1) if step.action.name == "Tick" else (now < x < now + 1)
+    ends = {x for step, x in zip(trace.steps, positions, strict=True) if step.action.name == "Tick"}
+    segments = lease_segments(trace)
+    for lease in (s for s in segments if s.status == LEASE_ACTIVE):
+        tick = int(lease.start)  # the tick it was granted in
+        earlier = {s.end for s in segments if s.worker == lease.worker and s.end <= lease.start}
+        assert lease.start == tick or lease.start in earlier  # after its own last grant's end
+        assert lease.end - tick <= trace.bounds.lease
+        if lease.end in ends:  # it ran out as time passed: exactly L ticks from its tick
+            assert lease.end - tick == trace.bounds.lease
+    right = timeline_figure(trace).layout.xaxis.range[1]
+    assert right == trace.state_at(len(trace.steps))["now"] + 1
+    assert all(0 <= g.start <= g.end <= right for g in gaps(trace))
 
 
 # ----- legend --------------------------------------------------------------------------------
