@@ -299,14 +299,6 @@ def _in_flight(message: Message) -> Message:
     return replace(message, received_step=None, received_x=None, received_time=None, outcome=None)
 
 
-def lease_status(trace: Trace, state: State, w: int) -> str | None:
-    """`active`, `past` (holds a token outside its current, unexpired lease), or None."""
-    s = trace.system.view(state)
-    if not believes_it_holds(s, w):
-        return None
-    return LEASE_ACTIVE if lease_is_current(s, w) else LEASE_PAST
-
-
 @dataclass(frozen=True)
 class _Grant:
     """One grant's life on its worker's lane: granted, lease over, token given up (step numbers)."""
