@@ -373,10 +373,11 @@ def lease_segments(trace: Trace, upto: int | None = None) -> tuple[Segment, ...]
         if g.granted > count:
             continue
         over = positions[g.lease_over - 1] if g.lease_over and ended(g.lease_over) else None
-        found.append(Segment(g.worker, g.grant, g.token, g.start, over or g.expiry, LEASE_ACTIVE))
+        end = g.expiry if over is None else over
+        found.append(Segment(g.worker, g.grant, g.token, g.start, end, LEASE_ACTIVE))
         if over is not None and g.lease_over != g.given_up:
-            end = positions[g.given_up - 1] if g.given_up and ended(g.given_up) else now
-            found.append(Segment(g.worker, g.grant, g.token, over, end, LEASE_PAST))
+            let_go = positions[g.given_up - 1] if g.given_up and ended(g.given_up) else now
+            found.append(Segment(g.worker, g.grant, g.token, over, let_go, LEASE_PAST))
     return tuple(found)
 
 
