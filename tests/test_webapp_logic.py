@@ -151,9 +151,12 @@ def test_actor_rows_show_every_actor() -> None:
     trace = paused_worker_story("fenced").trace()
     rows = actor_rows(trace, 8)
     assert [r.actor for r in rows] == ["clock", "coordinator", "W1", "W2", "receiver"]
-    assert "hwm=2" in rows[-1].state
-    assert rows[2].note == "holds nothing"  # W1 gave up after the rejection
-    assert actor_rows(trace, 5)[2].note == "believes it holds the lock, but its lease is over"
+    assert "hwm=2" in rows[-1].variables
+    assert rows[-1].words.startswith("highest token seen: 2")
+    assert rows[2].words == "does not hold the lock"  # W1 gave up after the rejection
+    assert actor_rows(trace, 5)[2].words.startswith(
+        "believes it holds token 1 (grant #1), but grant #1 was superseded by grant #2 (W2)"
+    )
 
 
 def test_run_summary_counts_outcomes() -> None:

@@ -2,15 +2,29 @@
 
 These are plain functions of a replayed `Trace` (no plotting), so the figure builder, the
 narration and the state table all read the same facts, and the tests can check them
-without drawing anything. Every fact is read off the states the model produced.
+without drawing anything. Every fact is read off the states the model produced, and every
+judgement (is a lease current, could a worker act, did the receiver handle a request) is
+asked of the model's own predicates, guards and outcomes.
+
+Time is the x axis: tick `t` is the band from x = t to x = t + 1. The steps taken while the
+clock reads `t` are spread left to right inside that band, in order; a Tick sits on the
+boundary where the new tick begins. A lease granted at tick `t` covers exactly the bands
+t .. t + L - 1, as the model's `now < expires` says.
+
+Each function takes the number of steps shown (`upto`, all when None), so the figure of one
+step of the player is drawn from the facts known at that step: a message not yet delivered
+is in flight up to the current step, a lease not yet ended runs to its expiry.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
+from model.layout import Vars
+from model.rules import lease_is_current
+from model.system import State
 from model.trace import Step, Trace
 from webapp.style import (
     ACCEPTED,
@@ -23,13 +37,17 @@ from webapp.style import (
     Outcome,
 )
 
-"""Actions in which the receiver handles a request."""
-
 LEASE_ACTIVE: Final = "active"
+"""A worker holds the coordinator's current, unexpired lease."""
 LEASE_PAST: Final = "past"
-MIN_SLOT: Final = 0.42
-"""Smallest x distance between two steps within one tick."""
 """A worker still holds a token although its lease is no longer the current, unexpired one."""
+RECEPTIONS: Final = ("Deliver", "Check", "Apply")
+"""Actions in which the receiver handles a request."""
+REQUEST_ACTIONS: Final = ("Send", *RECEPTIONS)
+"""Actions that send a worker's request or handle it: while one is enabled, it has one to go."""
+GAP_CLOSED_BY_NEWER: Final = "newer"
+GAP_CLOSED_BY_GIVING_UP: Final = "gave up"
+GAP_CLOSED_WITH_NOTHING_TO_SEND: Final = "nothing to send"
 
 
 @dataclass(frozen=True)
@@ -47,14 +65,23 @@ class Event:
 
 @dataclass(frozen=True)
 class Message:
-    """A request from its Send to the reception that consumed it."""
+    """A request from its Send to the reception that handled it (None while in flight)."""
 
     worker: int
     token: int
-    sent_x: float
-    received_x: float
-    outcome: Outcome
     is_read: bool
+    sent_step: int
+    sent_x: float
+    sent_time: int
+    received_step: int | None
+    received_x: float | None
+    received_time: int | None
+    outcome: Outcome | None
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether the request is still in the network (not yet handled by the receiver)."""
+        return self.received_step is None
 
 
 @dataclass(frozen=True)
@@ -69,60 +96,48 @@ class Segment:
     status: str
 
 
+@dataclass(frozen=True)
+class Pause:
+    """A stretch of x during which a worker that could act took no step while time passed."""
+
+    worker: int
+    start: float
+    end: float
+    ticks: tuple[int, ...]
+    """The ticks (clock readings) that passed while the worker was paused."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The gap: an old grant's lease is over while its worker still has a request to go, and
+    no request of a newer grant has reached the receiver yet.
+
+    `end_step` is None while the gap is still open at the end of what is shown (then `end`
+    is the x of the current step); `closed_by` says how it ended.
+    """
+
+    worker: int
+    grant: int
+    start_step: int
+    start: float
+    end_step: int | None
+    end: float
+    closed_by: str | None
+
+    @property
+    def open(self) -> bool:
+        """Whether the gap is still open at the step shown."""
+        return self.end_step is None
+
+
 def lanes(trace: Trace) -> tuple[str, ...]:
     """Lane names from top to bottom: coordinator, W1..Wn, receiver."""
     return (COORDINATOR, *(f"W{w}" for w in range(1, trace.bounds.workers + 1)), RECEIVER)
 
 
-@lru_cache(maxsize=64)
-def _groups(trace: Trace) -> list[list[int]]:
-    """Step indices grouped by tick: each Tick alone, then the run of steps that follow it."""
-    groups: list[list[int]] = []
-    for index, step in enumerate(trace.steps):
-        if _is_tick(step) or not groups or _is_tick(trace.steps[groups[-1][0]]):
-            groups.append([index])
-        else:
-            groups[-1].append(index)
-    return groups
-
-
-@lru_cache(maxsize=64)
-def tick_widths(trace: Trace) -> dict[int, float]:  # read-only: shared by the cache
-    """How wide each tick is drawn: 1, or wider when many steps happen within it."""
-    widths: dict[int, float] = {}
-    for group in _groups(trace):
-        first = trace.steps[group[0]]
-        if not _is_tick(first):
-            time = _value(trace, first.before, "now")
-            widths[time] = max(1.0, MIN_SLOT * (len(group) + 1))
-    return widths
-
-
-def time_x(trace: Trace, time: int) -> float:
-    """The x at which integer time `time` is drawn (ticks with many steps are wider)."""
-    widths = tick_widths(trace)
-    return float(sum(widths.get(t, 1.0) for t in range(time)))
-
-
-@lru_cache(maxsize=64)
-def step_positions(trace: Trace) -> tuple[float, ...]:
-    """x of each step: a Tick sits on its integer time, the other steps share the tick after it.
-
-    Several steps within one tick are spread left to right inside it, in order, so the x
-    axis reads as the clock and the order of events within a tick stays visible.
-    """
-    widths = tick_widths(trace)
-    positions = [0.0] * len(trace.steps)
-    for group in _groups(trace):
-        first = trace.steps[group[0]]
-        if _is_tick(first):
-            positions[group[0]] = time_x(trace, _value(trace, first.after, "now"))
-            continue
-        time = _value(trace, first.before, "now")
-        base, width = time_x(trace, time), widths[time]
-        for k, index in enumerate(group):
-            positions[index] = base + width * (k + 1) / (len(group) + 1)
-    return tuple(positions)
+def time_x(time: int) -> float:
+    """The x at which tick `time` begins (its band runs to `time + 1`)."""
+    return float(time)
 
 
 def _is_tick(step: Step) -> bool:
@@ -130,15 +145,66 @@ def _is_tick(step: Step) -> bool:
     return step.action.name == "Tick"
 
 
-def _value(trace: Trace, state: tuple[int, ...], column: str) -> int:
+def _value(trace: Trace, state: State, column: str) -> int:
     """One named value of a state of the trace (0 for a column the design lacks)."""
     index = trace.system.layout.index.get(column)
     return 0 if index is None else int(state[index])
 
 
-def _worker_value(trace: Trace, state: tuple[int, ...], family: str, w: int) -> int:
+def _worker_value(trace: Trace, state: State, family: str, w: int) -> int:
     """A per-worker value such as `tok[w]`."""
     return _value(trace, state, f"{family}[{w}]")
+
+
+def _count(trace: Trace, upto: int | None) -> int:
+    """How many steps to show: all, or `upto` clamped to the trace."""
+    if upto is None:
+        return len(trace.steps)
+    return max(0, min(upto, len(trace.steps)))
+
+
+def believes_it_holds(s: Vars, w: int) -> bool:
+    """Whether worker w holds a token, i.e. believes it holds the lock (`tok[w]` is not 0)."""
+    return bool(s.tok[w] != 0)
+
+
+@lru_cache(maxsize=64)
+def step_positions(trace: Trace) -> tuple[float, ...]:
+    """x of each step: a Tick on the boundary where its new tick begins, every other step
+    inside the band of the tick it happens in, those of one tick spread evenly in order."""
+    in_tick: dict[int, list[int]] = {}
+    positions = [0.0] * len(trace.steps)
+    for index, step in enumerate(trace.steps):
+        if _is_tick(step):
+            positions[index] = time_x(_value(trace, step.after, "now"))
+        else:
+            in_tick.setdefault(_value(trace, step.before, "now"), []).append(index)
+    for time, indices in in_tick.items():
+        for k, index in enumerate(indices):
+            positions[index] = time_x(time) + (k + 1) / (len(indices) + 1)
+    return tuple(positions)
+
+
+def current_x(trace: Trace, upto: int | None = None) -> float:
+    """The x of the last step shown (0 before the first step): where "now" is drawn."""
+    count = _count(trace, upto)
+    return step_positions(trace)[count - 1] if count else 0.0
+
+
+def last_time(trace: Trace) -> int:
+    """The clock reading at the end of the run: the last tick the axis shows."""
+    return _value(trace, trace.steps[-1].after, "now") if trace.steps else 0
+
+
+def x_extent(trace: Trace) -> tuple[float, float]:
+    """The x range of the whole run: from the start of tick 0 to the end of its last tick."""
+    return (time_x(0), time_x(last_time(trace) + 1))
+
+
+def time_ticks(trace: Trace) -> tuple[list[float], list[str]]:
+    """Axis labels `t=0`, `t=1`, ... in the middle of each tick's band."""
+    times = range(last_time(trace) + 1)
+    return [time_x(t) + 0.5 for t in times], [f"t={t}" for t in times]
 
 
 STEP_OUTCOMES: Final = {"rejected": REJECTED, "checked": CHECKED, "read": READ}
@@ -154,26 +220,22 @@ def reception_outcome(trace: Trace, step: Step) -> Outcome | None:
     return STEP_OUTCOMES[step.outcome]
 
 
-def is_read(trace: Trace, step: Step) -> bool:
-    """Whether the request the step handles is a read (read-modify-write, phase 0)."""
-    w = step.action.worker
-    return trace.design.workload == "rmw" and _worker_value(trace, step.before, "phase", w) == 0
+def is_read(trace: Trace, state: State, w: int) -> bool:
+    """Whether w's request (about to be sent, or in flight) in this state is a read."""
+    return not trace.system.builder.is_write(trace.system.view(state), w)
 
 
 @lru_cache(maxsize=64)
-def events(trace: Trace, upto: int | None = None) -> tuple[Event, ...]:
-    """The first `upto` steps (all by default) as timeline events."""
-    positions = step_positions(trace)
-    count = _count(trace, upto)
+def _all_events(trace: Trace) -> tuple[Event, ...]:
+    """Every step of the trace as a timeline event."""
     found = []
-    for step, x in zip(trace.steps[:count], positions, strict=False):
+    for step, x in zip(trace.steps, step_positions(trace), strict=True):
         w = step.action.worker
-        lane = "clock" if _is_tick(step) else step.actor
         token_state = step.after if step.action.name == "Acquire" else step.before
         found.append(
             Event(
                 step=step,
-                lane=lane,
+                lane="clock" if _is_tick(step) else step.actor,
                 x=x,
                 time=_value(trace, step.before, "now"),
                 worker=w,
@@ -184,111 +246,270 @@ def events(trace: Trace, upto: int | None = None) -> tuple[Event, ...]:
     return tuple(found)
 
 
-def _count(trace: Trace, upto: int | None) -> int:
-    """How many steps to show: all, or `upto` clamped to the trace."""
-    if upto is None:
-        return len(trace.steps)
-    return max(0, min(upto, len(trace.steps)))
-
-
-def messages(trace: Trace, upto: int | None = None) -> tuple[Message, ...]:
-    """Every request sent and received within the first `upto` steps, paired send to reception."""
-    in_flight: dict[int, Event] = {}
-    found = []
-    for event in events(trace, upto):
-        name = event.step.action.name
-        if name == "Send":
-            in_flight[event.worker] = event
-        elif name in ("Deliver", "Check") and event.worker in in_flight and event.outcome:
-            sent = in_flight.pop(event.worker)
-            found.append(
-                Message(
-                    worker=event.worker,
-                    token=sent.token,
-                    sent_x=sent.x,
-                    received_x=event.x,
-                    outcome=event.outcome,
-                    is_read=is_read(trace, event.step),
-                )
-            )
-    return tuple(found)
-
-
-def lease_status(trace: Trace, state: tuple[int, ...], w: int) -> str | None:
-    """`active`, `past` (holds a token outside its current, unexpired lease), or None."""
-    if not _worker_value(trace, state, "tok", w):
-        return None
-    current = (
-        _value(trace, state, "holder") == w
-        and _value(trace, state, "grants") == _worker_value(trace, state, "gid", w)
-        and _value(trace, state, "now") < _value(trace, state, "expires")
-    )
-    return LEASE_ACTIVE if current else LEASE_PAST
+def events(trace: Trace, upto: int | None = None) -> tuple[Event, ...]:
+    """The first `upto` steps (all by default) as timeline events."""
+    return _all_events(trace)[: _count(trace, upto)]
 
 
 @lru_cache(maxsize=64)
-def lease_segments(trace: Trace, upto: int | None = None) -> tuple[Segment, ...]:
-    """Stretches during which each worker held a token, split where its lease stops being current.
-
-    An active stretch that is still running at the end of the whole trace is drawn to the
-    lease's expiry; a partial view (`upto`) ends every open stretch just after the last step.
-    """
-    positions = step_positions(trace)
-    count = _count(trace, upto)
-    states = trace.states()
-    finished = count == len(trace.steps)
-    last_x = positions[count - 1] if count else 0.0
-    found: list[Segment] = []
-    for w in range(1, trace.bounds.workers + 1):
-        open_start: float | None = None
-        open_key: tuple[str, int, int] | None = None
-        for i in range(count):
-            state = states[i + 1]
-            status = lease_status(trace, state, w)
-            key = (
-                (
-                    status,
-                    _worker_value(trace, state, "gid", w),
-                    _worker_value(trace, state, "tok", w),
-                )
-                if status
-                else None
+def _all_messages(trace: Trace) -> tuple[Message, ...]:
+    """Every request of the run, from its Send to the reception that handled it, if any."""
+    sent: dict[int, Message] = {}
+    found: list[Message] = []
+    for event in _all_events(trace):
+        name, w = event.step.action.name, event.worker
+        if name == "Send":
+            sent[w] = Message(
+                worker=w,
+                token=event.token,
+                is_read=is_read(trace, event.step.before, w),
+                sent_step=event.step.number,
+                sent_x=event.x,
+                sent_time=event.time,
+                received_step=None,
+                received_x=None,
+                received_time=None,
+                outcome=None,
             )
-            if key != open_key:
-                if open_key is not None and open_start is not None:
-                    found.append(
-                        Segment(w, open_key[1], open_key[2], open_start, positions[i], open_key[0])
-                    )
-                open_start, open_key = positions[i], key
-        if open_key is not None and open_start is not None:
-            end = last_x + 0.1
-            if finished and open_key[0] == LEASE_ACTIVE:
-                end = max(end, time_x(trace, _value(trace, states[count], "expires")))
-            found.append(Segment(w, open_key[1], open_key[2], open_start, end, open_key[0]))
+            found.append(sent[w])
+        elif name in ("Deliver", "Check") and w in sent and event.outcome is not None:
+            message = sent.pop(w)
+            found[found.index(message)] = replace(
+                message,
+                received_step=event.step.number,
+                received_x=event.x,
+                received_time=event.time,
+                outcome=event.outcome,
+            )
     return tuple(found)
 
 
-def last_time(trace: Trace) -> int:
-    """The last integer time the axis shows: past every step and every lease bar."""
+def messages(trace: Trace, upto: int | None = None) -> tuple[Message, ...]:
+    """Every request sent within the first `upto` steps; those not yet handled are in flight."""
+    count = _count(trace, upto)
+    return tuple(
+        m if m.received_step is not None and m.received_step <= count else _in_flight(m)
+        for m in _all_messages(trace)
+        if m.sent_step <= count
+    )
+
+
+def _in_flight(message: Message) -> Message:
+    """The message as seen before its reception."""
+    return replace(message, received_step=None, received_x=None, received_time=None, outcome=None)
+
+
+@dataclass(frozen=True)
+class _Grant:
+    """One grant's life on its worker's lane: granted, lease over, token given up (step numbers)."""
+
+    worker: int
+    grant: int
+    token: int
+    start: float
+    expiry: float
+    granted: int
+    lease_over: int | None
+    given_up: int | None
+
+
+@lru_cache(maxsize=64)
+def _grants(trace: Trace) -> tuple[_Grant, ...]:
+    """Every grant of the run with the steps at which its lease stopped and its worker let go."""
+    states = trace.states()
+    system = trace.system
+    found: list[_Grant] = []
+    last_end: dict[int, float] = {}
     positions = step_positions(trace)
-    right = max([1.0, *positions]) + 0.3
-    for segment in lease_segments(trace):
-        right = max(right, segment.end + 0.2)
-    time = 0
-    while time_x(trace, time) < right:
-        time += 1
-    return time
+    for step in trace.steps:
+        if step.action.name != "Acquire":
+            continue
+        w = step.action.worker
+        after = system.view(step.after)
+        grant = int(after.gid[w])
+        lease_over = given_up = None
+        for number in range(step.number + 1, len(states)):
+            s = system.view(states[number])
+            holds = believes_it_holds(s, w) and int(s.gid[w]) == grant
+            if lease_over is None and not (holds and lease_is_current(s, w)):
+                lease_over = number
+            if not holds:
+                given_up = number
+                break
+        start = max(time_x(int(system.view(step.before).now)), last_end.get(w, 0.0))
+        found.append(
+            _Grant(
+                worker=w,
+                grant=grant,
+                token=int(after.tok[w]),
+                start=start,
+                expiry=time_x(int(after.expires)),
+                granted=step.number,
+                lease_over=lease_over,
+                given_up=given_up,
+            )
+        )
+        if given_up:
+            last_end[w] = positions[given_up - 1]
+    return tuple(found)
 
 
-def x_extent(trace: Trace) -> tuple[float, float]:
-    """The x range that fits the whole trace, so every frame of an animation shares one axis."""
-    return (-0.2, time_x(trace, last_time(trace)) + 0.1)
+def lease_segments(trace: Trace, upto: int | None = None) -> tuple[Segment, ...]:
+    """The lease bars known after `upto` steps: each grant's lease, then any stretch past it.
+
+    A lease runs from the start of the tick it was granted in to its expiry (exactly L
+    ticks), unless it ended earlier (release, restart, the token given up). Past its lease,
+    a worker that still holds the token is drawn to the step it let go, or to "now".
+    """
+    count = _count(trace, upto)
+    positions = step_positions(trace)
+    now = current_x(trace, upto)
+
+    def ended(number: int | None) -> bool:
+        return number is not None and number <= count
+
+    found: list[Segment] = []
+    for g in _grants(trace):
+        if g.granted > count:
+            continue
+        over = positions[g.lease_over - 1] if g.lease_over and ended(g.lease_over) else None
+        end = g.expiry if over is None else over
+        found.append(Segment(g.worker, g.grant, g.token, g.start, end, LEASE_ACTIVE))
+        if over is not None and g.lease_over != g.given_up:
+            let_go = positions[g.given_up - 1] if g.given_up and ended(g.given_up) else now
+            found.append(Segment(g.worker, g.grant, g.token, over, let_go, LEASE_PAST))
+    return tuple(found)
 
 
-def time_ticks(trace: Trace) -> tuple[list[float], list[str]]:
-    """Axis tick positions and labels: every integer time, at its (possibly stretched) x."""
-    times = range(last_time(trace) + 1)
-    return [time_x(trace, t) for t in times], [str(t) for t in times]
+def _own_rules_enabled(trace: Trace, state: State, w: int, names: tuple[str, ...]) -> bool:
+    """Whether the guard of one of w's actions with these names holds (the model decides)."""
+    system = trace.system
+    return any(
+        system.is_enabled(state, rule)
+        for rule in system.rules
+        if rule.action.worker == w and rule.action.name in names
+    )
+
+
+@lru_cache(maxsize=64)
+def _pause_pieces(trace: Trace) -> tuple[tuple[int, Pause], ...]:
+    """(Tick step number, pause) for every worker paused across every Tick of the run.
+
+    A worker is paused across a tick when, as time passes, it believes it holds the lock
+    and one of its own actions (send, release) is enabled, yet it takes it no further: the
+    pause starts after its last event within that tick.
+    """
+    found: list[tuple[int, Pause]] = []
+    last_seen: dict[int, float] = {}
+    for event in _all_events(trace):
+        step = event.step
+        if not _is_tick(step):
+            if event.worker:
+                last_seen[event.worker] = event.x
+            continue
+        s = trace.system.view(step.before)
+        for w in range(1, trace.bounds.workers + 1):
+            if believes_it_holds(s, w) and _can_act(trace, step.before, w):
+                start = max(time_x(event.time), last_seen.get(w, 0.0))
+                found.append((step.number, Pause(w, start, event.x, (event.time,))))
+    return tuple(found)
+
+
+def pauses(trace: Trace, upto: int | None = None) -> tuple[Pause, ...]:
+    """Every pause known after `upto` steps, one per worker and unbroken stretch."""
+    count = _count(trace, upto)
+    merged: list[Pause] = []
+    for number, piece in _pause_pieces(trace):
+        if number > count:
+            break
+        previous = next((p for p in reversed(merged) if p.worker == piece.worker), None)
+        if previous is not None and previous.end == piece.start:
+            merged[merged.index(previous)] = replace(
+                previous, end=piece.end, ticks=previous.ticks + piece.ticks
+            )
+        else:
+            merged.append(piece)
+    return tuple(merged)
+
+
+def _can_act(trace: Trace, state: State, w: int) -> bool:
+    """Whether one of w's own actions (send, release) is enabled: w could take a step."""
+    system = trace.system
+    return any(system.is_enabled(state, rule) for rule in system.rules if rule.actor == f"W{w}")
+
+
+def _has_request_to_go(trace: Trace, state: State, w: int) -> bool:
+    """Whether w can still send a request, or has one in the network or half handled."""
+    return _own_rules_enabled(trace, state, w, REQUEST_ACTIONS)
+
+
+def _in_gap(trace: Trace, state: State, w: int, newest_handled: int) -> bool:
+    """Whether w's grant is in the gap: its lease is over (expired or superseded), w still
+    believes it holds the lock and has a request to go, and the receiver has handled no
+    request of a newer grant."""
+    s = trace.system.view(state)
+    return (
+        believes_it_holds(s, w)
+        and not lease_is_current(s, w)
+        and _has_request_to_go(trace, state, w)
+        and newest_handled <= int(s.gid[w])
+    )
+
+
+@lru_cache(maxsize=64)
+def _all_gaps(trace: Trace) -> tuple[Gap, ...]:
+    """Every gap of the whole run (the last may still be open when the run ends)."""
+    positions = step_positions(trace)
+    open_gaps: dict[int, Gap] = {}
+    found: list[Gap] = []
+    newest_handled = 0
+    for step in trace.steps:
+        if step.outcome is not None:
+            w = step.action.worker
+            newest_handled = max(newest_handled, _worker_value(trace, step.before, "gid", w))
+        x = positions[step.number - 1]
+        for w in range(1, trace.bounds.workers + 1):
+            inside = _in_gap(trace, step.after, w, newest_handled)
+            if inside and w not in open_gaps:
+                grant = _worker_value(trace, step.after, "gid", w)
+                open_gaps[w] = Gap(w, grant, step.number, x, None, x, None)
+            elif not inside and w in open_gaps:
+                gap = open_gaps.pop(w)
+                found.append(
+                    replace(gap, end_step=step.number, end=x, closed_by=_closed_by(trace, step, w))
+                )
+    found.extend(open_gaps.values())
+    return tuple(sorted(found, key=lambda gap: (gap.start_step, gap.worker)))
+
+
+def _closed_by(trace: Trace, step: Step, w: int) -> str:
+    """Why w's gap closed at this step: a newer grant reached the receiver, w let go, or
+    w has nothing more to send."""
+    if not believes_it_holds(trace.system.view(step.after), w):
+        return GAP_CLOSED_BY_GIVING_UP
+    if step.outcome is not None and step.action.worker != w:
+        return GAP_CLOSED_BY_NEWER
+    return GAP_CLOSED_WITH_NOTHING_TO_SEND
+
+
+def gaps(trace: Trace, upto: int | None = None) -> tuple[Gap, ...]:
+    """The gaps known after `upto` steps; one still open then ends at the current step."""
+    count = _count(trace, upto)
+    now = current_x(trace, upto)
+    found = []
+    for gap in _all_gaps(trace):
+        if gap.start_step > count:
+            continue
+        if gap.end_step is None or gap.end_step > count:
+            gap = replace(gap, end_step=None, end=now, closed_by=None)
+        found.append(gap)
+    return tuple(found)
+
+
+def forget_cached_facts() -> None:
+    """Forget every memoised fact about traces (positions, events, grants, pauses, gaps)."""
+    for cached in (step_positions, _all_events, _all_messages, _grants, _pause_pieces, _all_gaps):
+        cached.cache_clear()
 
 
 def lane_names_y(trace: Trace) -> dict[str, float]:

@@ -172,10 +172,11 @@ def _model_links(report: LabReport, key: str) -> None:
     if trace is None or not trace.steps:
         return
     st.markdown(
-        f"**The model's run of this history** ({trace.design.label()}, {trace.bounds.short()}; "
+        f"**The model's run of this history** ({trace.design.in_words()}; "
+        f"{trace.bounds.in_words()}; "
         f"one tick ≈ {report.conformance.mapping.tick_seconds:.2f} s)"
     )
-    st.plotly_chart(timeline_figure(trace, animate=False), key=f"{key}-model")
+    st.plotly_chart(timeline_figure(trace), key=f"{key}-model")
     run = Run(trace.design, trace.bounds, trace.actions)
     left, right = st.columns(2)
     if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:

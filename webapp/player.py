@@ -1,13 +1,19 @@
-"""The step player: first/back/next/last controls kept in the URL, the timeline and narration.
+"""The step player: First / Back / Play / Next / Last, kept in the URL, driving the timeline,
+the narration and the state table together.
 
-Used by the paused worker's story, every walkthrough chapter and every counterexample, so stepping
-and highlighting behave the same on every page. The step position lives in
-`st.query_params`, so a copied link reopens the same step.
+Used by the paused worker's story, every walkthrough chapter and every counterexample, so
+stepping behaves the same on every page. The step position lives in `st.query_params`, so a
+copied link reopens the same step; the figure of that one step is drawn, never an
+animation of its own, so there is one stepper and it is this one. Play advances the same
+position once a second (a fragment that reruns on a timer) and stops at the last step; Play
+at the last step starts again from step 0.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from typing import Final
 
 import streamlit as st
 
@@ -21,6 +27,11 @@ GLYPHS = {
     REJECTED.key: REJECTED.glyph,
     VIOLATING.key: VIOLATING.glyph,
 }
+PLAY_SECONDS: Final = 1.0
+"""How long Play shows each step."""
+SETTLE_SECONDS: Final = 3.0
+"""How long after Play stops the browser's URL may still lag the position shown."""
+PLOT_CONFIG: Final = {"displaylogo": False, "scrollZoom": False}
 
 
 def current_step(param: str, count: int) -> int:
@@ -28,33 +39,122 @@ def current_step(param: str, count: int) -> int:
     return clamp_step(st.query_params.get(param, "0"), count)
 
 
-def _set_step(param: str, value: int) -> None:
-    """Button callback: write the new position into the URL."""
-    st.query_params[param] = str(value)
+def _playing(key: str) -> str:
+    """Session key: whether this player is playing."""
+    return f"{key}-playing"
 
 
-def step_controls(param: str, count: int, key: str) -> int:
-    """First / back / next / last buttons and the position; returns the position to show."""
-    position = current_step(param, count)
-    cols = st.columns([1, 1, 1, 1, 4])
-    buttons = (
+def _just_started(key: str) -> str:
+    """Session key: Play was just pressed, so the next run shows the position without moving."""
+    return f"{key}-play-started"
+
+
+def _shown(key: str) -> str:
+    """Session key: the position this player showed last."""
+    return f"{key}-shown"
+
+
+def _stopped(key: str) -> str:
+    """Session key: when Play last stopped (seconds on the monotonic clock)."""
+    return f"{key}-stopped"
+
+
+def is_playing(key: str) -> bool:
+    """Whether the player with this key is playing."""
+    return bool(st.session_state.get(_playing(key), False))
+
+
+def _stop(key: str) -> None:
+    """Stop playing, remembering when (the browser may still echo an older URL for a moment)."""
+    if is_playing(key):
+        st.session_state[_stopped(key)] = time.monotonic()
+    st.session_state[_playing(key)] = False
+
+
+def _move_to(param: str, key: str, position: int) -> None:
+    """Show `position` from now on: in this session and in the URL."""
+    st.session_state[_shown(key)] = position
+    if st.query_params.get(param, "0") != str(position):
+        st.query_params[param] = str(position)
+
+
+def position_to_show(param: str, count: int, key: str, timed: bool) -> int:
+    """The URL's position, except while Play runs or has just stopped: then a rerun can carry
+    the browser's URL from before the last step reached it, and the position this player
+    showed last is the true one."""
+    shown = st.session_state.get(_shown(key))
+    stopped = st.session_state.get(_stopped(key), -SETTLE_SECONDS)
+    settling = timed or time.monotonic() - stopped < SETTLE_SECONDS
+    if shown is None or not settling:
+        return current_step(param, count)
+    return clamp_step(shown, count)
+
+
+def _set_step(param: str, value: int, key: str) -> None:
+    """Button callback: stop playing and move to the button's position."""
+    _stop(key)
+    _move_to(param, key, value)
+
+
+def _toggle_play(param: str, count: int, key: str) -> None:
+    """Play / Pause callback; Play at the last step starts again from step 0."""
+    if is_playing(key):
+        _stop(key)
+        return
+    if position_to_show(param, count, key, timed=False) >= count:
+        _move_to(param, key, 0)
+    st.session_state[_playing(key)] = True
+    st.session_state[_just_started(key)] = True
+
+
+def advance_if_playing(position: int, count: int, key: str) -> int:
+    """One step on while playing (not on the run that Play itself caused); stop at the end."""
+    if not is_playing(key) or st.session_state.pop(_just_started(key), False):
+        return position
+    position = min(position + 1, count)
+    if position >= count:
+        _stop(key)
+    return position
+
+
+def step_controls(param: str, count: int, key: str, position: int) -> None:
+    """First / Back / Play / Next / Last and the position, in one row that wraps on a phone."""
+    playing = is_playing(key)
+    moves = (
         ("First", ":material/first_page:", 0, position == 0),
         ("Back", ":material/chevron_left:", max(position - 1, 0), position == 0),
         ("Next", ":material/chevron_right:", min(position + 1, count), position == count),
         ("Last", ":material/last_page:", count, position == count),
     )
-    for col, (label, icon, target, disabled) in zip(cols, buttons, strict=False):
-        col.button(
-            label,
-            icon=icon,
-            key=f"{key}-{label.lower()}",
-            disabled=disabled,
-            on_click=_set_step,
-            args=(param, target),
-            width="stretch",
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        for label, icon, target, disabled in moves[:2]:
+            _move_button(label, icon, (param, target, key), disabled, key)
+        st.button(
+            "Pause" if playing else "Play",
+            icon=":material/pause:" if playing else ":material/play_arrow:",
+            key=f"{key}-play",
+            on_click=_toggle_play,
+            args=(param, count, key),
+            disabled=count == 0,
+            help="Step through the run, one step a second; from the start again at the end.",
         )
-    cols[4].markdown(f"**Step {position} of {count}**")
-    return position
+        for label, icon, target, disabled in moves[2:]:
+            _move_button(label, icon, (param, target, key), disabled, key)
+        st.markdown(f"**Step {position} of {count}**", width="content")
+
+
+def _move_button(
+    label: str, icon: str, args: tuple[str, int, str], disabled: bool, key: str
+) -> None:
+    """One of First / Back / Next / Last: stops Play and moves to its position."""
+    st.button(
+        label,
+        icon=icon,
+        key=f"{key}-{label.lower()}",
+        disabled=disabled,
+        on_click=_set_step,
+        args=args,
+    )
 
 
 def show_narration(trace: Trace, position: int) -> None:
@@ -75,29 +175,40 @@ def show_narration(trace: Trace, position: int) -> None:
 
 
 def show_state_table(trace: Trace, position: int) -> None:
-    """The state of every actor after `position` steps."""
+    """The state of every actor after `position` steps: in words, then the model's variables."""
     rows = actor_rows(trace, position)
     st.table(
         {
             "actor": [r.actor for r in rows],
-            "in words": [r.note for r in rows],
-            "state": [r.state for r in rows],
+            "in words": [r.words for r in rows],
+            "the model's variables": [r.variables for r in rows],
         },
         border="horizontal",
         hide_index=True,
     )
 
 
-def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
-    """Step controls shared by several runs, then each run's timeline, narration and state."""
+def _player(traces: Sequence[Trace], param: str, key: str, timed: bool) -> None:
+    """The controls, then each run's figure, narration and state at the same position.
+
+    `timed` says whether this fragment was set to rerun on a timer; when that no longer
+    matches Play, a full rerun sets the timer up again (a fragment cannot change its own).
+    """
     count = max((len(t.steps) for t in traces), default=0)
-    position = step_controls(param, count, key)
+    position = position_to_show(param, count, key, timed)
+    if is_playing(key) != timed:
+        _move_to(param, key, position)
+        st.rerun()
+    position = advance_if_playing(position, count, key)
+    _move_to(param, key, position)
+    step_controls(param, count, key, position)
     for index, trace in enumerate(traces):
         upto = min(position, len(trace.steps))
         st.plotly_chart(
             timeline_figure(trace, upto),
             width="stretch",
-            key=f"{key}-timeline-{index}-{upto}",
+            key=f"{key}-timeline-{index}",
+            config=PLOT_CONFIG,
         )
         left, right = st.columns([1, 1])
         with left:
@@ -106,4 +217,14 @@ def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
         with right:
             st.markdown(f"**State after step {upto}**")
             show_state_table(trace, upto)
-    return position
+
+
+def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
+    """One stepper shared by several runs, then each run's timeline, narration and state.
+
+    Returns the position shown when the page ran (Play moves it on by itself afterwards).
+    """
+    timed = is_playing(key)
+    player = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
+    player(traces, param, key, timed)
+    return position_to_show(param, max((len(t.steps) for t in traces), default=0), key, timed)

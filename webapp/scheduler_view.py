@@ -2,7 +2,7 @@
 
 The student is the scheduler: every enabled action is a button, and the state of every
 actor, each property's status and the timeline are redrawn after each click. The timeline
-here is the shared swimlane figure without its animation frames (`animate=False`), whose
+here is the shared swimlane figure (one step drawn, no animation frames), whose
 cost grows with the square of the run's length and would slow every click.
 """
 
@@ -50,7 +50,7 @@ def status_lines(trace: Trace) -> None:
 
 def run_view(trace: Trace, key: str) -> None:
     """The timeline, then the narration and the state of every actor side by side."""
-    figure = timeline_figure(trace, upto=len(trace.steps) or None, animate=False)
+    figure = timeline_figure(trace, upto=len(trace.steps) or None)
     st.plotly_chart(figure, width="stretch", key=f"{key}-timeline")
     left, right = st.columns([3, 2])
     with left:

@@ -60,6 +60,15 @@ ACTIVE_LEASE_OPACITY: Final = 0.55
 PAUSED_LEASE_OPACITY: Final = 0.18
 CURRENT_STEP_COLOUR: Final = "#ffb300"
 """Ring drawn around the step that is being narrated."""
+PAUSE_COLOUR: Final = "#424242"
+"""The dotted line along a worker's lane while it is paused."""
+GAP_COLOUR: Final = "#c62828"
+"""Outline and label of the gap (an old lease over, the new holder not yet at the receiver)."""
+GAP_FILL: Final = "rgba(198, 40, 40, 0.10)"
+BAND_FILL: Final = "rgba(120, 130, 150, 0.07)"
+"""Every other tick's band on the time axis."""
+FUTURE_FILL: Final = "rgba(255, 255, 255, 0.6)"
+"""Veil over the part of the time axis the player has not reached yet."""
 
 
 STATUS_GLYPHS: Final = {

@@ -1,28 +1,25 @@
-"""The swimlane timeline: one lane per actor, the clock as x axis, one frame per step.
+"""The swimlane timeline: one lane per actor, time as the x axis, one picture per step.
 
-`timeline_figure(trace, upto)` draws the first `upto` steps of a replayed trace (all by
-default) and, unless `animate=False`, adds one animation frame per step with Play/Pause
-buttons and a slider, so the same figure can be stepped by the page or played in the
-browser. Everything is drawn by a fixed, short list of scatter traces: lease bars are
-filled polygons (one trace per worker and lease style, rectangles separated by None) with
-one text trace for their labels, message arrows are one line trace per outcome colour
-with arrowhead markers (and one invisible trace for their hover text), and the step
-markers carry the model's sentence as hover text.
+`timeline_figure(trace, upto)` draws what is known after the first `upto` steps of a
+replayed trace (the whole run when None). The page's step player draws one such figure per
+step, so the figure, the narration and the state table always show the same step; the
+figure has no animation frames or controls of its own.
 
-The figure and every frame have the same traces in the same order. A marker trace holds
-the points of the whole run, with x and y set to None for steps not yet taken, so its
-per-point symbols, colours and words never change; a frame therefore only carries each
-trace's `x` and `y`, plus `text` or `hovertext` where those change (plotly.js merges a
-frame into the figure's traces, keeping their style). That keeps a 60-step figure cheap
-to build, as plotly validates every frame.
+Tick `t` is the band from x = t to t + 1, labelled `t=<t>`; every step sits inside the band
+of the tick it happens in (see `webapp.events`). Lease bars are filled rectangles (one
+polygon trace per worker and lease status), requests travel in the network just below
+their worker's lane (dashed) and drop to the receiver when it handles them (an arrow
+coloured by the outcome), a paused worker's lane carries a dotted line, and the gap is a
+shaded, labelled stretch of time across every lane. The legend is one entry per meaning,
+the same for every step of a run, each with the symbol or line the figure draws for it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import plotly.graph_objects as go
 
@@ -31,79 +28,113 @@ from webapp.events import (
     LEASE_ACTIVE,
     LEASE_PAST,
     Event,
+    Gap,
     Message,
+    Pause,
     Segment,
+    current_x,
     events,
+    gaps,
     lane_names_y,
     lease_segments,
     messages,
+    pauses,
     time_ticks,
     x_extent,
 )
 from webapp.style import (
-    ACCEPTED,
     ACTIVE_LEASE_OPACITY,
+    BAND_FILL,
     CURRENT_STEP_COLOUR,
+    FUTURE_FILL,
+    GAP_COLOUR,
+    GAP_FILL,
     OUTCOMES,
+    PAUSE_COLOUR,
     PAUSED_LEASE_OPACITY,
-    REJECTED,
+    Outcome,
     actor_colour,
 )
 
-FRAME_MS: Final = 800
 BAR_HALF_HEIGHT: Final = 0.22
+NETWORK_OFFSET: Final = 0.4
+"""How far below its worker's lane a request travels while it is in the network."""
 CLOCK_Y: Final = -0.8
+GAP_LABEL_ROOM: Final = 1.4
+"""Extra room above the top lane for the gap's label, in lane units."""
 ARROW_HEAD_SIZE: Final = 15
 ARROW_STANDOFF: Final = 9
 """Pixels between an arrowhead's tip and the reception marker it points at."""
-LABEL_COLOUR: Final = "rgba(40, 40, 40, 0.75)"
+LABEL_COLOUR: Final = "rgba(40, 40, 40, 0.8)"
+LABEL_INSET: Final = 0.03
+"""How far inside its bar a lease label starts, in ticks."""
 GREY: Final = "#777777"
-MOVING_KEYS: Final = ("x", "y", "text", "hovertext")
-"""The only keys of a trace that may change from frame to frame (the rest is style)."""
-ACTION_SYMBOLS: Final = {
-    "Acquire": "diamond",
-    "Send": "triangle-right",
-    "Release": "square",
-    "CoordinatorRestart": "bowtie",
-    "StorageRestart": "bowtie",
-    "Tick": "line-ns-open",
-}
-"""Marker of each non-reception action (receptions use the outcome symbols of `style`)."""
-
-
-class LeaseLook(NamedTuple):
-    """How the bars of one lease status look, and their shared legend entry."""
-
-    legend: str
-    legend_symbol: str
-    opacity: float
-    outline_width: float
-    outline_dash: str
-    label: str
-    """The words in each bar; `{grant}` is replaced by the grant number."""
-
-
-LEASE_LOOKS: Final = {
-    LEASE_ACTIVE: LeaseLook(
-        "lease, current", "square", ACTIVE_LEASE_OPACITY, 1.0, "solid", "lease #{grant}"
-    ),
-    LEASE_PAST: LeaseLook(
-        "holds token past its lease",
-        "square-open",
-        PAUSED_LEASE_OPACITY,
-        2.0,
-        "dot",
-        "past its lease",
-    ),
-}
-"""Current leases solid, tokens held past their lease faint with a dotted outline."""
+LEGEND_ENTRY_PX: Final = 80
+"""Width of a legend entry: the legend is a grid below the plot, two columns on a phone."""
+LEGEND_ROW_PX: Final = 26
+TITLE_PX: Final = 62
+LANE_PX: Final = 54
+GAP_ROW_PX: Final = 50
+AXIS_PX: Final = 58
+"""Heights: the room under the plot is the axis, then the legend in two columns (a phone's
+width), so the legend never covers the plot or the axis title at any width."""
+GAP_LABEL: Final = "gap: old lease expired, new holder has not reached the receiver"
+GAP_LABEL_LINES: Final = "gap: old lease expired,<br>new holder has not reached the receiver"
 
 
 @dataclass(frozen=True)
-class Frame:
-    """What one moment of the animation shows: every trace, in the figure's fixed order."""
+class Look:
+    """How one meaning is drawn: its legend name and its marker or line style."""
 
-    data: tuple[dict[str, Any], ...]
+    name: str
+    symbol: str = ""
+    """Marker symbol (plotly name); empty for a meaning drawn as a line or an area."""
+    dash: str = ""
+    """Line dash for a meaning drawn as a line; empty otherwise."""
+    colour: str = GREY
+    size: int = 13
+
+
+GRANT: Final = Look("grant", symbol="diamond")
+SEND: Final = Look("send", symbol="triangle-right")
+RELEASE: Final = Look("release", symbol="square")
+RESTART: Final = Look("restart", symbol="bowtie")
+TICK: Final = Look("clock tick", symbol="line-ns-open", size=16)
+CURRENT: Final = Look("current step", symbol="circle-open", colour=CURRENT_STEP_COLOUR, size=30)
+LEASE: Final = Look("lease", symbol="square")
+PAST_LEASE: Final = Look("past its lease", symbol="square-open")
+PAUSED: Final = Look("paused", symbol="square", colour=PAUSE_COLOUR)
+PAUSE_STYLE: Final = {
+    "mode": "lines",
+    "fill": "toself",
+    "fillcolor": "rgba(0, 0, 0, 0)",
+    "fillpattern": {"shape": "/", "fgcolor": PAUSE_COLOUR, "size": 7, "solidity": 0.25},
+    "line": {"color": PAUSE_COLOUR, "width": 1.5, "dash": "dot"},
+}
+"""A paused stretch: a hatched, dotted-outlined rectangle over the worker's lane."""
+IN_NETWORK: Final = Look("in the network", dash="dash")
+GAP: Final = Look("gap", symbol="square", colour=GAP_COLOUR)
+
+ACTION_LOOKS: Final = {
+    "Acquire": GRANT,
+    "Send": SEND,
+    "Release": RELEASE,
+    "CoordinatorRestart": RESTART,
+    "StorageRestart": RESTART,
+    "Tick": TICK,
+}
+"""The look of each action that is not a reception (receptions use the outcome's look)."""
+LEASE_LOOKS: Final = {LEASE_ACTIVE: LEASE, LEASE_PAST: PAST_LEASE}
+LEASE_STYLE: Final = {
+    LEASE_ACTIVE: (ACTIVE_LEASE_OPACITY, 1.0, "solid"),
+    LEASE_PAST: (PAUSED_LEASE_OPACITY, 2.0, "dot"),
+}
+"""(opacity, outline width, outline dash) of the bars of each lease status."""
+
+
+def outcome_look(outcome: Outcome) -> Look:
+    """The look of a reception: the outcome's glyph, name (`violating`), symbol and colour."""
+    return Look(f"{outcome.glyph} {outcome.key}", symbol=outcome.symbol, colour=outcome.colour)
 
 
 def hover_text(event: Event) -> str:
@@ -125,132 +156,87 @@ def _label(event: Event) -> str:
     return ""
 
 
-@lru_cache(maxsize=16)
-def _words(trace: Trace) -> tuple[tuple[str, str], ...]:
-    """Per step, its marker's short label and its hover text (worded once per trace)."""
-    return tuple((_label(event), hover_text(event)) for event in events(trace))
+def look_of(event: Event) -> Look:
+    """The look of a step's marker."""
+    if event.outcome is not None:
+        return outcome_look(event.outcome)
+    return ACTION_LOOKS.get(event.step.action.name, Look(event.step.action.name, "circle"))
 
 
-def _scalar(key: str, value: object) -> object:
-    """A style value for a trace with no points: the first of a list, or a plain default."""
-    if not isinstance(value, list):
-        return value
-    return value[0] if value else {"symbol": "circle"}.get(key, GREY)
+def _marker_colour(event: Event, look: Look) -> str:
+    """Outcomes and ticks in their own colour; grants, sends and releases in the worker's."""
+    if event.outcome is not None or look is TICK:
+        return look.colour
+    return actor_colour(f"W{event.worker}" if event.worker else event.lane)
 
 
-def _marker_trace(
-    name: str,
-    chosen: Sequence[Event],
-    count: int,
-    every_word: Sequence[tuple[str, str]],
-    lane_y: dict[str, float],
-    **marker: Any,
-) -> dict[str, Any]:
-    """Markers for `chosen` (whole trace), those after step `count` hidden by a None x and y.
-
-    `every_word` holds each step's label and hover text, as `_words` gives them.
-    """
-    if not chosen:
-        marker = {key: _scalar(key, value) for key, value in marker.items()}
-    words = [every_word[e.step.number - 1] for e in chosen]
-    shown = [e for e in chosen if e.step.number <= count]
-    hidden: list[float | None] = [None] * (len(chosen) - len(shown))
+def _marker_trace(look: Look, shown: Sequence[Event], lane_y: dict[str, float]) -> dict[str, Any]:
+    """The markers of one meaning, with their short labels and the model's sentence on hover."""
     return {
         "type": "scatter",
-        "name": name,
-        "x": [e.x for e in shown] + hidden or [None],
-        "y": [lane_y[e.lane] for e in shown] + hidden or [None],
+        "name": look.name,
+        "legendgroup": look.name,
+        "showlegend": False,
+        "x": [e.x for e in shown],
+        "y": [lane_y[e.lane] for e in shown],
         "mode": "markers+text",
-        "text": [label for label, _ in words] or [""],
+        "text": [_label(e) for e in shown],
         "textposition": "top center",
         "textfont": {"size": 10},
-        "hovertext": [hover for _, hover in words] or [""],
-        "hovertemplate": "%{hovertext}<extra></extra>",
-        "marker": {"size": 13, "line": {"width": 1.5}, **marker},
-        "cliponaxis": False,
-    }
-
-
-def _count(trace: Trace, upto: int | None) -> int:
-    """How many steps are shown: all, or `upto` clamped to the trace."""
-    return len(trace.steps) if upto is None else max(0, min(upto, len(trace.steps)))
-
-
-def _marker_traces(
-    trace: Trace, upto: int | None, lane_y: dict[str, float]
-) -> tuple[dict[str, Any], ...]:
-    """Step markers: actions, clock ticks, one trace per outcome, and the current-step ring."""
-    every, words = events(trace), _words(trace)
-    count = _count(trace, upto)
-    actions = [e for e in every if e.outcome is None and e.lane != "clock"]
-    ticks = [e for e in every if e.lane == "clock"]
-    found = [
-        _marker_trace(
-            "grant / send / release",
-            actions,
-            count,
-            words,
-            lane_y,
-            symbol=[ACTION_SYMBOLS.get(e.step.action.name, "circle") for e in actions],
-            color=[
-                actor_colour(f"W{e.worker}") if e.worker else actor_colour(e.lane) for e in actions
-            ],
-        ),
-        _marker_trace(
-            "clock tick", ticks, count, words, lane_y, symbol="line-ns-open", color=GREY, size=16
-        ),
-    ]
-    used = {e.outcome for e in every if e.outcome is not None} | {ACCEPTED, REJECTED}
-    for outcome in (o for o in OUTCOMES if o in used):
-        found.append(
-            _marker_trace(
-                f"{outcome.glyph} {outcome.word}",
-                [e for e in every if e.outcome == outcome],
-                count,
-                words,
-                lane_y,
-                symbol=outcome.symbol,
-                color=outcome.colour,
-                size=16,
-            )
-        )
-    found.append(_ring(every[count - 1] if upto is not None and count else None, lane_y))
-    return tuple(found)
-
-
-def _ring(current: Event | None, lane_y: dict[str, float]) -> dict[str, Any]:
-    """The ring around the step being narrated (no point when the whole run is shown)."""
-    return {
-        "type": "scatter",
-        "name": "current step",
-        "x": [current.x if current else None],
-        "y": [lane_y[current.lane] if current else None],
-        "mode": "markers",
-        "hovertext": [hover_text(current) if current else ""],
+        "hovertext": [hover_text(e) for e in shown],
         "hovertemplate": "%{hovertext}<extra></extra>",
         "marker": {
-            "symbol": "circle-open",
-            "size": 30,
-            "color": CURRENT_STEP_COLOUR,
-            "line": {"width": 3, "color": CURRENT_STEP_COLOUR},
+            "symbol": look.symbol,
+            "size": look.size,
+            "color": [_marker_colour(e, look) for e in shown],
+            "line": {"width": 1.5},
         },
         "cliponaxis": False,
     }
 
 
-def _lease_legend(status: str) -> dict[str, Any]:
-    """A grey legend entry with no points for the bars of one lease status (their group)."""
-    look = LEASE_LOOKS[status]
-    opacity = look.opacity if look.legend_symbol == "square" else 1.0  # keep an outline visible
+def _looks_in_order(every: Sequence[Event]) -> list[Look]:
+    """The marker looks the events use, each once: actions first, then outcomes in order."""
+    looks: list[Look] = []
+    for look in (*dict.fromkeys(ACTION_LOOKS.values()), *map(outcome_look, OUTCOMES)):
+        if look not in looks and any(look_of(e) == look for e in every):
+            looks.append(look)
+    return looks
+
+
+def _marker_traces(
+    trace: Trace, upto: int | None, lane_y: dict[str, float]
+) -> list[dict[str, Any]]:
+    """One marker trace per meaning shown so far, then the ring around the current step."""
+    shown = events(trace, upto)
+    found = [
+        _marker_trace(look, [e for e in shown if look_of(e) == look], lane_y)
+        for look in _looks_in_order(shown)
+    ]
+    if upto is not None and shown:
+        found.append(_ring(shown[-1], lane_y))
+    return found
+
+
+def _ring(current: Event, lane_y: dict[str, float]) -> dict[str, Any]:
+    """The ring around the step being narrated."""
     return {
         "type": "scatter",
-        "name": look.legend,
-        "legendgroup": f"lease-{status}",
-        "x": [None],
-        "y": [None],
+        "name": CURRENT.name,
+        "legendgroup": CURRENT.name,
+        "showlegend": False,
+        "x": [current.x],
+        "y": [lane_y[current.lane]],
         "mode": "markers",
-        "marker": {"symbol": look.legend_symbol, "size": 14, "color": GREY, "opacity": opacity},
-        "hoverinfo": "skip",
+        "hovertext": [hover_text(current)],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "marker": {
+            "symbol": CURRENT.symbol,
+            "size": CURRENT.size,
+            "color": CURRENT.colour,
+            "line": {"width": 3, "color": CURRENT.colour},
+        },
+        "cliponaxis": False,
     }
 
 
@@ -265,17 +251,16 @@ def _rectangles(
         low, high = middle - BAR_HALF_HEIGHT, middle + BAR_HALF_HEIGHT
         xs += [segment.start, segment.end, segment.end, segment.start, segment.start, None]
         ys += [low, low, high, high, low, None]
-    return xs or [None], ys or [None]
+    return xs, ys
 
 
-def _lease_traces(
-    trace: Trace, upto: int | None, lane_y: dict[str, float]
-) -> tuple[dict[str, Any], ...]:
-    """Lease bars: per status and worker one filled polygon trace, then one label trace."""
+def _lease_traces(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+    """Lease bars: per status and worker one filled polygon trace, then their labels."""
     segments = lease_segments(trace, upto)
     found = []
     for status, look in LEASE_LOOKS.items():
-        for w in range(1, trace.bounds.workers + 1):
+        opacity, width, dash = LEASE_STYLE[status]
+        for w in sorted({s.worker for s in segments if s.status == status}):
             colour = actor_colour(f"W{w}")
             xs, ys = _rectangles(
                 [s for s in segments if s.worker == w and s.status == status], lane_y
@@ -283,36 +268,46 @@ def _lease_traces(
             found.append(
                 {
                     "type": "scatter",
-                    "name": f"W{w} {status} lease",
-                    "legendgroup": f"lease-{status}",
+                    "name": f"W{w} {look.name}",
+                    "legendgroup": look.name,
                     "showlegend": False,
                     "x": xs,
                     "y": ys,
                     "mode": "lines",
                     "fill": "toself",
                     "fillcolor": colour,
-                    "opacity": look.opacity,
-                    "line": {
-                        "color": colour,
-                        "width": look.outline_width,
-                        "dash": look.outline_dash,
-                    },
+                    "opacity": opacity,
+                    "line": {"color": colour, "width": width, "dash": dash},
                     "hoverinfo": "skip",
                 }
             )
-    found.append(_lease_labels(segments, lane_y))
-    return tuple(found)
+    if segments:
+        found.append(_lease_labels(segments, lane_y, x_extent(trace)[1]))
+    return found
 
 
-def _lease_labels(segments: Sequence[Segment], lane_y: dict[str, float]) -> dict[str, Any]:
-    """The words in the middle of each lease bar: its grant number, or `past its lease`."""
+def lease_label(segment: Segment, right: float) -> str:
+    """The words on a bar: its grant and, when it runs past the axis, where it ends."""
+    if segment.status == LEASE_PAST:
+        return "past its lease"
+    if segment.end > right:
+        return f"lease #{segment.grant} → t={segment.end:g}"
+    return f"lease #{segment.grant}"
+
+
+def _lease_labels(
+    segments: Sequence[Segment], lane_y: dict[str, float], right: float
+) -> dict[str, Any]:
+    """The words at the start of each lease bar, inside it (a worker's own steps in that tick
+    come after its grant, so they sit to the right of the words)."""
     return {
         "type": "scatter",
         "name": "lease labels",
         "showlegend": False,
-        "x": [(s.start + s.end) / 2 for s in segments] or [None],
-        "y": [lane_y[f"W{s.worker}"] for s in segments] or [None],
-        "text": [LEASE_LOOKS[s.status].label.format(grant=s.grant) for s in segments] or [""],
+        "x": [s.start + LABEL_INSET for s in segments],
+        "y": [lane_y[f"W{s.worker}"] for s in segments],
+        "text": [lease_label(s, right) for s in segments],
+        "textposition": "middle right",
         "mode": "text",
         "textfont": {"size": 10, "color": LABEL_COLOUR},
         "hoverinfo": "skip",
@@ -320,43 +315,176 @@ def _lease_labels(segments: Sequence[Segment], lane_y: dict[str, float]) -> dict
     }
 
 
-def _arrow_kinds(sent: Sequence[Message]) -> list[tuple[str, bool]]:
-    """The (colour, is read) pairs of these arrows, in outcome order: one arrow trace each."""
-    present = {(m.outcome.colour, m.is_read) for m in sent}
-    kinds: list[tuple[str, bool]] = []
-    for outcome in OUTCOMES:
-        for kind in ((outcome.colour, False), (outcome.colour, True)):
-            if kind in present and kind not in kinds:
-                kinds.append(kind)
-    return kinds
+def _pause_traces(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+    """A hatched stretch of a paused worker's lane, labelled `paused` above it."""
+    found = pauses(trace, upto)
+    if not found:
+        return []
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for pause in found:
+        middle = lane_y[f"W{pause.worker}"]
+        low, high = middle - BAR_HALF_HEIGHT, middle + BAR_HALF_HEIGHT
+        xs += [pause.start, pause.end, pause.end, pause.start, pause.start, None]
+        ys += [low, low, high, high, low, None]
+    return [
+        {
+            "type": "scatter",
+            "name": PAUSED.name,
+            "legendgroup": PAUSED.name,
+            "showlegend": False,
+            "x": xs,
+            "y": ys,
+            **PAUSE_STYLE,
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "name": "pause labels",
+            "legendgroup": PAUSED.name,
+            "showlegend": False,
+            "x": [(p.start + p.end) / 2 for p in found],
+            "y": [lane_y[f"W{p.worker}"] + BAR_HALF_HEIGHT for p in found],
+            "text": ["❚❚ paused" for _ in found],
+            "textposition": "top center",
+            "hovertext": [pause_hover(p) for p in found],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "mode": "text",
+            "textfont": {"size": 10, "color": PAUSED.colour},
+            "cliponaxis": False,
+        },
+    ]
 
 
-def _arrow_hover(message: Message) -> str:
-    """What hovering an arrow says: whose request, which token, and what became of it."""
-    kind = "read" if message.is_read else "write"
-    return f"W{message.worker}'s {kind} carrying token {message.token}: {message.outcome.word}"
+def pause_hover(pause: Pause) -> str:
+    """What hovering a pause says: who, and while which ticks passed."""
+    ticks = ", ".join(f"t={t}" for t in pause.ticks)
+    return (
+        f"W{pause.worker} is paused: it believes it holds the lock and could act, "
+        f"but takes no step while time passes ({ticks})"
+    )
+
+
+def _kind(message: Message) -> str:
+    """`read` or `write`."""
+    return "read" if message.is_read else "write"
+
+
+def message_hover(message: Message) -> str:
+    """What hovering a request's path says: whose, which token, how long, what became of it."""
+    head = f"W{message.worker}'s {_kind(message)} carrying token {message.token}"
+    if message.outcome is None or message.received_time is None:
+        return f"{head}, sent at t={message.sent_time}: still in the network"
+    ticks = message.received_time - message.sent_time
+    waited = f", {ticks} tick{'s' if ticks != 1 else ''} in the network" if ticks else ""
+    return f"{head}, sent at t={message.sent_time}{waited}: {message.outcome.word}"
+
+
+def _network_traces(
+    trace: Trace, upto: int | None, lane_y: dict[str, float]
+) -> list[dict[str, Any]]:
+    """Each request's path in the network (dashed, the worker's colour), to its reception or
+    to now; a request still in flight gets a label at its head; hover sits mid-path."""
+    sent = messages(trace, upto)
+    if not sent:
+        return []
+    now = current_x(trace, upto)
+    found = []
+    for w in sorted({m.worker for m in sent}):
+        y = lane_y[f"W{w}"]
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for m in (m for m in sent if m.worker == w):
+            end = now if m.received_x is None else m.received_x
+            xs += [m.sent_x, m.sent_x, end, None]
+            ys += [y, y - NETWORK_OFFSET, y - NETWORK_OFFSET, None]
+        found.append(
+            {
+                "type": "scatter",
+                "name": f"W{w} {IN_NETWORK.name}",
+                "legendgroup": IN_NETWORK.name,
+                "showlegend": False,
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "line": {"color": actor_colour(f"W{w}"), "width": 2, "dash": IN_NETWORK.dash},
+                "hoverinfo": "skip",
+            }
+        )
+    flying = [m for m in sent if m.in_flight]
+    found.append(
+        {
+            "type": "scatter",
+            "name": "in flight",
+            "legendgroup": IN_NETWORK.name,
+            "showlegend": False,
+            "x": [now for _ in flying],
+            "y": [lane_y[f"W{m.worker}"] - NETWORK_OFFSET for m in flying],
+            "text": [f"✉ {_kind(m)} in flight" for m in flying],
+            "textposition": "bottom left",
+            "textfont": {"size": 10, "color": LABEL_COLOUR},
+            "mode": "markers+text",
+            "marker": {"symbol": "circle", "size": 7, "color": GREY},
+            "hovertext": [message_hover(m) for m in flying],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "cliponaxis": False,
+        }
+    )
+    found.append(_message_hover_trace(sent, now, lane_y))
+    return found
+
+
+def _message_hover_trace(
+    sent: Sequence[Message], now: float, lane_y: dict[str, float]
+) -> dict[str, Any]:
+    """Invisible points in the middle of every request's path that say what it carried.
+
+    Hover sits only mid-path: at its ends it would outbid the step markers beneath (plotly
+    prefers the smaller of two markers under the pointer).
+    """
+    ends = [now if m.received_x is None else m.received_x for m in sent]
+    return {
+        "type": "scatter",
+        "name": "request hover",
+        "showlegend": False,
+        "x": [(m.sent_x + end) / 2 for m, end in zip(sent, ends, strict=True)],
+        "y": [lane_y[f"W{m.worker}"] - NETWORK_OFFSET for m in sent],
+        "hovertext": [message_hover(m) for m in sent],
+        "hovertemplate": "%{hovertext}<extra></extra>",
+        "hoverlabel": {"bgcolor": [m.outcome.colour if m.outcome else GREY for m in sent]},
+        "mode": "markers",
+        "marker": {"size": 0, "opacity": 0},
+    }
+
+
+def _arrow_traces(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+    """The drop of each handled request from the network to the receiver: one arrow trace per
+    outcome and kind of request (read or write), the head at the reception marker."""
+    handled = [m for m in messages(trace, upto) if m.outcome is not None]
+    return [
+        _arrow_trace(outcome, read, chosen, lane_y)
+        for outcome in OUTCOMES
+        for read in (False, True)
+        if (chosen := [m for m in handled if m.outcome == outcome and m.is_read == read])
+    ]
 
 
 def _arrow_trace(
-    kind: tuple[str, bool], sent: Sequence[Message], total: int, lane_y: dict[str, float]
+    outcome: Outcome, read: bool, handled: Sequence[Message], lane_y: dict[str, float]
 ) -> dict[str, Any]:
-    """Arrows of one colour and weight: tail, head, then a None gap (no hover of their own).
-
-    The head sizes cover all `total` arrows of this kind in the whole trace, so they stay
-    in the figure's style while the frames add arrows one by one.
-    """
-    colour, read = kind
+    """Arrows of one colour and weight: top, head, then a None gap (no hover of their own)."""
+    colour = outcome.colour
     xs: list[float | None] = []
     ys: list[float | None] = []
-    for message in sent:
-        xs += [message.sent_x, message.received_x, None]
-        ys += [lane_y[f"W{message.worker}"], lane_y["receiver"], None]
+    for m in handled:
+        xs += [m.received_x, m.received_x, None]
+        ys += [lane_y[f"W{m.worker}"] - NETWORK_OFFSET, lane_y["receiver"], None]
     return {
         "type": "scatter",
-        "name": "read arrows" if read else "write arrows",
+        "name": f"{outcome.key} {'read' if read else 'write'} arrows",
         "showlegend": False,
-        "x": xs or [None],
-        "y": ys or [None],
+        "x": xs,
+        "y": ys,
         "mode": "lines+markers",
         # plotly.js backs each line off from its arrowhead by default (line.backoff "auto")
         "line": {"color": colour, "width": 1.2 if read else 2.0},
@@ -365,7 +493,7 @@ def _arrow_trace(
             "angleref": "previous",
             "standoff": ARROW_STANDOFF,
             "color": colour,
-            "size": [0, ARROW_HEAD_SIZE, 0] * max(1, total),
+            "size": [0, ARROW_HEAD_SIZE, 0] * len(handled),
             # a size list would otherwise make plotly.js draw faint, white-rimmed bubbles
             "opacity": 1,
             "line": {"width": 0},
@@ -375,204 +503,281 @@ def _arrow_trace(
     }
 
 
-def _arrow_hover_trace(
-    everything: Sequence[Message], count: int, lane_y: dict[str, float]
-) -> dict[str, Any]:
-    """Invisible points in the middle of every arrow that say what it carried, on hover.
-
-    Hover sits only mid-arrow: at its ends it would outbid the step markers beneath (plotly
-    prefers the smaller of two markers under the pointer). `count` arrows are shown.
-    """
-    shown = everything[:count]
-    hidden: list[float | None] = [None] * (len(everything) - count)
-    return {
-        "type": "scatter",
-        "name": "arrow hover",
-        "showlegend": False,
-        "x": [(m.sent_x + m.received_x) / 2 for m in shown] + hidden or [None],
-        "y": [(lane_y[f"W{m.worker}"] + lane_y["receiver"]) / 2 for m in shown] + hidden or [None],
-        "hovertext": [_arrow_hover(m) for m in everything] or [""],
-        "hovertemplate": "%{hovertext}<extra></extra>",
-        "hoverlabel": {"bgcolor": [m.outcome.colour for m in everything] or GREY},
-        "mode": "markers",
-        "marker": {"size": 0, "opacity": 0},
+def gap_hover(gap: Gap) -> str:
+    """What the gap's label says on hover: whose lease, since when, and how it ended."""
+    head = (
+        f"W{gap.worker}'s grant #{gap.grant} is no longer the current lease, yet W{gap.worker} "
+        "still believes it holds the lock and has a request to go; no request of a newer "
+        "grant has reached the receiver"
+    )
+    endings = {
+        "newer": "until a request of a newer grant reached the receiver",
+        "gave up": f"until W{gap.worker} gave up its token",
+        "nothing to send": f"until W{gap.worker} had nothing more to send",
     }
+    tail = "still open" if gap.closed_by is None else endings.get(gap.closed_by, "")
+    return f"{head}: {tail}."
 
 
-def _of_kind(sent: Sequence[Message], kind: tuple[str, bool]) -> list[Message]:
-    """The messages whose arrow has this (colour, is read) kind."""
-    return [m for m in sent if (m.outcome.colour, m.is_read) == kind]
-
-
-@lru_cache(maxsize=16)
-def _messages_received(trace: Trace) -> tuple[tuple[Message, ...], tuple[int, ...]]:
-    """Every message of the whole trace, and the number of the step that received each.
-
-    The messages of the first k steps are those received by step k (`messages(trace, k)`).
-    """
-    everything = messages(trace)
-    step_at = {event.x: event.step.number for event in events(trace)}
-    return everything, tuple(step_at[m.received_x] for m in everything)
-
-
-def _arrow_traces(
-    trace: Trace, upto: int | None, lane_y: dict[str, float]
-) -> tuple[dict[str, Any], ...]:
-    """One arrow trace per (outcome colour, read or write) the whole trace shows, and hover."""
-    everything, received = _messages_received(trace)
-    count = _count(trace, upto)
-    sent = [m for m, step in zip(everything, received, strict=True) if step <= count]
-    return (
-        *(
-            _arrow_trace(kind, _of_kind(sent, kind), len(_of_kind(everything, kind)), lane_y)
-            for kind in _arrow_kinds(everything)
-        ),
-        _arrow_hover_trace(everything, len(sent), lane_y),
-    )
-
-
-def frame_at(trace: Trace, upto: int | None) -> Frame:
-    """Everything drawn after `upto` steps (all steps when None), trace order fixed per trace."""
-    lane_y = lane_names_y(trace)
-    return Frame(
-        data=(
-            *_lease_traces(trace, upto, lane_y),
-            *_arrow_traces(trace, upto, lane_y),
-            *_marker_traces(trace, upto, lane_y),
-            *(_lease_legend(status) for status in LEASE_LOOKS),
-        )
-    )
-
-
-def _moving_keys(frames: Sequence[Frame]) -> list[tuple[str, ...]]:
-    """Per trace, the keys its frames carry: x and y, plus text or hover text that changes."""
-    first = frames[0].data
-    return [
-        tuple(
-            key
-            for key in MOVING_KEYS
-            if key in data
-            and (key in ("x", "y") or any(frame.data[i][key] != data[key] for frame in frames))
-        )
-        for i, data in enumerate(first)
-    ]
-
-
-def _frame_dicts(trace: Trace) -> list[dict[str, Any]]:
-    """One plotly frame per step count 0..all, each trace cut down to its moving keys."""
-    frames = [frame_at(trace, k) for k in range(len(trace.steps) + 1)]
-    keys = _moving_keys(frames)
+def _gap_shapes(shown: Sequence[Gap]) -> list[dict[str, Any]]:
+    """A shaded stretch of time across every lane for each gap."""
     return [
         {
-            "name": str(k),
-            "data": [
-                {"type": data["type"], **{key: data[key] for key in moving}}
-                for data, moving in zip(frame.data, keys, strict=True)
-            ],
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": gap.start,
+            "x1": gap.end,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": GAP_FILL,
+            "line": {"color": GAP_COLOUR, "width": 1, "dash": "dot"},
+            "layer": "below",
         }
-        for k, frame in enumerate(frames)
+        for gap in shown
     ]
 
 
-def _animation_controls(count: int, active: int) -> dict[str, Any]:
-    """Play/Pause buttons and a step slider over the frames 0..count."""
-    play = {
-        "frame": {"duration": FRAME_MS, "redraw": True},
-        "fromcurrent": True,
-        "transition": {"duration": 0},
-    }
-    pause = {
-        "frame": {"duration": 0, "redraw": True},
-        "mode": "immediate",
-        "transition": {"duration": 0},
-    }
+def _gap_labels(shown: Sequence[Gap], top: float, right: float) -> list[dict[str, Any]]:
+    """The gap's words above the lanes, kept inside the plot, with its story on hover: the
+    first gap in full, any later one as `gap` (their labels would overlap)."""
+    if not shown:
+        return []
+    anchors = [_anchor((gap.start + gap.end) / 2, right) for gap in shown]
+    return [
+        {
+            "type": "scatter",
+            "name": "gap labels",
+            "legendgroup": GAP.name,
+            "showlegend": False,
+            "x": [
+                {"left": g.start, "right": g.end}.get(a, (g.start + g.end) / 2)
+                for g, a in zip(shown, anchors, strict=True)
+            ],
+            "y": [top + GAP_LABEL_ROOM * 0.72 for _ in shown],
+            "text": [GAP_LABEL_LINES if i == 0 else "gap" for i in range(len(shown))],
+            "textposition": [
+                {"left": "middle right", "right": "middle left"}.get(a, "middle center")
+                for a in anchors
+            ],
+            "textfont": {"size": 11, "color": GAP_COLOUR},
+            "hovertext": [gap_hover(g) for g in shown],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "mode": "text",
+            "cliponaxis": False,
+        }
+    ]
+
+
+def _anchor(middle: float, right: float) -> str:
+    """Where a label is anchored so that it stays on the plot: by the third it sits in."""
+    if middle < right / 3:
+        return "left"
+    if middle > 2 * right / 3:
+        return "right"
+    return "center"
+
+
+def _band_shapes(trace: Trace) -> list[dict[str, Any]]:
+    """Every other tick's band shaded, and a faint line where each tick begins."""
+    left, right = x_extent(trace)
+    shapes: list[dict[str, Any]] = []
+    for t in range(int(left), int(right)):
+        if t % 2:
+            shapes.append(
+                {
+                    "type": "rect",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": t,
+                    "x1": t + 1,
+                    "y0": 0,
+                    "y1": 1,
+                    "fillcolor": BAND_FILL,
+                    "line": {"width": 0},
+                    "layer": "below",
+                }
+            )
+        shapes.append(_vertical(float(t), "#d5d8de", 1, "solid", "below"))
+    return shapes
+
+
+def _vertical(x: float, colour: str, width: float, dash: str, layer: str) -> dict[str, Any]:
+    """A vertical line across the plot at x."""
     return {
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "direction": "left",
-                "x": 0.0,
-                "y": -0.12,
-                "xanchor": "left",
-                "yanchor": "top",
-                "showactive": False,
-                "buttons": [
-                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
-                    {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
-                ],
-            }
-        ],
-        "sliders": [
-            {
-                "active": active,
-                "x": 0.24,
-                "y": -0.08,
-                "len": 0.76,
-                "xanchor": "left",
-                "yanchor": "top",
-                "currentvalue": {"prefix": "steps shown: "},
-                "steps": [
-                    {"label": str(k), "method": "animate", "args": [[str(k)], pause]}
-                    for k in range(count + 1)
-                ],
-            }
-        ],
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": colour, "width": width, "dash": dash},
+        "layer": layer,
     }
 
 
-def _layout(trace: Trace, lane_y: dict[str, float], animate: bool) -> dict[str, Any]:
-    """Axes, lanes, title and legend (room for the controls below only when animated)."""
+def _now_shapes(trace: Trace, upto: int | None) -> list[dict[str, Any]]:
+    """While stepping: a line at "now", and a veil over the time not reached yet."""
+    if upto is None:
+        return []
+    now = current_x(trace, upto)
+    right = x_extent(trace)[1]
+    veil = {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": now,
+        "x1": right,
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": FUTURE_FILL,
+        "line": {"width": 0},
+        "layer": "above",
+    }
+    return [veil, _vertical(now, CURRENT_STEP_COLOUR, 2, "dash", "above")]
+
+
+def legend_looks(trace: Trace, stepping: bool = True) -> list[Look]:
+    """One legend entry per meaning the whole run draws, in reading order: the same at every
+    step (the current-step ring only while `stepping`)."""
+    every = events(trace)
+    statuses = {s.status for s in lease_segments(trace)}
+    looks = [LEASE_LOOKS[s] for s in LEASE_LOOKS if s in statuses]
+    looks += _looks_in_order(every)
+    if messages(trace):
+        looks.append(IN_NETWORK)
+    if pauses(trace):
+        looks.append(PAUSED)
+    if gaps(trace):
+        looks.append(GAP)
+    if every and stepping:
+        looks.append(CURRENT)
+    return looks
+
+
+def _legend_entry(look: Look) -> dict[str, Any]:
+    """A legend-only trace (no points) drawn as the figure draws this meaning."""
+    entry: dict[str, Any] = {
+        "type": "scatter",
+        "name": look.name,
+        "legendgroup": look.name,
+        "x": [None],
+        "y": [None],
+        "hoverinfo": "skip",
+    }
+    if look is PAUSED:
+        entry.update(PAUSE_STYLE, x=[None, None], y=[None, None])
+        return entry
+    if look.dash:
+        entry.update(mode="lines", line={"color": look.colour, "width": 3, "dash": look.dash})
+        return entry
+    marker: dict[str, Any] = {"symbol": look.symbol, "size": min(look.size, 12)}
+    marker["color"] = look.colour
+    if look is LEASE:
+        marker["opacity"] = ACTIVE_LEASE_OPACITY
+    if look is GAP:
+        marker.update(color=GAP_FILL, line={"color": GAP_COLOUR, "width": 1})
+    if look is CURRENT:
+        marker["line"] = {"width": 3, "color": CURRENT_STEP_COLOUR}
+    entry.update(mode="markers", marker=marker)
+    return entry
+
+
+def _subtitle(trace: Trace, upto: int | None) -> str:
+    """Where the player is, in time and steps, and how long a lease lasts."""
+    total = len(trace.steps)
+    lease = f"a lease lasts {trace.bounds.lease} tick{'s' if trace.bounds.lease != 1 else ''}"
+    if upto is None:
+        return f"the whole run: {total} steps, t=0 to t={x_extent(trace)[1] - 1:g} · {lease}"
+    count = max(0, min(upto, total))
+    now = trace.state_at(count)["now"]
+    where = "before the first step" if count == 0 else f"after {count} of {total} steps"
+    return f"{where} · now t={now} · {lease}"
+
+
+def _layout(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> dict[str, Any]:
+    """Axes, lanes, bands, title and the legend below the plot."""
     left, right = x_extent(trace)
     ticks = time_ticks(trace)
+    top = max(lane_y.values())
+    room = GAP_LABEL_ROOM if gaps(trace) else 0.0
+    shown_gaps = gaps(trace, upto)
+    legend_px = LEGEND_ROW_PX * math.ceil(len(legend_looks(trace, upto is not None)) / 2)
+    plot_px = LANE_PX * len(lane_y) + (GAP_ROW_PX if room else 0)
     return {
-        "height": (170 if animate else 155) + 62 * len(lane_y),
-        "margin": {"l": 90, "r": 20, "t": 95, "b": 110 if animate else 50},
+        "height": TITLE_PX + plot_px + AXIS_PX + legend_px,
+        "margin": {"l": 10, "r": 16, "t": TITLE_PX, "b": AXIS_PX + legend_px},
         "title": {
             "text": trace.title or trace.design.label(),
             "font": {"size": 15},
-            "y": 0.98,
-            "yanchor": "top",
+            "subtitle": {"text": _subtitle(trace, upto), "font": {"size": 12}},
+            "x": 0,
+            "xanchor": "left",
+            "xref": "paper",
         },
         "hovermode": "closest",
         "hoverlabel": {"align": "left"},
         "plot_bgcolor": "white",
-        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
         "showlegend": True,
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": -AXIS_PX / plot_px,
+            "yanchor": "top",
+            "font": {"size": 11},
+            "entrywidth": LEGEND_ENTRY_PX,
+            "entrywidthmode": "pixels",
+            "itemclick": False,
+            "itemdoubleclick": False,
+        },
+        "uirevision": "timeline",
+        "shapes": [*_band_shapes(trace), *_gap_shapes(shown_gaps), *_now_shapes(trace, upto)],
         "xaxis": {
-            "title": {"text": "time (ticks)"},
+            "title": {"text": "time (ticks)", "standoff": 6},
             "range": [left, right],
             "tickvals": ticks[0],
             "ticktext": ticks[1],
-            "showgrid": True,
-            "gridcolor": "#dddddd",
+            "ticks": "",
+            "showgrid": False,
             "zeroline": False,
+            "fixedrange": True,
         },
         "yaxis": {
             "tickvals": list(lane_y.values()),
             "ticktext": [f"<b>{name}</b>" for name in lane_y],
-            "range": [CLOCK_Y - 0.4, max(lane_y.values()) + 0.6],
+            "range": [CLOCK_Y - 0.45, top + 0.6 + room],
             "showgrid": True,
-            "gridcolor": "#f0f0f0",
+            "gridcolor": "#eeeeee",
             "zeroline": False,
             "fixedrange": True,
+            "automargin": True,
         },
     }
 
 
-def timeline_figure(trace: Trace, upto: int | None = None, animate: bool = True) -> go.Figure:
-    """A swimlane figure of the trace's first `upto` steps.
+def timeline_figure(trace: Trace, upto: int | None = None) -> go.Figure:
+    """The swimlane figure after the trace's first `upto` steps (the whole run when None).
 
-    With `animate`, it also has one frame per step (0..all) and Play/Pause and a slider;
-    without, it is the one picture, as cheap as a figure of its size can be.
+    Built for one step only: the page's player asks for the figure of the step it shows.
     """
     lane_y = lane_names_y(trace)
-    layout = _layout(trace, lane_y, animate)
-    figure: dict[str, Any] = {"data": list(frame_at(trace, upto).data), "layout": layout}
-    if animate:
-        count = len(trace.steps)
-        layout.update(_animation_controls(count, count if upto is None else min(upto, count)))
-        figure["frames"] = _frame_dicts(trace)
+    layout = _layout(trace, upto, lane_y)
+    right = x_extent(trace)[1]
+    data = [
+        *_lease_traces(trace, upto, lane_y),
+        *_pause_traces(trace, upto, lane_y),
+        *_network_traces(trace, upto, lane_y),
+        *_arrow_traces(trace, upto, lane_y),
+        *_marker_traces(trace, upto, lane_y),
+        *_gap_labels(gaps(trace, upto), max(lane_y.values()), right),
+        *(_legend_entry(look) for look in legend_looks(trace, upto is not None)),
+    ]
+    for entry in data:  # a stable identity per trace, so the browser updates it in place
+        entry["uid"] = (
+            entry["name"] if entry.get("showlegend") is False else f"legend {entry['name']}"
+        )
     # Every part is built from this module's own constants, so plotly's per-attribute
-    # validation of the data and layout is skipped (frames are always validated, which is
-    # why they carry only points and words).
-    return go.Figure(figure, _validate=False)
+    # validation is skipped (a test validates the figures once).
+    return go.Figure({"data": data, "layout": layout}, _validate=False)

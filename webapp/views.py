@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from model.layout import MEANING
+from model.layout import MEANING, Vars
+from model.rules import holds_current_grant, lease_is_current, lease_unexpired
 from model.trace import Trace
-from webapp.events import LEASE_ACTIVE, lanes, lease_status, reception_outcome
+from webapp.events import believes_it_holds, lanes, reception_outcome
 from webapp.style import COORDINATOR, RECEIVER
 
 COORDINATOR_VARIABLES: Final = ("holder", "expires", "issued", "grants", "coordinator_restarts")
@@ -35,11 +36,11 @@ class NarrationLine:
 
 @dataclass(frozen=True)
 class ActorRow:
-    """The state of one actor at one position of a trace, for the small state table."""
+    """The state of one actor at one position of a trace: in words, then the model's variables."""
 
     actor: str
-    state: str
-    note: str
+    words: str
+    variables: str
 
 
 def clamp_step(raw: object, count: int) -> int:
@@ -70,61 +71,119 @@ def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
 
 
 def _shown(trace: Trace, names: tuple[str, ...], values: dict[str, int]) -> str:
-    """`name=value` for the named variables this design actually uses."""
+    """`name=value` for the named variables this design actually uses (ghosts marked)."""
     used = set(trace.system.layout.used_columns())
     parts = []
     for name in names:
         if name in used:
-            ghost = " (ghost)" if name in GHOSTS else ""
+            ghost = " (ghost)" if name.split("[", 1)[0] in GHOSTS else ""
             parts.append(f"{name}={values[name]}{ghost}")
     return ", ".join(parts) or "—"
 
 
 def actor_rows(trace: Trace, position: int) -> tuple[ActorRow, ...]:
-    """The state of every actor after `position` steps: coordinator, each worker, receiver."""
+    """The state of every actor after `position` steps: clock, coordinator, workers, receiver."""
     position = clamp_step(position, len(trace.steps))
     values = trace.state_at(position)
-    state = trace.states()[position]
-    rows = [ActorRow("clock", f"now={values['now']}", "true time")]
+    s = trace.system.view(trace.states()[position])
+    rows = [ActorRow("clock", f"the time is t={values['now']}", f"now={values['now']}")]
+    names: tuple[str, ...]
     for lane in lanes(trace):
         if lane == COORDINATOR:
-            text = _shown(trace, COORDINATOR_VARIABLES, values)
-            note = "lock free" if not values["holder"] else f"lock granted to W{values['holder']}"
+            words = coordinator_words(trace, s)
+            names = COORDINATOR_VARIABLES
         elif lane == RECEIVER:
-            text = _shown(trace, RECEIVER_VARIABLES, values)
-            note = _receiver_note(trace, values)
+            words = receiver_words(trace, s)
+            names = RECEIVER_VARIABLES
         else:
             w = int(lane[1:])
+            words = worker_words(trace, s, w)
             names = tuple(f"{family}[{w}]" for family in WORKER_VARIABLES)
-            text = _shown(trace, names, values)
-            note = _worker_note(lease_status(trace, state, w))
-        rows.append(ActorRow(lane, text, note))
+        rows.append(ActorRow(lane, words, _shown(trace, names, values)))
     return tuple(rows)
 
 
-def _worker_note(status: str | None) -> str:
-    """What a worker believes, in words."""
-    if status is None:
-        return "holds nothing"
-    if status == LEASE_ACTIVE:
-        return "holds the lock, lease current"
-    return "believes it holds the lock, but its lease is over"
+def _times(count: int) -> str:
+    """`once`, `twice`, `3 times`."""
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
-def _receiver_note(trace: Trace, values: dict[str, int]) -> str:
-    """What the receiver checks, in words."""
-    receiver = trace.design.receiver
-    if receiver == "none":
-        return "checks nothing"
-    if receiver == "lease-aware":
-        return "checks the live lease"
-    if receiver == "equality":
-        return f"accepts only token {values['mark']}" if values["mark"] else "no mark yet"
-    return (
-        f"accepts tokens ≥ {values['hwm']}"
-        if receiver != "fenced-strict"
-        else (f"accepts tokens > {values['hwm']}")
-    )
+def coordinator_words(trace: Trace, s: Vars) -> str:
+    """Who the lock service last granted the lock to and whether that lease still runs."""
+    if not s.holder:
+        words = "the lock is free"
+    elif lease_unexpired(s):
+        words = f"lock granted to W{s.holder} (grant #{s.grants}), lease until t={s.expires}"
+    else:
+        words = (
+            f"W{s.holder}'s lease (grant #{s.grants}) expired at t={s.expires}: "
+            "the lock can be granted again"
+        )
+    parts = [words]
+    if "issued" in trace.system.layout.used_columns():
+        parts.append(f"token counter at {s.issued}")
+    if s.coordinator_restarts:
+        parts.append(f"restarted {_times(int(s.coordinator_restarts))}, forgetting its lease")
+    return "; ".join(parts)
+
+
+def lease_words(s: Vars, w: int) -> str:
+    """Where w's grant stands with the lock service, asked of the model's predicates."""
+    if lease_is_current(s, w):
+        return f"lease current until t={s.expires}"
+    if holds_current_grant(s, w):
+        return f"but its lease expired at t={s.expires}"
+    if s.grants != s.gid[w]:
+        newer = f"grant #{s.grants}" + (f" (W{s.holder})" if s.holder else "")
+        return f"but grant #{s.gid[w]} was superseded by {newer}"
+    return "but the coordinator restarted and no longer counts its lease"
+
+
+def worker_words(trace: Trace, s: Vars, w: int) -> str:
+    """What worker w believes, whether its lease still runs, and what it has sent."""
+    if not believes_it_holds(s, w):
+        return "does not hold the lock"
+    parts = [f"believes it holds token {s.tok[w]} (grant #{s.gid[w]}), {lease_words(s, w)}"]
+    kind = "write" if trace.system.builder.is_write(s, w) else "read"
+    if s.pending[w] == 1:
+        parts.append(f"a {kind} in flight")
+    elif s.pending[w] == 2:
+        parts.append(f"a {kind} checked by the receiver, not yet applied")
+    parts.append(f"{s.sent[w]} of {trace.bounds.writes} writes sent")
+    if trace.design.workload == "rmw" and kind == "write":
+        parts.append(f"its write is based on version {s.rv[w]}")
+    if trace.design.worker_check:
+        parts.append(f"checks its own lease (until t={s.until[w]}) before sending")
+    return "; ".join(parts)
+
+
+def receiver_words(trace: Trace, s: Vars) -> str:
+    """What the receiver compares a request against, and what it last accepted."""
+    admission = trace.system.builder.admission(s, 1)
+    if admission.test == "nothing":
+        parts = ["checks nothing"]
+    elif admission.test == "lease":
+        parts = ["asks the lock service whether the writer's lease is current"]
+    elif admission.test == "=":
+        parts = [
+            f"bound to token {admission.against}: accepts only that token"
+            if admission.against
+            else "no token seen yet: binds itself to the first one"
+        ]
+    else:
+        parts = [
+            f"highest token seen: {admission.against} (accepts tokens {admission.test} "
+            f"{admission.against})"
+            if admission.against
+            else "no token seen yet (accepts any token)"
+        ]
+    if s.last:
+        parts.append(f"last write accepted carried token {s.last} (grant #{s.lastg})")
+    if trace.design.workload == "rmw":
+        parts.append(f"data at version {s.version}")
+    if s.storage_restarts:
+        parts.append(f"restarted {_times(int(s.storage_restarts))}, forgetting its mark")
+    return "; ".join(parts)
 
 
 def variable_help(trace: Trace) -> str:

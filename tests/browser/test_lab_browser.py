@@ -38,6 +38,7 @@ def test_playing_a_violation_by_clicking(app_url: str, page: tuple[Any, ConsoleL
     assert tab.get_by_text("P1 holds so far").count() == 1
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
+    plot.get_by_text("after 5 of 5 steps").wait_for(timeout=WAIT_MS)  # redrawn for step 5
     assert arrowheads(plot) == 1  # one delivered write, one arrow
     screenshot(tab, "playground-p2-violation")
 
