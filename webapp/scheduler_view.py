@@ -2,8 +2,7 @@
 
 The student is the scheduler: every enabled action is a button, and the state of every
 actor, each property's status and the timeline are redrawn after each click. The timeline
-here is the shared swimlane figure (one step drawn, no animation frames), whose
-cost grows with the square of the run's length and would slow every click.
+here is the shared swimlane figure, drawn for the run so far.
 """
 
 from __future__ import annotations
