@@ -160,7 +160,7 @@ def test_actor_rows_show_every_actor() -> None:
 
 
 def test_run_summary_counts_outcomes() -> None:
-    assert "1 write(s) accepted, 1 rejected" in run_summary(paused_worker_story("fenced").trace())
+    assert "1 write accepted, 1 rejected" in run_summary(paused_worker_story("fenced").trace())
 
 
 def test_matrix_cells_open_only_violations() -> None:

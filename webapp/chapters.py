@@ -121,7 +121,7 @@ _LOST_UPDATE = RunSpec(
 CHAPTERS: Final = (
     Chapter(
         1,
-        "The worker that woke up too late",
+        "The paused worker",
         "W1 takes the lock, pauses past its lease, and wakes up after W2 has been granted the "
         "lock and has written. What happens to W1's late write with a lease alone, and with "
         "fencing tokens checked by the receiver?",
@@ -175,7 +175,7 @@ CHAPTERS: Final = (
     ),
     Chapter(
         3,
-        "After expiry, before the new holder's first request",
+        "The gap after expiry",
         "Fencing refuses a write whose token is lower than one the receiver has seen. But "
         "between W1's lease expiring and W2's first request, the receiver has seen nothing "
         "newer. What does it do with W1's write then, and what does that cost a "
@@ -233,7 +233,7 @@ CHAPTERS: Final = (
     ),
     Chapter(
         4,
-        "Where the number comes from",
+        "Where tokens come from",
         "The receiver compares numbers. What if the numbers do not grow with every grant: "
         "etcd's per-key `version` (always 1 for a fresh key), or a random value? And what does "
         "a good source look like?",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from model.trace import Trace
 from webapp.events import reception_outcome
 from webapp.style import ACCEPTED, HOLDS_GLYPH, REJECTED, VIOLATED_GLYPH, VIOLATING
@@ -20,12 +18,5 @@ def run_summary(trace: Trace) -> str:
         if broken
         else f"{HOLDS_GLYPH} no property violated in this run"
     )
-    return (
-        f"**{trace.title or trace.design.label()}** (receiver `{trace.design.receiver}`): "
-        f"{accepted} write(s) accepted, {rejected} rejected; {verdict}."
-    )
-
-
-def story_verdicts(traces: Sequence[Trace]) -> list[str]:
-    """A bullet per run."""
-    return [f"- {run_summary(trace)}" for trace in traces]
+    writes = "write" if accepted == 1 else "writes"
+    return f"{accepted} {writes} accepted, {rejected} rejected; {verdict}."
