@@ -69,8 +69,10 @@ def _open_cell(matrix: Matrix, cell: str) -> None:
     show_traces([trace], param="step", key=f"compare-{preset_name}-{name}")
 
 
+@st.fragment
 def _matrix_section() -> None:
-    """The presets x properties table and the chooser of a violated cell."""
+    """The presets x properties table and the chooser of a violated cell (a click on a cell
+    reruns only this part of the page)."""
     st.header("Every preset against every property")
     matrix = matrix_cached(REFERENCE_BOUNDS)
     rows = []

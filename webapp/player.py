@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from model.trace import Trace
@@ -32,6 +34,16 @@ PLAY_SECONDS: Final = 1.0
 SETTLE_SECONDS: Final = 3.0
 """How long after Play stops the browser's URL may still lag the position shown."""
 PLOT_CONFIG: Final = {"displaylogo": False, "scrollZoom": False}
+
+
+@lru_cache(maxsize=512)
+def figure_at(trace: Trace, upto: int) -> go.Figure:
+    """The timeline of a run after `upto` steps, built once per run and step.
+
+    Streamlit copies a figure before sending it and never changes it, so one object can be
+    shown to every visitor at that step: a class stepping through the same chapter shares it.
+    """
+    return timeline_figure(trace, upto)
 
 
 def current_step(param: str, count: int) -> int:
@@ -205,7 +217,7 @@ def _player(traces: Sequence[Trace], param: str, key: str, timed: bool) -> None:
     for index, trace in enumerate(traces):
         upto = min(position, len(trace.steps))
         st.plotly_chart(
-            timeline_figure(trace, upto),
+            figure_at(trace, upto),
             width="stretch",
             key=f"{key}-timeline-{index}",
             config=PLOT_CONFIG,

@@ -167,7 +167,7 @@ def _messages() -> None:
 
 
 def render_playground() -> None:
-    """The whole page."""
+    """The whole page: the design form, the board (a fragment) and the file loader."""
     st.title("Be the scheduler")
     st.markdown(
         "You decide what happens next: let time pass, grant the lock, send or deliver a "
@@ -175,12 +175,29 @@ def render_playground() -> None:
         "paused. The model checks every property after each step."
     )
     run = _current()
-    _messages()
     if run is None:
+        _messages()
         st.button("Start a fresh run", on_click=_fresh, key="playground-fresh", type="primary")
         return
-    trace = play(run)
     _design_form(run)
+    _board()
+    st.file_uploader(
+        f"Load a trace file (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
+        type=["json"],
+        key="playground-upload",
+        on_change=_load_trace,
+    )
+
+
+@st.fragment
+def _board() -> None:
+    """The run so far and the moves: a click reruns only this part of the page."""
+    run = _current()
+    _messages()
+    if run is None:
+        st.button("Start a fresh run", on_click=_fresh, key="playground-fresh-board")
+        return
+    trace = play(run)
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
     name = f"`{preset}` ({run.design.in_words()})" if preset else run.design.in_words()
     st.caption(
@@ -224,18 +241,11 @@ def render_playground() -> None:
     st.code(
         f"?d={run.link_params()['d']}&b={run.link_params()['b']}&a={encode_actions(run.actions)}"
     )
-    left, right = st.columns(2)
-    left.download_button(
+    st.download_button(
         "Download the trace (JSON)",
         trace_to_json(trace),
         file_name="playground-run.json",
         mime="application/json",
         key="playground-download",
         icon=":material/download:",
-    )
-    right.file_uploader(
-        f"Load a trace file (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
-        type=["json"],
-        key="playground-upload",
-        on_change=_load_trace,
     )
