@@ -3,13 +3,15 @@
 Used by the tests (spin's states and verdicts must equal the explorer's) and by the
 benchmark (pan's search time beside the explorer's). `spin -a` writes the verifier's C
 source, gcc compiles it, and pan searches with `-c0` so that it counts every state and
-every failing assertion instead of stopping at the first. Compiled with `-DBFS`, pan
+every failing assertion instead of stopping at the first (its report goes to a file).
+Compiled with `-DBFS`, pan
 reports each failure at the breadth-first depth of its source state, so the shortest
 violation of a property is that depth plus one step.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from model.promela import MARKER
 
 SPIN: Final = "spin"
 MODEL_FILE: Final = "model.pml"
+REPORT_FILE: Final = "pan.out"
 _ERROR = re.compile(rf"assertion violated \({MARKER}(P\d)\|\|.*\(at depth (\d+)\)")
 
 
@@ -44,6 +47,8 @@ class SpinResult:
     """Wall-clock time of pan's search alone (spin and gcc not counted)."""
     memory_mib: float
     """pan's own figure: total actual memory usage."""
+    peak_rss_mib: float = 0.0
+    """The operating system's figure: pan's peak resident memory."""
 
 
 def spin_available() -> bool:
@@ -83,23 +88,49 @@ def compile_pan(model: str, folder: Path, breadth_first: bool, timeout: float = 
 
 
 def search(folder: Path, expected_states: int = 1_000_000, timeout: float = 3600) -> SpinResult:
-    """Run the compiled pan over the whole state space and parse its report."""
+    """Run the compiled pan over the whole state space and read its report.
+
+    pan writes its report to a file (a line per failing assertion can run to millions);
+    its peak memory is the operating system's figure for the pan process.
+    """
     hash_bits = max(18, min(32, (2 * expected_states).bit_length()))
+    report_path = folder / REPORT_FILE
+    command = ["./pan", "-c0", "-n", f"-w{hash_bits}", "-m100000"]
     started = time.perf_counter()
-    report = _run(["./pan", "-c0", "-n", f"-w{hash_bits}", "-m100000"], folder, timeout)
+    with report_path.open("w") as report_file:
+        process = subprocess.Popen(
+            command, cwd=folder, stdout=report_file, stderr=subprocess.STDOUT
+        )
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:
+            process.kill()
+            raise
+        process.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - started
     shortest: dict[str, int] = {}
-    for name, depth in _ERROR.findall(report):
-        shortest[name] = min(shortest.get(name, 1 << 30), int(depth) + 1)
+    summary: list[str] = []
+    with report_path.open() as report:
+        for line in report:
+            found = _ERROR.search(line)
+            if found:
+                name, depth = found.group(1), int(found.group(2)) + 1
+                shortest[name] = min(shortest.get(name, depth), depth)
+            elif not line.startswith("pan:") or "elapsed" in line:
+                summary.append(line)
+    text = "".join(summary)
+    if process.returncode != 0:
+        raise SpinError(f"pan failed with status {process.returncode}:\n{text[-2000:]}")
     return SpinResult(
-        states=int(_number(r"(\d+) states, stored", report)),
-        transitions=int(_number(r"(\d+) transitions \(= stored\+matched\)", report)),
-        errors=int(_number(r"errors: (\d+)", report)),
+        states=int(_number(r"(\d+) states, stored", text)),
+        transitions=int(_number(r"(\d+) transitions \(= stored\+matched\)", text)),
+        errors=int(_number(r"errors: (\d+)", text)),
         shortest=shortest,
         violated=frozenset(shortest),
         compile_seconds=0.0,
         search_seconds=seconds,
-        memory_mib=_number(r"([\d.]+)\s+total actual memory usage", report),
+        memory_mib=_number(r"([\d.]+)\s+total actual memory usage", text),
+        peak_rss_mib=usage.ru_maxrss / 1024,
     )
 
 

@@ -20,7 +20,7 @@ from typing import Final
 
 from model.design import Bounds, Design
 from model.expression import Expr
-from model.layout import PER_WORKER, Layout, Vars
+from model.layout import PER_WORKER, Layout, Vars, symbolic_view
 from model.properties import Property
 from model.rules import Rule
 from model.system import System
@@ -28,15 +28,6 @@ from model.terms import Term
 
 MARKER: Final = "property_"
 """Prefix of a constant-0 variable per property: it names the property in spin's messages."""
-
-
-def symbolic_vars(layout: Layout) -> Vars:
-    """The state as expression text: one variable per column, 0 where the domain is {0}."""
-    values = [
-        Expr.variable(column) if size > 1 else 0
-        for column, size in zip(layout.columns, layout.sizes, strict=True)
-    ]
-    return Vars(layout, values)
 
 
 def _wrapped(value: Term) -> str:
@@ -137,7 +128,7 @@ def promela_model(design: Design, bounds: Bounds) -> PromelaModel:
     """The Promela text of a design within bounds, properties as assertions."""
     system = System(design, bounds)
     layout = system.layout
-    view = symbolic_vars(layout)
+    view = symbolic_view(layout)
     blocks: list[str] = []
     temporaries = 0
     asserted: set[str] = set()

@@ -148,3 +148,61 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         bad = list(layout.initial())
         bad[layout.index["holder"]] = 9
         explore(Design(), Bounds(), start=tuple(bad))
+
+
+def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
+    """The hash set's first occurrences of new keys equal those of a stable sort, batch by batch."""
+    import numpy as np
+
+    from model.keys import KeyCodec, SeenSet, first_occurrences
+    from model.layout import Layout
+
+    codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
+    seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        batch = rng.integers(0, 5_000, 3_000)
+        fresh = np.sort(seen.add(batch))
+        unique, first = first_occurrences(batch, codec)
+        new = ~np.isin(unique, everything)
+        assert fresh.tolist() == np.sort(first[new]).tolist()
+        everything = np.union1d(everything, batch)
+    assert seen.count == everything.size
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+def test_chunks_threads_and_wide_keys_change_nothing(preset, monkeypatch) -> None:
+    """Tiny chunks on two threads, and keys split into two words, give identical results."""
+    import model.explorer as explorer_module
+    import model.keys as keys_module
+
+    bounds = Bounds(3, 2, 5, 3, 1)
+    plain = explore(preset.design, bounds, threads=1)
+    monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
+    monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
+    monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    for symmetry in (False, True):
+        small = explore(preset.design, bounds, threads=2, symmetry=symmetry)
+        reference = plain if not symmetry else explore(preset.design, bounds, symmetry=True)
+        assert (small.states, small.transitions, small.level_sizes) == (
+            reference.states,
+            reference.transitions,
+            reference.level_sizes,
+        )
+        for name, verdict in reference.verdicts.items():
+            assert small.verdicts[name] == verdict
+
+
+def test_bounds_beyond_one_word_explore() -> None:
+    """The largest bounds the CLI accepts need keys of several words, and still explore."""
+    from model.keys import KeyCodec
+
+    design = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
+    bounds = Bounds(5, 12, 30, 8, 4)
+    assert KeyCodec.of(System(design, bounds).layout).words >= 2
+    result = explore(design, bounds, max_depth=5)
+    assert result.states == sum(result.level_sizes) and result.depth == 5
+    naive_level_one = len(
+        {s.state for s in System(design, bounds).successors(System(design, bounds).initial())}
+    )
+    assert result.level_sizes[1] == naive_level_one

@@ -17,8 +17,9 @@ from fencing.spin import check_with_spin, spin_available
 from model.design import Bounds, Design
 from model.explorer import explore
 from model.expression import Expr
+from model.layout import symbolic_view
 from model.presets import PRESETS_LIST
-from model.promela import promela_model, symbolic_vars
+from model.promela import promela_model
 from model.system import System
 from model.terms import all_of, any_of, not_, select
 
@@ -46,7 +47,7 @@ def test_one_valued_columns_are_constants_in_the_export() -> None:
     design = Design(receiver="none")
     text = promela_model(design, SMALL).text
     layout = System(design, SMALL).layout
-    view = symbolic_vars(layout)
+    view = symbolic_view(layout)
     assert view.hwm == 0 and "byte hwm;" not in text
     assert isinstance(view.now, Expr) and "byte now;" in text
 
