@@ -205,9 +205,10 @@ class _Rows(Sequence[np.ndarray]):
 
 
 def decode(layout: Layout, keys: np.ndarray) -> list[np.ndarray]:
-    """Column arrays of the states with these keys (one word, or rows of words)."""
-    codec = KeyCodec.of(layout)
-    return [codec.column(keys, i) for i in range(len(layout.columns))]
+    """Column arrays of the states with these packed numbers (`Layout.pack`, int64)."""
+    return [
+        (keys // stride) % size for stride, size in zip(layout.strides, layout.sizes, strict=True)
+    ]
 
 
 def _as_mask(condition: object, count: int) -> np.ndarray:
@@ -274,11 +275,11 @@ class Explorer:
     def run(self) -> Exploration:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
         started = time.perf_counter()
-        search = _Search(SeenSet(self.codec))
+        search = _Search(SeenSet(self.codec, self.threads))
         pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
         try:
             first = self.codec.pack(self.start)
-            frontier = self._admit(search, first, np.full(1, -1), np.zeros(1, np.int64), 0)
+            frontier = self._admit(search, first, np.full(1, -1), np.zeros(1, np.int64), 0, None)
             level_sizes = [1]
             depth = 0
             while len(frontier):
@@ -291,7 +292,7 @@ class Explorer:
                     break
                 keys, sources, rule_of = level
                 del frontier
-                frontier = self._admit(search, keys, sources, rule_of, offset)
+                frontier = self._admit(search, keys, sources, rule_of, offset, pool)
                 del keys, sources
                 if len(frontier):
                     depth += 1
@@ -388,7 +389,7 @@ class Explorer:
             selected = _Rows(columns, self.codec, keys, rows)
             view = Vars(self.layout, selected)
             targets = _successor_keys(self.codec, selected.keys, view, plan.rule.effect(view))
-            chunk.successors[plan.rule_id] = (targets, rows + begin)
+            chunk.successors[plan.rule_id] = (targets, (rows + begin).astype(np.int32))
             chunk.transitions += int(rows.size)
             self._note_properties(chunk, plan, view, rows + begin, known, exercised)
             if self.on_edges is not None:
@@ -428,14 +429,9 @@ class Explorer:
             )
             for prop in self.system.properties
         }
-        if self.codec.wide:
-            return EdgeBatch(
-                plan.rule,
-                np.array(self.codec.whole(sources), dtype=object),
-                np.array(self.codec.whole(targets), dtype=object),
-                violations,
-            )
-        return EdgeBatch(plan.rule, sources, targets, violations)
+        return EdgeBatch(
+            plan.rule, self.codec.numbers(sources), self.codec.numbers(targets), violations
+        )
 
     def _merge(
         self, search: _Search, chunks: list[_Chunk], offset: int, depth: int
@@ -486,11 +482,12 @@ class Explorer:
         sources: np.ndarray,
         rule_of: np.ndarray,
         offset: int,
+        pool: ThreadPoolExecutor | None,
     ) -> Keys:
         """Keep the successors not seen before (first parent wins); return the new frontier."""
         if self.canonicalizer is not None and len(keys):
             keys = self._canonical(keys)
-        first = search.seen.add(keys)
+        first = search.seen.add(keys, pool if len(keys) >= PARALLEL_FROM else None)
         unique = keys[first]
         order = (
             np.argsort(unique)

@@ -1,10 +1,11 @@
 """State keys for the explorer: one int64 word when the state space allows, several when not.
 
-A state's key is its mixed-radix number (`Layout.pack`). When that number fits in 63
-bits the key is one int64 (the fast, common case); when it does not, the columns are
-split into groups whose numbers each fit, and the key is a row of int64 words, the most
-significant group first, so that comparing rows word by word orders them exactly as the
-whole numbers. Nothing is hashed away: two states share a key only if they are equal.
+A state's key packs its columns into bit fields, the first column most significant. When
+they fit in 63 bits the key is one int64 (the fast, common case); when they do not, the
+columns are split into groups that each fit, and the key is a row of int64 words, the
+most significant group first, so that comparing rows word by word orders states exactly
+as comparing their mixed-radix numbers (`Layout.pack`) does. Nothing is hashed away: two
+states share a key only if they are equal.
 
 `Keys` are a 1-D int64 array (one word) or a 2-D array with one row per state.
 `SeenSet` is the set of keys found so far, an open-addressing hash table on the words
@@ -13,6 +14,7 @@ themselves, so that each level is checked against it without re-sorting what was
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
@@ -24,11 +26,15 @@ from model.layout import INT64_LIMIT, Layout
 Keys = np.ndarray
 """Packed states: shape (n,) for one-word keys, (n, words) for wider ones."""
 
+WORD_BITS: Final = INT64_LIMIT.bit_length()
+"""Bits of one key word (63: keys stay non-negative)."""
 EMPTY: Final = -1
 """A free slot of the hash table (keys are never negative)."""
-MAX_LOAD: Final = 0.7
+MAX_LOAD: Final = 0.6
 """The table grows by half once it is this full."""
 GROWTH: Final = 1.5
+INITIAL_SLOTS: Final = 256
+"""Slots of each partition's table at the start (they grow as states are found)."""
 PIECE: Final = 1 << 15
 ROUNDS_PER_PIECE: Final = 3
 """Keys probed together: small enough for their arrays to stay in the processor's cache."""
@@ -44,28 +50,36 @@ _MULTIPLIERS: Final = (
 
 @dataclass(frozen=True)
 class KeyCodec:
-    """Which word each column lives in, and its place value there."""
+    """Where each column lives in a key: its word, its bit offset and its bit width.
+
+    Each column takes the bits its largest value needs, the first column most
+    significant, so comparing keys compares states column by column exactly as the
+    layout's mixed-radix numbers do (the same order, hence the same first parents and
+    the same orbit representatives), while decoding a column is a shift and a mask.
+    """
 
     layout: Layout
     word_of: tuple[int, ...]
-    strides: tuple[int, ...]
+    shifts: tuple[int, ...]
+    widths: tuple[int, ...]
     words: int
 
     @staticmethod
     def of(layout: Layout) -> KeyCodec:
-        """Group the columns, least significant first, into words that each fit in 63 bits."""
-        word_of = [0] * len(layout.sizes)
-        strides = [0] * len(layout.sizes)
-        word, place = 0, 1
-        for i in range(len(layout.sizes) - 1, -1, -1):
-            if place * layout.sizes[i] > INT64_LIMIT:
-                word, place = word + 1, 1
-            word_of[i], strides[i] = word, place
-            place *= layout.sizes[i]
+        """Give each column its bits, least significant first, in words of at most 63 bits."""
+        count = len(layout.sizes)
+        word_of, shifts = [0] * count, [0] * count
+        widths = tuple((size - 1).bit_length() for size in layout.sizes)
+        word, used = 0, 0
+        for i in range(count - 1, -1, -1):
+            if used + widths[i] > WORD_BITS:
+                word, used = word + 1, 0
+            word_of[i], shifts[i] = word, used
+            used += widths[i]
         words = word + 1
         # Word numbers were counted from the least significant end: flip them.
         flipped = tuple(words - 1 - w for w in word_of)
-        return KeyCodec(layout, flipped, tuple(strides), words)
+        return KeyCodec(layout, flipped, tuple(shifts), widths, words)
 
     @property
     def wide(self) -> bool:
@@ -73,13 +87,21 @@ class KeyCodec:
         return self.words > 1
 
     @cached_property
+    def strides(self) -> tuple[int, ...]:
+        """Place value of each column within its word."""
+        return tuple(1 << shift for shift in self.shifts)
+
+    @cached_property
     def bits(self) -> int:
-        """Bits of the most significant word's largest value (one-word keys: the whole key)."""
-        top = 1
-        for size, word in zip(self.layout.sizes, self.word_of, strict=True):
-            if word == 0:
-                top *= size
-        return (top - 1).bit_length()
+        """Bits used in the most significant word (one-word keys: the whole key)."""
+        return max(
+            (
+                shift + width
+                for shift, width, word in zip(self.shifts, self.widths, self.word_of, strict=True)
+                if word == 0
+            ),
+            default=0,
+        )
 
     def pack(self, state: tuple[int, ...] | list[int]) -> Keys:
         """The key of one state, as a one-element Keys array."""
@@ -90,56 +112,33 @@ class KeyCodec:
             return np.array(words, dtype=np.int64)
         return np.array([words], dtype=np.int64)
 
-    def pack_columns(self, columns: list[np.ndarray]) -> Keys:
-        """Keys of states given as one array per column."""
-        count = len(columns[0]) if columns else 0
-        words = np.zeros((count, self.words), dtype=np.int64)
-        for values, word, stride in zip(columns, self.word_of, self.strides, strict=True):
-            words[:, word] += np.asarray(values, dtype=np.int64) * stride
-        return words[:, 0] if not self.wide else words
-
     def word(self, keys: Keys, word: int) -> np.ndarray:
         """One word of every key."""
         return keys if keys.ndim == 1 else keys[:, word]
 
     def column(self, keys: Keys, index: int) -> np.ndarray:
         """One column's values for every key."""
-        stride, size = self.strides[index], self.layout.sizes[index]
-        if size == 1:
+        width = self.widths[index]
+        if width == 0:
             return np.zeros(len(keys), dtype=np.int64)
         values = self.word(keys, self.word_of[index])
-        if stride > 1:
-            values = values // stride
-        return values % size if self.below_top[index] else values
+        if self.shifts[index]:
+            values = values >> self.shifts[index]
+        return values & ((1 << width) - 1)
 
-    @cached_property
-    def below_top(self) -> tuple[bool, ...]:
-        """Whether a column has others above it in its word (else no modulo is needed)."""
-        return tuple(
-            stride * size < self._word_capacity(word)
-            for stride, size, word in zip(
-                self.strides, self.layout.sizes, self.word_of, strict=True
-            )
+    def numbers(self, keys: Keys) -> np.ndarray:
+        """The layout's mixed-radix numbers of these keys (`Layout.pack`), for visitors:
+        int64 where they fit, Python ints otherwise."""
+        columns = [self.column(keys, i) for i in range(len(self.widths))]
+        if self.layout.capacity <= INT64_LIMIT:
+            total = np.zeros(len(keys), dtype=np.int64)
+            for values, stride in zip(columns, self.layout.strides, strict=True):
+                total += values * stride
+            return total
+        return np.array(
+            [self.layout.pack(row) for row in zip(*(c.tolist() for c in columns), strict=True)],
+            dtype=object,
         )
-
-    def whole(self, keys: Keys) -> list[int]:
-        """The keys as Python integers (the layout's mixed-radix numbers)."""
-        if not self.wide:
-            return [int(k) for k in keys.tolist()]
-        places = [0] * self.words
-        place = 1
-        for word in range(self.words - 1, -1, -1):
-            places[word] = place
-            place *= self._word_capacity(word)
-        return [sum(int(w) * p for w, p in zip(row, places, strict=True)) for row in keys.tolist()]
-
-    def _word_capacity(self, word: int) -> int:
-        """How many values one word's columns span together."""
-        total = 1
-        for size, owner in zip(self.layout.sizes, self.word_of, strict=True):
-            if owner == word:
-                total *= size
-        return total
 
 
 def take(keys: Keys, rows: np.ndarray | slice) -> Keys:
@@ -189,60 +188,88 @@ def first_occurrences(keys: Keys, codec: KeyCodec) -> tuple[Keys, np.ndarray]:
 
 
 class SeenSet:
-    """The keys of every state found so far: a linear-probing hash table on the key words.
+    """The keys of every state found so far: hash tables of key words, linear probing.
 
     `add` takes a level's successor keys in the search's order, copies included, and
-    returns the position of the first occurrence of every key not seen before, so the
-    first parent wins without sorting the batch. The probing loop is compiled (numba);
-    the table grows by half whenever it is `MAX_LOAD` full, so it holds between 11 and 17
-    bytes per one-word key.
+    returns the positions of the first occurrences of keys not seen before, so the first
+    parent wins without sorting the batch. The set is partitioned by hash into tables
+    that grow one at a time (by half, once `MAX_LOAD` full), so growing never holds two
+    copies of the whole set; two threads insert into disjoint halves of the tables at
+    once. The probing loops are compiled (`model.probing`).
     """
 
-    def __init__(self, codec: KeyCodec, expected: int = 1 << 12) -> None:
+    def __init__(self, codec: KeyCodec, threads: int = 1) -> None:
+        from model import probing
+
         self.codec = codec
+        self.threads = max(1, min(threads, 2))
+        self.tables = [self._empty(INITIAL_SLOTS) for _ in range(probing.PARTS)]
+        self.rooms = np.array([self._room(INITIAL_SLOTS)] * probing.PARTS, dtype=np.int64)
         self.count = 0
-        self.table = self._empty(max(1024, int(expected / MAX_LOAD) + 1))
 
     def _empty(self, size: int) -> np.ndarray:
         """A table of free slots."""
         shape = (size,) if not self.codec.wide else (size, self.codec.words)
         return np.full(shape, EMPTY, dtype=np.int64)
 
-    @property
-    def size(self) -> int:
-        """Number of slots."""
-        return len(self.table)
+    @staticmethod
+    def _room(size: int) -> int:
+        """How many keys a table of this size takes before it grows."""
+        return int(MAX_LOAD * size)
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the table."""
-        return int(self.table.nbytes)
+        """Memory held by the tables."""
+        return sum(int(table.nbytes) for table in self.tables)
 
-    def add(self, keys: Keys) -> np.ndarray:
+    def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""
         from model import probing
 
-        fresh = np.empty(len(keys), dtype=np.int64)
-        found = 0
-        done = 0
-        while done < len(keys):
-            room = int(MAX_LOAD * self.size) - self.count
-            if room <= 0:
-                self._rehash(int(self.size * GROWTH) + 1)
-                continue
-            insert = probing.insert_wide if self.codec.wide else probing.insert_narrow
-            done, added = insert(self.table, keys, done, room, fresh[found:])
-            found += added
-            self.count += added
-        return fresh[:found]
+        if not len(keys):
+            return np.zeros(0, dtype=np.int64)
+        order, bounds = probing.partition(keys)
+        groups = [
+            (part, order[bounds[part] : bounds[part + 1]])
+            for part in range(probing.PARTS)
+            if bounds[part + 1] > bounds[part]
+        ]
+        if pool is None or self.threads == 1:
+            found = self._insert_groups(keys, groups)
+        else:
+            halves = [pool.submit(self._insert_groups, keys, groups[i::2]) for i in (0, 1)]
+            found = halves[0].result() + halves[1].result()
+        fresh = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        self.count += len(fresh)
+        return fresh
 
-    def _rehash(self, size: int) -> None:
-        """Move every key into a new table of `size` slots."""
+    def _insert_groups(self, keys: Keys, groups: list[tuple[int, np.ndarray]]) -> list[np.ndarray]:
+        """Insert each table's share of the batch; the batch positions of new keys."""
+        return [positions[self._insert(part, keys[positions])] for part, positions in groups]
+
+    def _insert(self, part: int, keys: Keys) -> np.ndarray:
+        """Insert keys into one table (growing it as needed); positions of the new ones."""
         from model import probing
 
-        old = self.table
-        self.table = self._empty(size)
-        if self.codec.wide:
-            probing.rehash_wide(old, self.table)
-        else:
-            probing.rehash_narrow(old, self.table)
+        insert = probing.insert_wide if self.codec.wide else probing.insert_narrow
+        fresh = np.empty(len(keys), dtype=np.int64)
+        position, added = 0, 0
+        while position < len(keys):
+            if self.rooms[part] == 0:
+                self._grow(part)
+            before = added
+            room = int(self.rooms[part])
+            position, added = insert(self.tables[part], keys, position, room, fresh, added)
+            self.rooms[part] -= added - before
+        return fresh[:added]
+
+    def _grow(self, part: int) -> None:
+        """Move one table's keys into a table half as large again."""
+        from model import probing
+
+        old = self.tables[part]
+        size = int(len(old) * GROWTH) + 1
+        table = self._empty(size)
+        (probing.rehash_wide if self.codec.wide else probing.rehash_narrow)(old, table)
+        self.rooms[part] = self._room(size) - (self._room(len(old)) - int(self.rooms[part]))
+        self.tables[part] = table

@@ -180,7 +180,7 @@ def test_chunks_threads_and_wide_keys_change_nothing(preset, monkeypatch) -> Non
     plain = explore(preset.design, bounds, threads=1)
     monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
     monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
-    monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    monkeypatch.setattr(keys_module, "WORD_BITS", 20)
     for symmetry in (False, True):
         small = explore(preset.design, bounds, threads=2, symmetry=symmetry)
         reference = plain if not symmetry else explore(preset.design, bounds, symmetry=True)

@@ -1,0 +1,133 @@
+"""The explorer beside spin on the same model: a ladder of core bounds from 0.3k to 17M states.
+
+For each rung the core design is exported to Promela (`model.promela`), compiled once,
+and searched by pan (`-c0`, every assertion checked, nothing printed per state); the
+explorer explores the same bounds in a fresh process. Printed per rung: states and
+transitions (which must agree: pan counts one transition more, its entry into the
+loop), the explorer's seconds and peak memory above its baseline, pan's search-only
+seconds (spin and gcc not counted) and peak memory, and the ratios; below 2M states each
+engine's best of three runs is shown, as other work on the machine adds noise. Then the explorer's
+memory per state and, with `--big`, a run of about 100M states alone. Without spin the
+pan columns are left out and the reason printed.
+
+    .venv/bin/python bench/bench_spin.py [--quick] [--big] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fencing.spin import compile_pan, search, spin_available  # noqa: E402
+from model.design import Bounds, Design  # noqa: E402
+from model.promela import promela_model  # noqa: E402
+
+LADDER = (
+    Bounds(2, 2, 4, 2, 1),
+    Bounds(3, 2, 6, 3, 2),
+    Bounds(3, 3, 10, 5, 2),
+    Bounds(3, 3, 14, 7, 2),
+    Bounds(4, 3, 12, 6, 2),
+    Bounds(4, 3, 14, 7, 2),
+)
+BIG = Bounds(4, 3, 18, 8, 2)
+"""About 100M states of the core: the explorer alone, to show it fits the machine."""
+
+_ONE_RUN = """
+import json, resource, sys, time
+from model.design import Bounds, Design
+from model.explorer import explore
+explore(Design(), Bounds(2, 2, 4, 2, 1))
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+bounds = Bounds(*json.loads(sys.argv[1]))
+threads = json.loads(sys.argv[2])
+started = time.perf_counter()
+result = explore(Design(), bounds, max_states=10**9, max_seconds=10**6, threads=threads)
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"states": result.states, "transitions": result.transitions,
+                  "seconds": seconds, "baseline_kib": baseline, "peak_kib": peak,
+                  "complete": result.complete}))
+"""
+
+
+def explore_in_fresh_process(bounds: Bounds, threads: int | None) -> dict[str, float]:
+    """One exploration in its own interpreter, so its peak memory is its own."""
+    sizes = [bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes]
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_RUN, json.dumps(sizes), json.dumps(threads)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    """Print the side-by-side table, then the memory growth per state."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="stop below 2M states")
+    parser.add_argument("--big", action="store_true", help="also explore ~100M states alone")
+    parser.add_argument("--threads", type=int, default=None, help="explorer threads")
+    args = parser.parse_args()
+    ladder = [b for b in LADDER if not args.quick or b.workers < 4]
+    with_spin = spin_available()
+    if not with_spin:
+        print("spin or gcc is not installed: pan's columns are left out")
+    header = (
+        f"{'bounds':<22}{'states':>12}{'transitions':>13}{'ours s':>9}{'ours MiB':>10}"
+        f"{'pan s':>9}{'pan MiB':>9}{'time':>7}{'memory':>8}"
+    )
+    print("Core design, explorer vs pan (search only); ratios are ours / pan's")
+    print(header)
+    growth = []
+    for bounds in ladder:
+        repeats = 3 if bounds.workers < 4 else 1
+        runs = [explore_in_fresh_process(bounds, args.threads) for _ in range(repeats)]
+        ours = min(runs, key=lambda run: run["seconds"])
+        our_mib = (ours["peak_kib"] - ours["baseline_kib"]) / 1024
+        growth.append((ours["states"], our_mib))
+        line = (
+            f"{bounds.short():<22}{ours['states']:>12,}{ours['transitions']:>13,}"
+            f"{ours['seconds']:>9.2f}{our_mib:>10.0f}"
+        )
+        if with_spin:
+            with tempfile.TemporaryDirectory() as folder:
+                compile_pan(promela_model(Design(), bounds).text, Path(folder), False)
+                pans = [search(Path(folder), int(ours["states"])) for _ in range(repeats)]
+            pan = min(pans, key=lambda run: run.search_seconds)
+            agree = pan.states == ours["states"] and pan.transitions == ours["transitions"] + 1
+            line += (
+                f"{pan.search_seconds:>9.2f}{pan.peak_rss_mib:>9.0f}"
+                f"{ours['seconds'] / pan.search_seconds:>7.2f}"
+                f"{our_mib / pan.peak_rss_mib:>8.2f}"
+            )
+            if not agree:
+                line += (
+                    f"  COUNTS DIFFER: pan {pan.states:,} states {pan.transitions:,} transitions"
+                )
+        print(line, flush=True)
+    print("\nExplorer memory above its baseline, per state:")
+    for states, mib in growth:
+        print(f"  {states:>12,} states  {mib * 2**20 / states:>7.1f} bytes per state")
+    if args.big:
+        ours = explore_in_fresh_process(BIG, args.threads)
+        mib = (ours["peak_kib"] - ours["baseline_kib"]) / 1024
+        print(
+            f"\n{BIG.short()}: {ours['states']:,} states in {ours['seconds']:.1f} s, "
+            f"{mib / 1024:.2f} GiB above baseline ({mib * 2**20 / ours['states']:.1f} bytes "
+            "per state)"
+        )
+
+
+if __name__ == "__main__":
+    main()
