@@ -16,6 +16,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Final
 
+from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import (
     BOUND_LIMITS,
@@ -28,15 +29,17 @@ from model.design import (
     Design,
     DesignError,
 )
-from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, Progress, explore
+from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
+from model.itf import read_trace_file
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
-from model.trace import Trace, TraceError, replay, trace_from_json, trace_to_dict
+from model.trace import Trace, TraceError, replay, trace_to_dict
 
 EXIT_USAGE: Final = 2
-COMMAND_MODULES: Final[tuple[str, ...]] = ()
+COMMAND_MODULES: Final[tuple[str, ...]] = ("fencing.export",)
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
+BUDGET_HELP: Final = "state budget (default: as many as the available memory holds)"
 DESIGN_OPTIONS: Final = tuple(field.name for field in fields(Design))
 """Design options settable by a flag of the same name (underscores as dashes)."""
 
@@ -211,10 +214,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`fencing replay FILE`: re-check and narrate a trace file."""
-    path = Path(args.file)
-    if not path.is_file():
-        raise DesignError(f"no such trace file: {path}")
-    trace = trace_from_json(path.read_bytes())
+    trace = read_trace_file(Path(args.file))
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))
     broken = ", ".join(trace.violated()) or "none"
@@ -300,18 +300,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )
-    check.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N")
+    check.add_argument("--max-states", type=int, default=None, metavar="N", help=BUDGET_HELP)
     check.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
 
-    replay_cmd = commands.add_parser("replay", help="re-check and narrate a trace file")
+    replay_cmd = commands.add_parser(
+        "replay", help="re-check and narrate a trace file (Fencing Lab JSON or ITF)"
+    )
     replay_cmd.add_argument("file")
     replay_cmd.set_defaults(run=run_replay)
 
     matrix = commands.add_parser("matrix", help="every preset x every property")
     add_bounds_arguments(matrix, REFERENCE_BOUNDS)
-    matrix.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N")
+    matrix.add_argument("--max-states", type=int, default=None, metavar="N", help=BUDGET_HELP)
     matrix.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
     matrix.add_argument("--json", action="store_true")
     matrix.set_defaults(run=run_matrix)
@@ -339,9 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fencing` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "max_states", 1) < 1 or getattr(args, "max_seconds", 1) <= 0:
+    if (getattr(args, "max_states", None) or 1) < 1 or getattr(args, "max_seconds", 1) <= 0:
         parser.error("--max-states and --max-seconds must be positive")
     try:
+        if hasattr(args, "max_states"):
+            args.max_states = resolve_max_states(args.max_states)
         code: int = args.run(args)
     except (DesignError, TraceError) as error:
         print(f"fencing: error: {error}", file=sys.stderr)
