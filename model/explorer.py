@@ -17,6 +17,7 @@ and replayed through the interpreter.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,13 +38,14 @@ from model.verdicts import PropertyVerdict, Status, exploration_status
 
 DEFAULT_MAX_STATES: Final = 3_000_000
 DEFAULT_MAX_SECONDS: Final = 60.0
-CHUNK_STATES: Final = 1 << 16
+CHUNK_STATES: Final = 1 << 15
 """States of a level expanded together: bounds the memory of decoded columns."""
 PARALLEL_FROM: Final = 4 * CHUNK_STATES
 """Levels at least this large are expanded on two threads (smaller ones gain nothing)."""
-BYTES_PER_STATE: Final = 32
-"""What one stored state costs the explorer at most (parent link, action, seen-set share),
-measured by `make bench`; the CLI sizes its default state budget with it."""
+BYTES_PER_STATE: Final = 40
+"""What one stored state costs the explorer at most, with its share of a level's buffers
+(about 30 bytes measured at 17M states by bench/bench_spin.py, rounded up for safety); the
+CLI sizes its default state budget with it."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +238,26 @@ def _successor_keys(codec: KeyCodec, parents: Keys, view: Vars, changes: dict[st
     return keys
 
 
+def _c_library() -> ctypes.CDLL | None:
+    """The C library, if it is glibc (which can hand freed memory back to the system)."""
+    try:
+        library = ctypes.CDLL("libc.so.6")
+        library.malloc_trim.argtypes = [ctypes.c_size_t]
+        return library
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _c_library()
+
+
+def release_free_memory() -> None:
+    """Give the memory of a finished level's buffers back to the system (glibc keeps freed
+    blocks otherwise), so the peak of the next level starts from the states alone."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
 def default_threads() -> int:
     """Two expansion threads on a machine with two cores or more, else one."""
     return 2 if (os.cpu_count() or 1) >= 2 else 1
@@ -293,7 +315,8 @@ class Explorer:
                 keys, sources, rule_of = level
                 del frontier
                 frontier = self._admit(search, keys, sources, rule_of, offset, pool)
-                del keys, sources
+                del keys, sources, rule_of, level
+                release_free_memory()
                 if len(frontier):
                     depth += 1
                     level_sizes.append(len(frontier))
@@ -436,15 +459,11 @@ class Explorer:
     def _merge(
         self, search: _Search, chunks: list[_Chunk], offset: int, depth: int
     ) -> tuple[Keys, np.ndarray, np.ndarray]:
-        """Join the chunks' findings in rule order, then row order."""
-        keys, sources, rule_ids = [], [], []
-        for plan in self.plans:
-            for chunk in chunks:
-                found = chunk.successors.get(plan.rule_id)
-                if found is not None:
-                    keys.append(found[0])
-                    sources.append(found[1])
-                    rule_ids.append(np.full(len(found[1]), plan.rule_id, dtype=self.action_type))
+        """Join the chunks' findings in rule order, then row order.
+
+        Each chunk's successors are copied into the level's arrays and dropped at once, so
+        the level is never held twice.
+        """
         for chunk in chunks:
             search.transitions += chunk.transitions
             search.exercised |= chunk.exercised
@@ -458,9 +477,21 @@ class Explorer:
             if self.on_edges is not None:
                 for batch in chunk.edges:
                     self.on_edges(batch)
-        all_sources = np.concatenate(sources) if sources else np.zeros(0, np.int64)
-        all_rules = np.concatenate(rule_ids) if rule_ids else np.zeros(0, self.action_type)
-        return concat(keys, self.codec), all_sources, all_rules
+        total = sum(chunk.transitions for chunk in chunks)
+        shape = (total,) if not self.codec.wide else (total, self.codec.words)
+        keys = np.empty(shape, dtype=np.int64)
+        sources = np.empty(total, dtype=np.int32)
+        rule_ids = np.empty(total, dtype=self.action_type)
+        filled = 0
+        for plan in self.plans:
+            for chunk in chunks:
+                found = chunk.successors.pop(plan.rule_id, None)
+                if found is not None:
+                    end = filled + len(found[1])
+                    keys[filled:end], sources[filled:end] = found
+                    rule_ids[filled:end] = plan.rule_id
+                    filled = end
+        return keys, sources, rule_ids
 
     # ----- admitting new states ---------------------------------------------------------
 

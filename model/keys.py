@@ -30,7 +30,7 @@ WORD_BITS: Final = INT64_LIMIT.bit_length()
 """Bits of one key word (63: keys stay non-negative)."""
 EMPTY: Final = -1
 """A free slot of the hash table (keys are never negative)."""
-MAX_LOAD: Final = 0.6
+MAX_LOAD: Final = 0.7
 """The table grows by half once it is this full."""
 GROWTH: Final = 1.5
 INITIAL_SLOTS: Final = 256
@@ -228,6 +228,8 @@ class SeenSet:
 
         if not len(keys):
             return np.zeros(0, dtype=np.int64)
+        if len(keys) >= 2**31:
+            raise ValueError("a batch of keys must hold fewer than 2^31 keys")
         order, bounds = probing.partition(keys)
         groups = [
             (part, order[bounds[part] : bounds[part + 1]])
@@ -252,7 +254,7 @@ class SeenSet:
         from model import probing
 
         insert = probing.insert_wide if self.codec.wide else probing.insert_narrow
-        fresh = np.empty(len(keys), dtype=np.int64)
+        fresh = np.empty(len(keys), dtype=np.int32)
         position, added = 0, 0
         while position < len(keys):
             if self.rooms[part] == 0:

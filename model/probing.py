@@ -53,7 +53,7 @@ def partition(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bounds[home_part + 1] += 1
     for part in range(PARTS):
         bounds[part + 1] += bounds[part]
-    order = np.empty(count, dtype=np.int64)
+    order = np.empty(count, dtype=np.int32)
     filled = bounds[:-1].copy()
     for i in range(count):
         part = parts[i]
