@@ -231,38 +231,39 @@ class SeenSet:
         if len(keys) >= 2**31:
             raise ValueError("a batch of keys must hold fewer than 2^31 keys")
         order, bounds = probing.partition(keys)
-        groups = [
-            (part, order[bounds[part] : bounds[part + 1]])
-            for part in range(probing.PARTS)
-            if bounds[part + 1] > bounds[part]
-        ]
+        parts = [part for part in range(probing.PARTS) if bounds[part + 1] > bounds[part]]
         if pool is None or self.threads == 1:
-            found = self._insert_groups(keys, groups)
+            found = [self._insert_parts(keys, order, bounds, parts)]
         else:
-            halves = [pool.submit(self._insert_groups, keys, groups[i::2]) for i in (0, 1)]
-            found = halves[0].result() + halves[1].result()
-        fresh = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+            halves = [
+                pool.submit(self._insert_parts, keys, order, bounds, parts[i::2]) for i in (0, 1)
+            ]
+            found = [half.result() for half in halves]
+        fresh = np.concatenate(found) if len(found) > 1 else found[0]
         self.count += len(fresh)
         return fresh
 
-    def _insert_groups(self, keys: Keys, groups: list[tuple[int, np.ndarray]]) -> list[np.ndarray]:
-        """Insert each table's share of the batch; the batch positions of new keys."""
-        return [positions[self._insert(part, keys[positions])] for part, positions in groups]
-
-    def _insert(self, part: int, keys: Keys) -> np.ndarray:
-        """Insert keys into one table (growing it as needed); positions of the new ones."""
+    def _insert_parts(
+        self, keys: Keys, order: np.ndarray, bounds: np.ndarray, parts: list[int]
+    ) -> np.ndarray:
+        """Insert the batch's keys of these tables (growing them as needed); the batch
+        positions of the new ones."""
         from model import probing
 
         insert = probing.insert_wide if self.codec.wide else probing.insert_narrow
-        fresh = np.empty(len(keys), dtype=np.int32)
-        position, added = 0, 0
-        while position < len(keys):
-            if self.rooms[part] == 0:
-                self._grow(part)
-            before = added
-            room = int(self.rooms[part])
-            position, added = insert(self.tables[part], keys, position, room, fresh, added)
-            self.rooms[part] -= added - before
+        fresh = np.empty(sum(int(bounds[p + 1] - bounds[p]) for p in parts), dtype=np.int32)
+        added = 0
+        for part in parts:
+            index, end = int(bounds[part]), int(bounds[part + 1])
+            while index < end:
+                if self.rooms[part] == 0:
+                    self._grow(part)
+                before = added
+                room = int(self.rooms[part])
+                index, added = insert(
+                    self.tables[part], keys, order, index, end, room, fresh, added
+                )
+                self.rooms[part] -= added - before
         return fresh[:added]
 
     def _grow(self, part: int) -> None:

@@ -64,16 +64,25 @@ def partition(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True, nogil=True)
 def insert_narrow(
-    table: np.ndarray, keys: np.ndarray, start: int, room: int, fresh: np.ndarray, added: int
+    table: np.ndarray,
+    keys: np.ndarray,
+    order: np.ndarray,
+    start: int,
+    end: int,
+    room: int,
+    fresh: np.ndarray,
+    added: int,
 ) -> tuple[int, int]:
-    """Insert keys[start:] in order until `room` new keys went in.
+    """Insert keys[order[start:end]] in that order until `room` new keys went in.
 
-    Writes the positions of new keys to fresh[added:]; returns (next position, added).
+    Writes the batch positions of new keys to fresh[added:]; returns (next index into
+    `order`, added).
     """
     size = table.shape[0]
-    position = start
+    index = start
     limit = added + room
-    while position < keys.shape[0] and added < limit:
+    while index < end and added < limit:
+        position = order[index]
         key = keys[position]
         slot = _home(np.uint64(key) * _MIX, size)
         while True:
@@ -88,8 +97,8 @@ def insert_narrow(
             slot += 1
             if slot == size:
                 slot = 0
-        position += 1
-    return position, added
+        index += 1
+    return index, added
 
 
 @njit(cache=True, nogil=True)
@@ -103,13 +112,21 @@ def _same_row(table: np.ndarray, slot: int, row: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def insert_wide(
-    table: np.ndarray, keys: np.ndarray, start: int, room: int, fresh: np.ndarray, added: int
+    table: np.ndarray,
+    keys: np.ndarray,
+    order: np.ndarray,
+    start: int,
+    end: int,
+    room: int,
+    fresh: np.ndarray,
+    added: int,
 ) -> tuple[int, int]:
     """`insert_narrow` for keys of several words (one row each)."""
     size = table.shape[0]
-    position = start
+    index = start
     limit = added + room
-    while position < keys.shape[0] and added < limit:
+    while index < end and added < limit:
+        position = order[index]
         row = keys[position]
         slot = _home(_mixed_row(row), size)
         while True:
@@ -123,8 +140,8 @@ def insert_wide(
             slot += 1
             if slot == size:
                 slot = 0
-        position += 1
-    return position, added
+        index += 1
+    return index, added
 
 
 @njit(cache=True, nogil=True)

@@ -206,3 +206,26 @@ def test_bounds_beyond_one_word_explore() -> None:
         {s.state for s in System(design, bounds).successors(System(design, bounds).initial())}
     )
     assert result.level_sizes[1] == naive_level_one
+
+
+def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> None:
+    """A property left out of a rule's plan is never violated or exercised by that rule."""
+    from model.explorer import rule_plans
+
+    core = {plan.rule.action: plan for plan in rule_plans(System(Design(), SMALL))}
+    assert all("P5" not in {p.name for p in plan.violable} for plan in core.values())
+    assert {p.name for p in core[Action("Deliver", 1)].violable} == {"P1", "P2", "P3", "P4"}
+    assert not core[Action("Tick")].violable and not core[Action("Acquire", 1)].triggerable
+    unfenced = rule_plans(System(Design(receiver="none"), SMALL))
+    assert all("P4" not in {p.name for p in plan.violable} for plan in unfenced)
+    for preset in PRESETS_LIST:
+        system = System(preset.design, SMALL)
+        plans = {plan.rule.action: plan for plan in rule_plans(system)}
+        for state in naive_explore(preset.design, SMALL).states:
+            view = system.view(state)
+            for rule in system.enabled(state):
+                plan = plans[rule.action]
+                possible = {p.name for p in plan.violable}
+                assert set(system.violations(state, rule)) <= possible
+                exercised = {p.name for p in system.properties if p.triggered(view, rule)}
+                assert exercised <= {p.name for p in plan.triggerable}
