@@ -49,6 +49,8 @@ class SpinResult:
     """pan's own figure: total actual memory usage."""
     peak_rss_mib: float = 0.0
     """The operating system's figure: pan's peak resident memory."""
+    cpu_seconds: float = 0.0
+    """Processor time pan used (user and system), less sensitive to other work than wall time."""
 
 
 def spin_available() -> bool:
@@ -131,6 +133,7 @@ def search(folder: Path, expected_states: int = 1_000_000, timeout: float = 3600
         search_seconds=seconds,
         memory_mib=_number(r"([\d.]+)\s+total actual memory usage", text),
         peak_rss_mib=usage.ru_maxrss / 1024,
+        cpu_seconds=usage.ru_utime + usage.ru_stime,
     )
 
 

@@ -23,12 +23,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
 from model.design import Bounds, Design
 from model.keys import KeyCodec, Keys, SeenSet, concat
+
+if TYPE_CHECKING:
+    from model.kernels import Kernel
 from model.layout import Layout, Vars, symbolic_view
 from model.properties import Property
 from model.rules import Action, Rule
@@ -42,6 +45,12 @@ CHUNK_STATES: Final = 1 << 15
 """States of a level expanded together: bounds the memory of decoded columns."""
 PARALLEL_FROM: Final = 4 * CHUNK_STATES
 """Levels at least this large are expanded on two threads (smaller ones gain nothing)."""
+COMPILE_FROM: Final = 1 << 18
+"""Levels at least this large are expanded by compiled loops (`model.kernels`), compiled
+for the design and bounds if need be; below it, compiling would cost more than it saves."""
+LOAD_FROM: Final = 1 << 13
+"""Levels at least this large use compiled loops when an earlier run already compiled
+them (loading them from the cache is cheap); smaller levels use the numpy path."""
 BYTES_PER_STATE: Final = 40
 """What one stored state costs the explorer at most, with its share of a level's buffers
 (about 30 bytes measured at 17M states by bench/bench_spin.py, rounded up for safety); the
@@ -277,6 +286,7 @@ class Explorer:
         start: State | None = None,
         on_edges: EdgeVisitor | None = None,
         threads: int | None = None,
+        compiled: bool | None = None,
     ) -> None:
         self.system = system
         self.on_edges = on_edges
@@ -291,6 +301,10 @@ class Explorer:
         self.start = start if start is not None else system.initial()
         self.plans = rule_plans(system)
         self.threads = threads if threads is not None else default_threads()
+        self.kernels: dict[int, Kernel] | None = None
+        self.compilable = not self.codec.wide and on_edges is None
+        self.cached_kernels: bool | None = None
+        self.compiled = compiled
         self.parent_type = np.int32 if max_states < 2**31 else np.int64
         self.action_type = np.min_scalar_type(max(len(system.rules) - 1, 0))
 
@@ -374,6 +388,8 @@ class Explorer:
         """
         ranges = list(self._chunks(len(frontier)))
         known = dict(search.first_violation)
+        if self._wants_kernels(len(frontier)):
+            self.kernels = self._compile()
 
         def work(bounds: tuple[int, int]) -> _Chunk | None:
             if time.perf_counter() - started > self.max_seconds:
@@ -392,6 +408,69 @@ class Explorer:
         done = [chunk for chunk in chunks if chunk is not None]
         return self._merge(search, done, offset, depth)
 
+    def _kernel_plans(self) -> list[tuple[int, list[str], list[str]]]:
+        """What the compiled loops must do: per rule, the properties to check."""
+        return [
+            (plan.rule_id, [p.name for p in plan.violable], [p.name for p in plan.triggerable])
+            for plan in self.plans
+        ]
+
+    def _wants_kernels(self, level: int) -> bool:
+        """Whether this level should be expanded by compiled loops (not loaded yet)."""
+        if self.kernels is not None or not self.compilable or self.compiled is False:
+            return False
+        if level < LOAD_FROM:
+            return False
+        return bool(self.compiled) or level >= COMPILE_FROM or self._compiled_before()
+
+    def _compiled_before(self) -> bool:
+        """Whether an earlier run compiled this design's loops (checked once)."""
+        if self.cached_kernels is None:
+            from model.kernels import is_compiled
+
+            self.cached_kernels = is_compiled(self.system, self.codec, self._kernel_plans())
+        return self.cached_kernels
+
+    def _compile(self) -> dict[int, Kernel]:
+        """The compiled loop of every rule that can be enabled."""
+        from model.kernels import load_kernels
+
+        return load_kernels(self.system, self.codec, self._kernel_plans())
+
+    def _expand_compiled(
+        self,
+        frontier: Keys,
+        bounds: tuple[int, int],
+        known: dict[str, tuple[int, int, int]],
+        exercised: set[str],
+    ) -> _Chunk:
+        """`_expand_chunk` by the compiled loops: the same successors, in the same order."""
+        assert self.kernels is not None
+        begin, end = bounds
+        keys = frontier[begin:end]
+        chunk = _Chunk(begin)
+        names = [p.name for p in self.system.properties]
+        out_keys = np.empty(len(keys), dtype=np.int64)
+        out_rows = np.empty(len(keys), dtype=np.int32)
+        for plan in self.plans:
+            first = np.full(len(names), -1, dtype=np.int64)
+            triggered = np.zeros(len(names), dtype=bool)
+            look = np.array([n not in known and n not in chunk.violations for n in names])
+            watch = np.array([n not in exercised and n not in chunk.exercised for n in names])
+            count = self.kernels[plan.rule_id](
+                keys, out_keys, out_rows, first, triggered, look, watch
+            )
+            if not count:
+                continue
+            chunk.successors[plan.rule_id] = (out_keys[:count].copy(), out_rows[:count] + begin)
+            chunk.transitions += count
+            for p, name in enumerate(names):
+                if first[p] >= 0:
+                    chunk.violations[name] = (plan.rule_id, begin + int(first[p]))
+                if triggered[p]:
+                    chunk.exercised.add(name)
+        return chunk
+
     def _expand_chunk(
         self,
         frontier: Keys,
@@ -400,6 +479,8 @@ class Explorer:
         exercised: set[str],
     ) -> _Chunk:
         """Apply every rule to one chunk of the level."""
+        if self.kernels is not None:
+            return self._expand_compiled(frontier, bounds, known, exercised)
         begin, end = bounds
         keys = frontier[begin:end]
         columns = _Columns(self.codec, keys)
@@ -614,6 +695,7 @@ def explore(
     start: State | None = None,
     on_edges: EdgeVisitor | None = None,
     threads: int | None = None,
+    compiled: bool | None = None,
 ) -> Exploration:
     """Explore a design within bounds; the main entry point of every engine that counts.
 
@@ -623,12 +705,33 @@ def explore(
     counterexamples then start there too. `on_edges` is shown every transition as it is
     found (the state-space page builds its graph this way, from the same search).
     `threads` expands large levels on that many threads (default: two where there are
-    two cores); the result does not depend on it.
+    two cores), and `compiled` expands levels of `LOAD_FROM` states or more by compiled
+    loops (True), never (False), or when they are already compiled or the level is large
+    (None); the result depends on neither.
     """
     system = System(design, bounds)
     if start is not None:
         system.layout.check_state(start)
     explorer = Explorer(
-        system, symmetry, max_states, max_seconds, progress, max_depth, start, on_edges, threads
+        system,
+        symmetry,
+        max_states,
+        max_seconds,
+        progress,
+        max_depth,
+        start,
+        on_edges,
+        threads,
+        compiled,
     )
     return explorer.run()
+
+
+def compile_loops(design: Design, bounds: Bounds) -> bool:
+    """Compile the design's loops for these bounds ahead of a search (as pan is compiled
+    before it searches); False when its keys need several words and no loops exist."""
+    explorer = Explorer(System(design, bounds))
+    if not explorer.compilable:
+        return False
+    explorer._compile()
+    return True

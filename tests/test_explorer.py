@@ -229,3 +229,36 @@ def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> N
                 assert set(system.violations(state, rule)) <= possible
                 exercised = {p.name for p in system.properties if p.triggered(view, rule)}
                 assert exercised <= {p.name for p in plan.triggerable}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    ["nonatomic-receiver", "rmw-lease-aware", "random-token", "volatile-counter"],
+)
+def test_compiled_loops_give_identical_results(name: str, monkeypatch, tmp_path) -> None:
+    """Rules compiled into loops (from their own symbolic form) find the same states,
+    transitions, verdicts and counterexamples as the numpy path, with and without symmetry."""
+    import model.explorer as explorer_module
+
+    monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(explorer_module, "LOAD_FROM", 1)
+    design, bounds = PRESETS[name].design, Bounds(2, 2, 5, 3, 2)
+    for symmetry in (False, True):
+        plain = explore(design, bounds, symmetry=symmetry, compiled=False)
+        compiled = explore(design, bounds, symmetry=symmetry, compiled=True)
+        assert (compiled.states, compiled.transitions, compiled.level_sizes) == (
+            plain.states,
+            plain.transitions,
+            plain.level_sizes,
+        )
+        assert compiled.verdicts == plain.verdicts
+    assert list(tmp_path.rglob("kernels_*.ready"))
+
+
+def test_wide_keys_have_no_compiled_loops() -> None:
+    """Designs whose keys need several words always take the numpy path."""
+    from model.explorer import compile_loops
+
+    wide = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
+    assert compile_loops(wide, Bounds(5, 12, 30, 8, 4)) is False
