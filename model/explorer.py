@@ -2,16 +2,17 @@
 
 The explorer evaluates the same rules as the step interpreter, but on many states at
 once: each state column is a numpy array, so a guard is one vectorised comparison and an
-effect one vectorised update. States are numbered by mixed radix (`Layout`) and stored
-as int64 keys, one word or several when the state space is wider (`model.keys`); a
-successor's key is its parent's plus the weighted change of the columns the action
-writes. A level is expanded in chunks (on two threads where it pays), a chunk's columns
-are decoded only when a rule reads them, and a property is only evaluated on the rules
-that can violate it: evaluating its condition on symbolic variables (`model.expression`)
-shows which rules fold it to the constant False. New states are found by sorting one
-level's successors and probing a hash set of everything seen, never by re-sorting all
-states. Counterexamples are lists of action instances, reconstructed from parent links
-and replayed through the interpreter.
+effect one vectorised update. States are stored as int64 keys with a bit field per
+column, one word or several when the state space is wider (`model.keys`); a successor's
+key is its parent's plus the weighted change of the columns the action writes. A level
+is expanded in chunks (on two threads where it pays), a chunk's columns are decoded only
+when a rule reads them, and a property is only evaluated on the rules that can violate
+it: evaluating its condition on symbolic variables (`model.expression`) shows which rules
+fold it to the constant False. Large levels are expanded by loops compiled from the same
+symbolic form (`model.kernels`). New states are found by probing a hash set of every key
+seen, in the order of the search, so the first parent wins without re-sorting what was
+seen. Counterexamples are lists of action instances, reconstructed from parent links and
+replayed through the interpreter.
 """
 
 from __future__ import annotations
@@ -258,6 +259,15 @@ def _c_library() -> ctypes.CDLL | None:
 
 
 _LIBC = _c_library()
+_ARENA_MAX: Final = -8
+"""glibc's mallopt parameter for the number of heaps threads allocate from."""
+
+
+def share_one_arena() -> None:
+    """Make threads allocate from the main heap (glibc gives each thread its own arena
+    otherwise, where a level's freed buffers would stay resident beside the main one's)."""
+    if _LIBC is not None:
+        _LIBC.mallopt(_ARENA_MAX, 1)
 
 
 def release_free_memory() -> None:
@@ -312,7 +322,10 @@ class Explorer:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
         started = time.perf_counter()
         search = _Search(SeenSet(self.codec, self.threads))
-        pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        pool = None
+        if self.threads > 1:
+            share_one_arena()
+            pool = ThreadPoolExecutor(self.threads)
         try:
             first = self.codec.pack(self.start)
             frontier = self._admit(search, first, np.full(1, -1), np.zeros(1, np.int64), 0, None)

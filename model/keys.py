@@ -31,8 +31,8 @@ WORD_BITS: Final = INT64_LIMIT.bit_length()
 EMPTY: Final = -1
 """A free slot of the hash table (keys are never negative)."""
 MAX_LOAD: Final = 0.7
-"""The table grows by half once it is this full."""
-GROWTH: Final = 1.5
+"""A table grows by a quarter once it is this full (so it is 56% to 70% full)."""
+GROWTH: Final = 1.25
 INITIAL_SLOTS: Final = 256
 """Slots of each partition's table at the start (they grow as states are found)."""
 PIECE: Final = 1 << 15
@@ -141,11 +141,6 @@ class KeyCodec:
         )
 
 
-def take(keys: Keys, rows: np.ndarray | slice) -> Keys:
-    """The keys at these positions."""
-    return keys[rows]
-
-
 def concat(parts: list[Keys], codec: KeyCodec) -> Keys:
     """Keys of several batches, in order."""
     if not parts:
@@ -193,7 +188,7 @@ class SeenSet:
     `add` takes a level's successor keys in the search's order, copies included, and
     returns the positions of the first occurrences of keys not seen before, so the first
     parent wins without sorting the batch. The set is partitioned by hash into tables
-    that grow one at a time (by half, once `MAX_LOAD` full), so growing never holds two
+    that grow one at a time (by a quarter, once `MAX_LOAD` full), so growing never holds two
     copies of the whole set; two threads insert into disjoint halves of the tables at
     once. The probing loops are compiled (`model.probing`).
     """
@@ -267,7 +262,7 @@ class SeenSet:
         return fresh[:added]
 
     def _grow(self, part: int) -> None:
-        """Move one table's keys into a table half as large again."""
+        """Move one table's keys into a table a quarter larger."""
         from model import probing
 
         old = self.tables[part]
