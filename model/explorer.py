@@ -49,6 +49,8 @@ PARALLEL_FROM: Final = 4 * CHUNK_STATES
 COMPILE_FROM: Final = 1 << 18
 """Levels at least this large are expanded by compiled loops (`model.kernels`), compiled
 for the design and bounds if need be; below it, compiling would cost more than it saves."""
+TRIM_FROM: Final = 1 << 16
+"""After a level with this many successors, freed memory is handed back to the system."""
 LOAD_FROM: Final = 1 << 13
 """Levels at least this large use compiled loops when an earlier run already compiled
 them (loading them from the cache is cheap); smaller levels use the numpy path."""
@@ -342,8 +344,10 @@ class Explorer:
                 keys, sources, rule_of = level
                 del frontier
                 frontier = self._admit(search, keys, sources, rule_of, offset, pool)
+                large = len(keys) >= TRIM_FROM
                 del keys, sources, rule_of, level
-                release_free_memory()
+                if large:
+                    release_free_memory()
                 if len(frontier):
                     depth += 1
                     level_sizes.append(len(frontier))

@@ -8,7 +8,7 @@ as comparing their mixed-radix numbers (`Layout.pack`) does. Nothing is hashed a
 states share a key only if they are equal.
 
 `Keys` are a 1-D int64 array (one word) or a 2-D array with one row per state.
-`SeenSet` is the set of keys found so far, an open-addressing hash table on the words
+`SeenSet` is the set of keys found so far, open-addressing hash tables on the words
 themselves, so that each level is checked against it without re-sorting what was seen.
 """
 
@@ -35,9 +35,6 @@ MAX_LOAD: Final = 0.7
 GROWTH: Final = 1.25
 INITIAL_SLOTS: Final = 256
 """Slots of each partition's table at the start (they grow as states are found)."""
-PIECE: Final = 1 << 15
-ROUNDS_PER_PIECE: Final = 3
-"""Keys probed together: small enough for their arrays to stay in the processor's cache."""
 SPILL: Final = 1 << 12
 """Slots past the end of the table where probing continues instead of wrapping around."""
 _MULTIPLIERS: Final = (
@@ -149,37 +146,14 @@ def concat(parts: list[Keys], codec: KeyCodec) -> Keys:
     return np.concatenate(parts)
 
 
-def first_occurrences(keys: Keys, codec: KeyCodec) -> tuple[Keys, np.ndarray]:
+def first_occurrences(keys: Keys) -> tuple[Keys, np.ndarray]:
     """The distinct keys in ascending order, each with the position of its first occurrence.
 
-    (The explorer finds first occurrences with `SeenSet.add`; this sorting form is the
-    plain statement of the same thing, kept for checking it.)
-
-    The first occurrence decides a new state's parent ("first parent wins"), so it must be
-    the smallest position, whatever the sort does with ties.
+    The plain, sorting statement of what `SeenSet.add` finds by hashing (the tests compare
+    the two): a new state's parent is its first occurrence in the search's order.
     """
-    count = len(keys)
-    if count == 0:
-        return keys, np.zeros(0, dtype=np.int64)
-    if codec.wide:
-        order = np.lexsort(tuple(keys[:, w] for w in range(codec.words - 1, -1, -1)))
-        ordered = keys[order]
-        starts = np.ones(count, dtype=bool)
-        starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-        return ordered[starts], order[starts]
-    position_bits = (count - 1).bit_length()
-    if codec.bits + position_bits <= 63:
-        packed = np.sort((keys << position_bits) | np.arange(count, dtype=np.int64))
-        ordered = packed >> position_bits
-        starts = np.ones(count, dtype=bool)
-        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-        return ordered[starts], packed[starts] & ((1 << position_bits) - 1)
-    order = np.argsort(keys)
-    ordered = keys[order]
-    starts = np.ones(count, dtype=bool)
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    first = np.minimum.reduceat(order, np.flatnonzero(starts))
-    return ordered[starts], first
+    unique, first = np.unique(keys, axis=0 if keys.ndim > 1 else None, return_index=True)
+    return unique, first
 
 
 class SeenSet:

@@ -163,7 +163,7 @@ def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
     for _ in range(6):
         batch = rng.integers(0, 5_000, 3_000)
         fresh = np.sort(seen.add(batch))
-        unique, first = first_occurrences(batch, codec)
+        unique, first = first_occurrences(batch)
         new = ~np.isin(unique, everything)
         assert fresh.tolist() == np.sort(first[new]).tolist()
         everything = np.union1d(everything, batch)
