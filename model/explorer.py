@@ -423,7 +423,11 @@ class Explorer:
             search.stopped_by = f"time budget of {self.max_seconds:g} s reached"
             return None
         done = [chunk for chunk in chunks if chunk is not None]
-        return self._merge(search, done, offset, depth)
+        del chunks
+        merged = self._merge(search, done, offset, depth)
+        if len(merged[1]) >= TRIM_FROM:
+            release_free_memory()  # the chunks' buffers, before the seen set needs memory
+        return merged
 
     def _kernel_plans(self) -> list[tuple[int, list[str], list[str]]]:
         """What the compiled loops must do: per rule, the properties to check."""

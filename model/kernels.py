@@ -2,7 +2,7 @@
 
 The rules are evaluated once on symbolic variables (`model.expression`), whose Python
 form is written into a small module: one function per rule that reads each state's key,
-decodes the columns the rule reads (shift and mask), and, where the guard holds, writes
+decodes the columns the rule reads, and, where the guard holds, writes
 the successor's key and checks the properties the rule can violate. numba compiles the
 module; it is written under the user's cache folder, named by a hash of its text, so a
 design and bounds are compiled once and loaded afterwards. The text is derived from the
@@ -82,8 +82,7 @@ def _decode_lines(codec: KeyCodec, columns: Sequence[str], indent: str) -> list[
     lines = []
     for column in sorted(columns, key=lambda c: index[c]):
         i = index[column]
-        mask = (1 << codec.widths[i]) - 1
-        lines.append(f"{indent}c{i} = (k >> {codec.shifts[i]}) & {mask}")
+        lines.append(f"{indent}c{i} = {codec.decoder(i, 'k')}")
     return lines
 
 

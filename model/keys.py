@@ -1,11 +1,12 @@
 """State keys for the explorer: one int64 word when the state space allows, several when not.
 
 A state's key packs its columns into bit fields, the first column most significant. When
-they fit in 63 bits the key is one int64 (the fast, common case); when they do not, the
+they fit in 63 bits the key is one int64 (the fast, common case); when only the
+mixed-radix number (`Layout.pack`) fits, the key is that number; when neither fits, the
 columns are split into groups that each fit, and the key is a row of int64 words, the
 most significant group first, so that comparing rows word by word orders states exactly
-as comparing their mixed-radix numbers (`Layout.pack`) does. Nothing is hashed away: two
-states share a key only if they are equal.
+as comparing their mixed-radix numbers does. Nothing is hashed away: two states share a
+key only if they are equal.
 
 `Keys` are a 1-D int64 array (one word) or a 2-D array with one row per state.
 `SeenSet` is the set of keys found so far, open-addressing hash tables on the words
@@ -37,36 +38,34 @@ INITIAL_SLOTS: Final = 256
 """Slots of each partition's table at the start (they grow as states are found)."""
 SPILL: Final = 1 << 12
 """Slots past the end of the table where probing continues instead of wrapping around."""
-_MULTIPLIERS: Final = (
-    np.uint64(0x9E3779B97F4A7C15),
-    np.uint64(0xC2B2AE3D27D4EB4F),
-    np.uint64(0x165667B19E3779F9),
-    np.uint64(0xD6E8FEB86659FD93),
-)
 
 
 @dataclass(frozen=True)
 class KeyCodec:
-    """Where each column lives in a key: its word, its bit offset and its bit width.
+    """Where each column lives in a key: its word and its place value there.
 
-    Each column takes the bits its largest value needs, the first column most
-    significant, so comparing keys compares states column by column exactly as the
-    layout's mixed-radix numbers do (the same order, hence the same first parents and
-    the same orbit representatives), while decoding a column is a shift and a mask.
+    Columns are ordered first column most significant, so comparing keys compares states
+    column by column exactly as the layout's mixed-radix numbers do (the same order,
+    hence the same first parents and orbit representatives). Where they fit in 63 bits,
+    each column gets a bit field (decoding is a shift and a mask); where only the
+    mixed-radix number fits, the key is that number (decoding divides); where neither
+    fits, the columns are split into several words of bit fields.
     """
 
     layout: Layout
     word_of: tuple[int, ...]
-    shifts: tuple[int, ...]
-    widths: tuple[int, ...]
+    strides: tuple[int, ...]
     words: int
+    bit_fields: bool
 
     @staticmethod
     def of(layout: Layout) -> KeyCodec:
-        """Give each column its bits, least significant first, in words of at most 63 bits."""
+        """Bit fields in one word, else the mixed-radix number, else bit fields in several."""
         count = len(layout.sizes)
+        widths = [(size - 1).bit_length() for size in layout.sizes]
+        if sum(widths) > WORD_BITS and layout.capacity <= INT64_LIMIT:
+            return KeyCodec(layout, (0,) * count, layout.strides, 1, bit_fields=False)
         word_of, shifts = [0] * count, [0] * count
-        widths = tuple((size - 1).bit_length() for size in layout.sizes)
         word, used = 0, 0
         for i in range(count - 1, -1, -1):
             if used + widths[i] > WORD_BITS:
@@ -76,7 +75,7 @@ class KeyCodec:
         words = word + 1
         # Word numbers were counted from the least significant end: flip them.
         flipped = tuple(words - 1 - w for w in word_of)
-        return KeyCodec(layout, flipped, tuple(shifts), widths, words)
+        return KeyCodec(layout, flipped, tuple(1 << s for s in shifts), words, bit_fields=True)
 
     @property
     def wide(self) -> bool:
@@ -84,21 +83,27 @@ class KeyCodec:
         return self.words > 1
 
     @cached_property
-    def strides(self) -> tuple[int, ...]:
-        """Place value of each column within its word."""
-        return tuple(1 << shift for shift in self.shifts)
-
-    @cached_property
-    def bits(self) -> int:
-        """Bits used in the most significant word (one-word keys: the whole key)."""
-        return max(
-            (
-                shift + width
-                for shift, width, word in zip(self.shifts, self.widths, self.word_of, strict=True)
-                if word == 0
-            ),
-            default=0,
+    def on_top(self) -> tuple[bool, ...]:
+        """Whether a column is the most significant of its word (no modulo needed)."""
+        top = [0] * self.words
+        for stride, size, word in zip(self.strides, self.layout.sizes, self.word_of, strict=True):
+            top[word] = max(top[word], stride * size)
+        return tuple(
+            stride * size == top[word]
+            for stride, size, word in zip(
+                self.strides, self.layout.sizes, self.word_of, strict=True
+            )
         )
+
+    def decoder(self, index: int, word: str) -> str:
+        """Python text that decodes column `index` from the word named `word`."""
+        stride, size = self.strides[index], self.layout.sizes[index]
+        if self.bit_fields:
+            mask = (1 << (size - 1).bit_length()) - 1
+            return f"(({word} >> {stride.bit_length() - 1}) & {mask})"
+        if self.on_top[index]:
+            return f"({word} // {stride})"
+        return f"(({word} // {stride}) % {size})"
 
     def pack(self, state: tuple[int, ...] | list[int]) -> Keys:
         """The key of one state, as a one-element Keys array."""
@@ -115,18 +120,22 @@ class KeyCodec:
 
     def column(self, keys: Keys, index: int) -> np.ndarray:
         """One column's values for every key."""
-        width = self.widths[index]
-        if width == 0:
+        stride, size = self.strides[index], self.layout.sizes[index]
+        if size == 1:
             return np.zeros(len(keys), dtype=np.int64)
         values = self.word(keys, self.word_of[index])
-        if self.shifts[index]:
-            values = values >> self.shifts[index]
-        return values & ((1 << width) - 1)
+        if self.bit_fields:
+            if stride > 1:
+                values = values >> (stride.bit_length() - 1)
+            return values & ((1 << (size - 1).bit_length()) - 1)
+        if stride > 1:
+            values = values // stride
+        return values if self.on_top[index] else values % size
 
     def numbers(self, keys: Keys) -> np.ndarray:
         """The layout's mixed-radix numbers of these keys (`Layout.pack`), for visitors:
         int64 where they fit, Python ints otherwise."""
-        columns = [self.column(keys, i) for i in range(len(self.widths))]
+        columns = [self.column(keys, i) for i in range(len(self.strides))]
         if self.layout.capacity <= INT64_LIMIT:
             total = np.zeros(len(keys), dtype=np.int64)
             for values, stride in zip(columns, self.layout.strides, strict=True):
@@ -216,24 +225,26 @@ class SeenSet:
         self, keys: Keys, order: np.ndarray, bounds: np.ndarray, parts: list[int]
     ) -> np.ndarray:
         """Insert the batch's keys of these tables (growing them as needed); the batch
-        positions of the new ones."""
+        positions of the new ones. They are written over `order` itself, behind the
+        position being read, so no second array of the batch's size is needed."""
         from model import probing
 
         insert = probing.insert_wide if self.codec.wide else probing.insert_narrow
-        fresh = np.empty(sum(int(bounds[p + 1] - bounds[p]) for p in parts), dtype=np.int32)
-        added = 0
+        found = []
         for part in parts:
             index, end = int(bounds[part]), int(bounds[part + 1])
+            added = index
             while index < end:
                 if self.rooms[part] == 0:
                     self._grow(part)
                 before = added
                 room = int(self.rooms[part])
                 index, added = insert(
-                    self.tables[part], keys, order, index, end, room, fresh, added
+                    self.tables[part], keys, order, index, end, room, order, added
                 )
                 self.rooms[part] -= added - before
-        return fresh[:added]
+            found.append(order[int(bounds[part]) : added])
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
 
     def _grow(self, part: int) -> None:
         """Move one table's keys into a table a quarter larger."""

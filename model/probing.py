@@ -75,8 +75,9 @@ def insert_narrow(
 ) -> tuple[int, int]:
     """Insert keys[order[start:end]] in that order until `room` new keys went in.
 
-    Writes the batch positions of new keys to fresh[added:]; returns (next index into
-    `order`, added).
+    Writes the batch positions of new keys to fresh[added:] (which may be `order` itself
+    when `added` never passes the index being read); returns (next index into `order`,
+    added).
     """
     size = table.shape[0]
     index = start

@@ -170,17 +170,26 @@ def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
     assert seen.count == everything.size
 
 
+@pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
 @pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
-def test_chunks_threads_and_wide_keys_change_nothing(preset, monkeypatch) -> None:
-    """Tiny chunks on two threads, and keys split into two words, give identical results."""
+def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypatch) -> None:
+    """Tiny chunks on two threads, and keys as one mixed-radix number or as two words of
+    bit fields, give identical results."""
     import model.explorer as explorer_module
     import model.keys as keys_module
+    from model.keys import KeyCodec
 
     bounds = Bounds(3, 2, 5, 3, 1)
     plain = explore(preset.design, bounds, threads=1)
     monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
     monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
     monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+    if keys == "several words":
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    codec = KeyCodec.of(System(preset.design, bounds).layout)
+    assert (codec.wide, codec.bit_fields) == (
+        (True, True) if keys == "several words" else (False, False)
+    )
     for symmetry in (False, True):
         small = explore(preset.design, bounds, threads=2, symmetry=symmetry)
         reference = plain if not symmetry else explore(preset.design, bounds, symmetry=True)
@@ -233,10 +242,14 @@ def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name",
-    ["nonatomic-receiver", "rmw-lease-aware", "volatile-counter"],
+    "name, keys",
+    [
+        ("nonatomic-receiver", "bit fields"),
+        ("rmw-lease-aware", "bit fields"),
+        ("volatile-counter", "mixed-radix"),
+    ],
 )
-def test_compiled_loops_give_identical_results(name: str, monkeypatch, tmp_path) -> None:
+def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch, tmp_path) -> None:
     """Rules compiled into loops (from their own symbolic form), in small chunks on two
     threads, find the same states, transitions, verdicts and counterexamples as the numpy
     path on one, with and without symmetry."""
@@ -246,6 +259,10 @@ def test_compiled_loops_give_identical_results(name: str, monkeypatch, tmp_path)
     design, bounds = PRESETS[name].design, Bounds(2, 2, 5, 3, 2)
     plains = [explore(design, bounds, symmetry=s, compiled=False) for s in (False, True)]
     monkeypatch.setattr(explorer_module, "LOAD_FROM", 1)
+    if keys == "mixed-radix":
+        import model.keys as keys_module
+
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
     monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
     monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
     for symmetry, plain in zip((False, True), plains, strict=True):
