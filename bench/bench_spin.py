@@ -37,7 +37,7 @@ LADDER = (
     Bounds(4, 3, 12, 6, 2),
     Bounds(4, 3, 14, 7, 2),
 )
-BIG = Bounds(4, 3, 18, 8, 2)
+BIG = Bounds(4, 3, 20, 8, 2)
 """About 100M states of the core: the explorer alone, to show it fits the machine."""
 
 _ONE_RUN = """

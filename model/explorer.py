@@ -280,8 +280,15 @@ def release_free_memory() -> None:
 
 
 def default_threads() -> int:
-    """Two expansion threads on a machine with two cores or more, else one."""
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
+    """Two threads where a second core is idle (two cores or more, and the last minute's
+    load leaves one free), else one: a busy core makes a second thread cost more than it
+    gains (bench/bench_spin.py measures both)."""
+    cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        busy = 0.0
+    return 2 if cores >= 2 and cores - busy >= 1 else 1
 
 
 class Explorer:
@@ -725,8 +732,8 @@ def explore(
     reachable state other than the initial one (the playground's "finish from here"); the
     counterexamples then start there too. `on_edges` is shown every transition as it is
     found (the state-space page builds its graph this way, from the same search).
-    `threads` expands large levels on that many threads (default: two where there are
-    two cores), and `compiled` expands levels of `LOAD_FROM` states or more by compiled
+    `threads` expands large levels on that many threads (default: two where a second
+    core is idle), and `compiled` expands levels of `LOAD_FROM` states or more by compiled
     loops (True), never (False), or when they are already compiled or the level is large
     (None); the result depends on neither.
     """
