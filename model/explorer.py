@@ -21,6 +21,7 @@ import bisect
 import ctypes
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -321,7 +322,7 @@ class Explorer:
         self.plans = rule_plans(system)
         self.threads = threads if threads is not None else default_threads()
         self.kernels: dict[int, Kernel] | None = None
-        self.compilable = not self.codec.wide and on_edges is None
+        self.compilable = on_edges is None
         self.cached_kernels: bool | None = None
         self.compiled = compiled
         self.parent_type = np.int32 if max_states < 2**31 else np.int64
@@ -413,7 +414,11 @@ class Explorer:
         ranges = list(self._chunks(len(frontier)))
         known = dict(search.first_violation)
         if self._wants_kernels(len(frontier)):
-            self.kernels = self._compile()
+            try:
+                self.kernels = self._compile()
+            except Exception as error:  # whatever the compiler refuses, the numpy path runs
+                warnings.warn(f"compiled loops unavailable, using numpy: {error}", stacklevel=2)
+                self.compilable = False
 
         def work(bounds: tuple[int, int]) -> _Chunk | None:
             if time.perf_counter() - started > self.max_seconds:
@@ -478,7 +483,7 @@ class Explorer:
         keys = frontier[begin:end]
         chunk = _Chunk(begin)
         names = [p.name for p in self.system.properties]
-        out_keys = np.empty(len(keys), dtype=np.int64)
+        out_keys = np.empty(keys.shape, dtype=np.int64)
         out_rows = np.empty(len(keys), dtype=np.int32)
         for plan in self.plans:
             first = np.full(len(names), -1, dtype=np.int64)
@@ -755,11 +760,7 @@ def explore(
     return explorer.run()
 
 
-def compile_loops(design: Design, bounds: Bounds) -> bool:
+def compile_loops(design: Design, bounds: Bounds) -> None:
     """Compile the design's loops for these bounds ahead of a search (as pan is compiled
-    before it searches); False when its keys need several words and no loops exist."""
-    explorer = Explorer(System(design, bounds))
-    if not explorer.compilable:
-        return False
-    explorer._compile()
-    return True
+    before it searches), or load them if an earlier run compiled them."""
+    Explorer(System(design, bounds))._compile()

@@ -82,7 +82,8 @@ def _decode_lines(codec: KeyCodec, columns: Sequence[str], indent: str) -> list[
     lines = []
     for column in sorted(columns, key=lambda c: index[c]):
         i = index[column]
-        lines.append(f"{indent}c{i} = {codec.decoder(i, 'k')}")
+        word = f"k{codec.word_of[i]}" if codec.wide else "k"
+        lines.append(f"{indent}c{i} = {codec.decoder(i, word)}")
     return lines
 
 
@@ -106,22 +107,30 @@ def rule_function(
     touched = {p: by_name[p].triggered(view, rule) for p in triggerable}
     early = _names(guard)
     later = _names(*changes.values(), *broken.values(), *touched.values()) | set(changes)
-    delta = " + ".join(
-        f"(({_python(value)}) - c{layout.index[column]}) * {codec.strides[layout.index[column]]}"
-        for column, value in changes.items()
-    )
+    deltas = ["0"] * codec.words
+    for column, value in changes.items():
+        i = layout.index[column]
+        change = f"(({_python(value)}) - c{i}) * {codec.strides[i]}"
+        word = codec.word_of[i]
+        deltas[word] = change if deltas[word] == "0" else f"{deltas[word]} + {change}"
+    if codec.wide:
+        read = [f"        k{w} = keys[i, {w}]" for w in range(codec.words)]
+        write = [f"        out_keys[n, {w}] = k{w} + ({deltas[w]})" for w in range(codec.words)]
+    else:
+        read = ["        k = keys[i]"]
+        write = [f"        out_keys[n] = k + ({deltas[0]})"]
     lines = [
         "@njit(cache=True, nogil=True)",
         f"def {name}(keys, out_keys, out_rows, first, triggered, look, watch):",
         f"    # {rule.action.label()}",
         "    n = 0",
         "    for i in range(keys.shape[0]):",
-        "        k = keys[i]",
+        *read,
         *_decode_lines(codec, sorted(early), "        "),
         f"        if not ({_python(guard)}):",
         "            continue",
         *_decode_lines(codec, sorted(later - early), "        "),
-        f"        out_keys[n] = k + ({delta or '0'})",
+        *write,
         "        out_rows[n] = i",
         "        n += 1",
     ]
@@ -193,10 +202,11 @@ def load_kernels(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> dict
         spec.loader.exec_module(module)
     kernels = {index: getattr(module, f"rule_{index}") for index, _, _ in plans}
     count = len(system.properties)
+    shape = (0, codec.words) if codec.wide else (0,)
     for kernel in kernels.values():
         kernel(
-            np.zeros(0, dtype=np.int64),
-            np.zeros(0, dtype=np.int64),
+            np.zeros(shape, dtype=np.int64),
+            np.zeros(shape, dtype=np.int64),
             np.zeros(0, dtype=np.int32),
             np.full(count, -1, dtype=np.int64),
             np.zeros(count, dtype=bool),

@@ -247,6 +247,7 @@ def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> N
         ("nonatomic-receiver", "bit fields"),
         ("rmw-lease-aware", "bit fields"),
         ("volatile-counter", "mixed-radix"),
+        ("random-token", "several words"),
     ],
 )
 def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch, tmp_path) -> None:
@@ -259,10 +260,14 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
     design, bounds = PRESETS[name].design, Bounds(2, 2, 5, 3, 2)
     plains = [explore(design, bounds, symmetry=s, compiled=False) for s in (False, True)]
     monkeypatch.setattr(explorer_module, "LOAD_FROM", 1)
-    if keys == "mixed-radix":
+    if keys != "bit fields":
         import model.keys as keys_module
 
         monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        if keys == "several words":
+            monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+        codec = keys_module.KeyCodec.of(System(design, bounds).layout)
+        assert (codec.wide, codec.bit_fields) == (keys == "several words", keys != "mixed-radix")
     monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
     monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
     for symmetry, plain in zip((False, True), plains, strict=True):
@@ -274,11 +279,3 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
         )
         assert compiled.verdicts == plain.verdicts
     assert list(tmp_path.rglob("kernels_*.ready"))
-
-
-def test_wide_keys_have_no_compiled_loops() -> None:
-    """Designs whose keys need several words always take the numpy path."""
-    from model.explorer import compile_loops
-
-    wide = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
-    assert compile_loops(wide, Bounds(5, 12, 30, 8, 4)) is False
