@@ -18,9 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, NoReturn, assert_never
 
+from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, Progress, explore
+from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
+from model.itf import trace_from_any_data
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
@@ -30,7 +32,6 @@ from model.trace import (
     decode_json,
     read_limited,
     replay,
-    trace_from_dict,
     trace_to_dict,
 )
 from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
@@ -38,7 +39,7 @@ from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
 EXIT_INTERRUPTED: Final = 130
-COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli",)
+COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli", "fencing.export")
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
 
@@ -93,13 +94,13 @@ def add_design_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 MAX_SECONDS_LIMIT: Final = 24 * 3600.0
-MAX_STATES_LIMIT: Final = 10**10
+MAX_STATES_LIMIT: Final = 10**15
 
 
 def whole_count(text: str) -> int:
-    """A positive whole number of at most 11 digits (argparse type)."""
+    """A positive whole number of at most 16 digits (argparse type; memory is checked later)."""
     text = text.strip().replace("_", "")
-    if not text.isdigit() or len(text) > 11 or not 1 <= int(text) <= MAX_STATES_LIMIT:
+    if not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_STATES_LIMIT:
         raise argparse.ArgumentTypeError(
             f"must be a whole number from 1 to {MAX_STATES_LIMIT:,}, not {_shown(text)}"
         )
@@ -136,16 +137,20 @@ def printable(text: str) -> str:
 
 
 def add_budget_arguments(
-    parser: argparse.ArgumentParser, states: int, secs: float, whole_table: bool = False
+    parser: argparse.ArgumentParser, states: int | None, secs: float, whole_table: bool = False
 ) -> None:
-    """`--max-states` and `--max-seconds`, validated; for a table, one budget for all of it."""
+    """`--max-states` and `--max-seconds`, validated; for a table, one budget for all of it.
+
+    A state budget of None means: as many states as the available memory holds.
+    """
     scope = "the whole table" if whole_table else "the run"
+    default = "as many as the available memory holds" if states is None else f"{states:,}"
     parser.add_argument(
         "--max-states",
         type=whole_count,
         default=states,
         metavar="N",
-        help=f"state budget for {scope} (default {states:,})",
+        help=f"state budget for {scope} (default: {default})",
     )
     parser.add_argument(
         "--max-seconds",
@@ -302,7 +307,7 @@ def run_replay(args: argparse.Namespace) -> int:
     handled = importlib.import_module("lab.cli").replay_history(data, path)
     if handled is not None:
         return int(handled)
-    trace = trace_from_dict(data)
+    trace = trace_from_any_data(data)
     _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))
@@ -416,17 +421,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )
-    add_budget_arguments(check, DEFAULT_MAX_STATES, DEFAULT_MAX_SECONDS)
+    add_budget_arguments(check, None, DEFAULT_MAX_SECONDS)
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
 
-    replay_cmd = commands.add_parser("replay", help="re-check and narrate a trace file")
+    replay_cmd = commands.add_parser(
+        "replay", help="re-check and narrate a trace file (Fencing Lab JSON or ITF)"
+    )
     replay_cmd.add_argument("file")
     replay_cmd.set_defaults(run=run_replay)
 
     matrix = commands.add_parser("matrix", help="every preset x every property")
     add_bounds_arguments(matrix, REFERENCE_BOUNDS)
-    add_budget_arguments(matrix, DEFAULT_MAX_STATES, DEFAULT_MAX_SECONDS, whole_table=True)
+    add_budget_arguments(matrix, None, DEFAULT_MAX_SECONDS, whole_table=True)
     matrix.add_argument("--json", action="store_true")
     matrix.set_defaults(run=run_matrix)
 
@@ -460,6 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "max_states"):
+            args.max_states = resolve_max_states(args.max_states)
         code: int = args.run(args)
     except (DesignError, TraceError) as error:
         print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)

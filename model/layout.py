@@ -2,7 +2,9 @@
 
 A state is a tuple of small non-negative ints, one per column. Columns that a design does
 not use have a domain of size 1 (always 0), so they add no states, as
-docs/model.md#variables requires. The explorer packs a state into one int64 key by mixed radix.
+docs/model.md#variables requires. A state's number is its mixed-radix value (`pack`); the
+explorer stores it in one int64 word, or in several when the state space is wider
+(`model.keys`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from functools import cached_property
 from typing import Final, assert_never
 
 from model.design import Bounds, Design, DesignError, Token, Workload
+from model.expression import Expr
 from model.terms import Term
 
 SCALARS: Final = (
@@ -58,6 +61,7 @@ MEANING: Final = {
 }
 
 INT64_LIMIT: Final = 2**63 - 1
+"""The largest number one int64 key word holds (wider state spaces use several words)."""
 
 
 def slot(family: str, index: int) -> str:
@@ -80,13 +84,7 @@ class Layout:
         design.check_fits(bounds)
         sizes = domain_sizes(design, bounds)
         columns = tuple(sizes)
-        layout = Layout(design, bounds, columns, tuple(sizes[c] for c in columns))
-        if layout.capacity > INT64_LIMIT:
-            raise DesignError(
-                f"these bounds give about 2^{layout.capacity.bit_length()} possible states, more "
-                "than the explorer can number: lower workers, horizon or grants"
-            )
-        return layout
+        return Layout(design, bounds, columns, tuple(sizes[c] for c in columns))
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -233,3 +231,13 @@ class _Family:
 
     def __getitem__(self, index: int) -> Term:
         return self._vars[slot(self._name, index)]
+
+
+def symbolic_view(layout: Layout) -> Vars:
+    """The state as expression text: a variable per column, the constant 0 where the domain
+    is {0}, so that conditions on unused columns fold away (`model.expression`)."""
+    values = [
+        Expr.variable(column) if size > 1 else 0
+        for column, size in zip(layout.columns, layout.sizes, strict=True)
+    ]
+    return Vars(layout, values)

@@ -56,22 +56,29 @@ def canonical_state(layout: Layout, state: Sequence[int], group: list[Renaming])
 
 
 class Canonicalizer:
-    """Vectorised canonical keys for many states at once (used by the explorer)."""
+    """Vectorised canonical keys for many states at once (used by the explorer).
+
+    Keys may be one int64 word or several (`model.keys`); the smallest key among the
+    renamings is then the smallest row of words, compared most significant word first.
+    """
 
     def __init__(self, layout: Layout) -> None:
+        from model.keys import KeyCodec
+
         self.layout = layout
+        self.codec = KeyCodec.of(layout)
         self.group = renamings(layout)
-        strides = np.array(layout.strides, dtype=np.int64)
         holder = layout.index["holder"]
         self.holder_column = holder
-        self.holder_stride = int(strides[holder])
-        self.weights = []
+        self.holder_word = self.codec.word_of[holder]
+        self.holder_stride = self.codec.strides[holder]
+        self.weights: list[np.ndarray] = []
         self.holder_maps = []
         for renaming in self.group:
-            weights = np.empty(len(strides), dtype=np.int64)
+            weights = np.zeros((len(layout.columns), self.codec.words), dtype=np.int64)
             for column, target in enumerate(column_destinations(layout, renaming)):
-                weights[column] = strides[target]
-            weights[holder] = 0
+                weights[column, self.codec.word_of[target]] = self.codec.strides[target]
+            weights[holder, :] = 0
             self.weights.append(weights)
             self.holder_maps.append(np.array((0, *renaming), dtype=np.int64))
 
@@ -80,7 +87,21 @@ class Canonicalizer:
         holders = rows[:, self.holder_column]
         best: np.ndarray | None = None
         for weights, holder_map in zip(self.weights, self.holder_maps, strict=True):
-            keys = rows @ weights + self.holder_stride * holder_map[holders]
-            best = keys if best is None else np.minimum(best, keys)
+            keys = rows @ weights
+            keys[:, self.holder_word] += self.holder_stride * holder_map[holders]
+            best = keys if best is None else _smaller_rows(best, keys)
         assert best is not None
-        return best
+        return best[:, 0] if self.codec.words == 1 else best
+
+
+def _smaller_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise the smaller of two arrays of key words, most significant word first."""
+    if a.shape[1] == 1:
+        return np.minimum(a, b)
+    b_smaller = np.zeros(len(a), dtype=bool)
+    decided = np.zeros(len(a), dtype=bool)
+    for word in range(a.shape[1]):
+        differ = ~decided & (a[:, word] != b[:, word])
+        b_smaller |= differ & (b[:, word] < a[:, word])
+        decided |= differ
+    return np.where(b_smaller[:, None], b, a)

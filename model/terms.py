@@ -1,7 +1,9 @@
 """Backend-neutral term helpers: the rules use these instead of Python `if` on state values.
 
 The same guard or effect then evaluates on Python ints (the step interpreter), on numpy
-arrays (the explorer, a whole BFS frontier at once) and on z3 terms (the prover).
+arrays (the explorer, a whole BFS frontier at once), on z3 terms (the prover) and on
+expression text (`model.expression`: the Promela exporter, and the explorer's look at
+which properties a rule can ever violate).
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from model.expression import Expr, choice
 
 Term = Any
 """An int, a numpy integer array or a z3 arithmetic term."""
@@ -37,6 +41,8 @@ def select(cond: Cond, if_true: Term, if_false: Term) -> Term:
         import z3
 
         return z3.If(cond, if_true, if_false)
+    if isinstance(cond, Expr) or isinstance(if_true, Expr) or isinstance(if_false, Expr):
+        return choice(cond, if_true, if_false)
     return np.where(cond, if_true, if_false)
 
 

@@ -148,3 +148,134 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         bad = list(layout.initial())
         bad[layout.index["holder"]] = 9
         explore(Design(), Bounds(), start=tuple(bad))
+
+
+def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
+    """The hash set's first occurrences of new keys equal those of a stable sort, batch by batch."""
+    import numpy as np
+
+    from model.keys import KeyCodec, SeenSet, first_occurrences
+    from model.layout import Layout
+
+    codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
+    seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        batch = rng.integers(0, 5_000, 3_000)
+        fresh = np.sort(seen.add(batch))
+        unique, first = first_occurrences(batch)
+        new = ~np.isin(unique, everything)
+        assert fresh.tolist() == np.sort(first[new]).tolist()
+        everything = np.union1d(everything, batch)
+    assert seen.count == everything.size
+
+
+@pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
+@pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypatch) -> None:
+    """Tiny chunks on two threads, and keys as one mixed-radix number or as two words of
+    bit fields, give identical results."""
+    import model.explorer as explorer_module
+    import model.keys as keys_module
+    from model.keys import KeyCodec
+
+    bounds = Bounds(3, 2, 5, 3, 1)
+    plain = explore(preset.design, bounds, threads=1)
+    monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
+    monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
+    monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+    if keys == "several words":
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    codec = KeyCodec.of(System(preset.design, bounds).layout)
+    assert (codec.wide, codec.bit_fields) == (
+        (True, True) if keys == "several words" else (False, False)
+    )
+    for symmetry in (False, True):
+        small = explore(preset.design, bounds, threads=2, symmetry=symmetry)
+        reference = plain if not symmetry else explore(preset.design, bounds, symmetry=True)
+        assert (small.states, small.transitions, small.level_sizes) == (
+            reference.states,
+            reference.transitions,
+            reference.level_sizes,
+        )
+        for name, verdict in reference.verdicts.items():
+            assert small.verdicts[name] == verdict
+
+
+def test_bounds_beyond_one_word_explore() -> None:
+    """The largest bounds the CLI accepts need keys of several words, and still explore."""
+    from model.keys import KeyCodec
+
+    design = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
+    bounds = Bounds(5, 12, 30, 8, 4)
+    assert KeyCodec.of(System(design, bounds).layout).words >= 2
+    result = explore(design, bounds, max_depth=5)
+    assert result.states == sum(result.level_sizes) and result.depth == 5
+    naive_level_one = len(
+        {s.state for s in System(design, bounds).successors(System(design, bounds).initial())}
+    )
+    assert result.level_sizes[1] == naive_level_one
+
+
+def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> None:
+    """A property left out of a rule's plan is never violated or exercised by that rule."""
+    from model.explorer import rule_plans
+
+    core = {plan.rule.action: plan for plan in rule_plans(System(Design(), SMALL))}
+    assert all("P5" not in {p.name for p in plan.violable} for plan in core.values())
+    assert {p.name for p in core[Action("Deliver", 1)].violable} == {"P1", "P2", "P3", "P4"}
+    assert not core[Action("Tick")].violable and not core[Action("Acquire", 1)].triggerable
+    unfenced = rule_plans(System(Design(receiver="none"), SMALL))
+    assert all("P4" not in {p.name for p in plan.violable} for plan in unfenced)
+    for preset in PRESETS_LIST:
+        system = System(preset.design, SMALL)
+        plans = {plan.rule.action: plan for plan in rule_plans(system)}
+        for state in naive_explore(preset.design, SMALL).states:
+            view = system.view(state)
+            for rule in system.enabled(state):
+                plan = plans[rule.action]
+                possible = {p.name for p in plan.violable}
+                assert set(system.violations(state, rule)) <= possible
+                exercised = {p.name for p in system.properties if p.triggered(view, rule)}
+                assert exercised <= {p.name for p in plan.triggerable}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, keys",
+    [
+        ("nonatomic-receiver", "bit fields"),
+        ("rmw-lease-aware", "bit fields"),
+        ("volatile-counter", "mixed-radix"),
+        ("random-token", "several words"),
+    ],
+)
+def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch, tmp_path) -> None:
+    """Rules compiled into loops (from their own symbolic form), in small chunks on two
+    threads, find the same states, transitions, verdicts and counterexamples as the numpy
+    path on one, with and without symmetry."""
+    import model.explorer as explorer_module
+
+    monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
+    design, bounds = PRESETS[name].design, Bounds(2, 2, 5, 3, 2)
+    plains = [explore(design, bounds, symmetry=s, compiled=False) for s in (False, True)]
+    monkeypatch.setattr(explorer_module, "LOAD_FROM", 1)
+    if keys != "bit fields":
+        import model.keys as keys_module
+
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        if keys == "several words":
+            monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+        codec = keys_module.KeyCodec.of(System(design, bounds).layout)
+        assert (codec.wide, codec.bit_fields) == (keys == "several words", keys != "mixed-radix")
+    monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
+    monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
+    for symmetry, plain in zip((False, True), plains, strict=True):
+        compiled = explore(design, bounds, symmetry=symmetry, compiled=True, threads=2)
+        assert (compiled.states, compiled.transitions, compiled.level_sizes) == (
+            plain.states,
+            plain.transitions,
+            plain.level_sizes,
+        )
+        assert compiled.verdicts == plain.verdicts
+    assert list(tmp_path.rglob("kernels_*.ready"))

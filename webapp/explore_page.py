@@ -8,6 +8,7 @@ import streamlit as st
 
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
+from model.itf import trace_to_itf_json
 from model.layout import Layout
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
@@ -213,6 +214,14 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
         file_name=f"counterexample-{name}.json",
         mime="application/json",
         key=f"download-{name}",
+        icon=":material/download:",
+    )
+    st.download_button(
+        "Download this trace (ITF)",
+        trace_to_itf_json(trace),
+        file_name=f"counterexample-{name}.itf.json",
+        mime="application/json",
+        key=f"download-itf-{name}",
         icon=":material/download:",
     )
     show_traces([trace], param="step", key=f"explore-{name}")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from model.design import BOUND_LIMITS, Bounds, DesignError
+from model.itf import trace_from_any_json, trace_to_itf_json
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json, trace_to_json
+from model.trace import MAX_TRACE_BYTES, TraceError, trace_to_json
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
 from webapp.option_widgets import option_input
 from webapp.playground import (
@@ -103,7 +104,7 @@ def _load_trace() -> None:
         )
         return
     try:
-        trace = trace_from_json(data)
+        trace = trace_from_any_json(data)
         _show_run(Run(trace.design, trace.bounds, trace.actions))
     except (TraceError, LinkError) as error:
         st.session_state[MESSAGE_KEY] = ("error", f"This trace file was not loaded: {error}")
@@ -182,7 +183,7 @@ def render_playground() -> None:
     _design_form(run)
     _board()
     st.file_uploader(
-        f"Load a trace file (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
+        f"Load a trace file (JSON or ITF, at most {MAX_TRACE_BYTES:,} bytes)",
         type=["json"],
         key="playground-upload",
         on_change=_load_trace,
@@ -247,5 +248,13 @@ def _board() -> None:
         file_name="playground-run.json",
         mime="application/json",
         key="playground-download",
+        icon=":material/download:",
+    )
+    st.download_button(
+        "Download the trace (ITF)",
+        trace_to_itf_json(trace),
+        file_name="playground-run.itf.json",
+        mime="application/json",
+        key="playground-download-itf",
         icon=":material/download:",
     )

@@ -1,0 +1,91 @@
+"""`fencing export promela|itf`: hand the model to spin, or a counterexample to ITF tools.
+
+`export promela` writes the Promela model of any design within bounds (properties as
+assertions) for spin and its multi-core, bitstate and swarm modes. `export itf` explores
+the design and prints the shortest counterexample of one property as an ITF document.
+Registered through the CLI's `COMMAND_MODULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from model.design import Bounds, DesignError
+
+EXIT_NO_COUNTEREXAMPLE: Final = 1
+
+
+def register(commands: Any) -> None:
+    """Add `export promela` and `export itf` to the CLI."""
+    from fencing.cli import add_bounds_arguments, add_design_arguments
+    from model.explorer import DEFAULT_MAX_SECONDS
+    from model.properties import PROPERTY_NAMES
+
+    export = commands.add_parser(
+        "export", help="write the model for spin (Promela) or a counterexample as ITF"
+    )
+    formats = export.add_subparsers(dest="format", required=True)
+
+    promela = formats.add_parser("promela", help="the design as a Promela model for spin")
+    add_design_arguments(promela)
+    add_bounds_arguments(promela, Bounds())
+    promela.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")
+    promela.set_defaults(run=run_export_promela)
+
+    itf = formats.add_parser(
+        "itf", help="the shortest counterexample of a property as an ITF trace"
+    )
+    add_design_arguments(itf)
+    add_bounds_arguments(itf, Bounds())
+    itf.add_argument("--property", required=True, choices=PROPERTY_NAMES, metavar="P")
+    itf.add_argument("--max-states", type=int, default=None, metavar="N")
+    itf.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
+    itf.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")
+    itf.set_defaults(run=run_export_itf)
+
+
+def _write(text: str, output: str | None) -> None:
+    """Print the text, or write it to a file."""
+    if output is None:
+        print(text)
+        return
+    try:
+        Path(output).write_text(text + "\n")
+    except OSError as error:
+        raise DesignError(f"cannot write {output}: {error.strerror}") from None
+
+
+def run_export_promela(args: argparse.Namespace) -> int:
+    """`fencing export promela`: the Promela text of the design within bounds."""
+    from fencing.cli import bounds_from_args, design_from_args
+    from model.promela import promela_model
+
+    model = promela_model(design_from_args(args), bounds_from_args(args))
+    _write(model.text, args.output)
+    return 0
+
+
+def run_export_itf(args: argparse.Namespace) -> int:
+    """`fencing export itf`: the shortest counterexample of one property, as ITF."""
+    from fencing.cli import bounds_from_args, design_from_args
+    from model.explorer import explore
+    from model.itf import trace_to_itf_json
+    from model.trace import replay
+
+    design, bounds = design_from_args(args), bounds_from_args(args)
+    result = explore(design, bounds, max_states=args.max_states, max_seconds=args.max_seconds)
+    verdict = result.verdicts[args.property]
+    if verdict.actions is None:
+        reason = (
+            f"the search stopped ({result.stopped_by})"
+            if not result.complete
+            else f"it {verdict.status.word} within these bounds"
+        )
+        print(f"fencing: no counterexample of {args.property} to export: {reason}", file=sys.stderr)
+        return EXIT_NO_COUNTEREXAMPLE
+    title = f"Shortest {args.property} counterexample"
+    _write(trace_to_itf_json(replay(design, bounds, verdict.actions, title)), args.output)
+    return 0

@@ -1,0 +1,224 @@
+"""Traces in the Informal Trace Format (ITF), the JSON trace format of Apalache and Quint.
+
+A trace becomes one ITF document (written and read with the `itf-py` library): `#meta`
+names the format and carries the design and bounds, `vars` lists the variables, and
+`states` holds the initial state and the state after each step. Every state records
+`action` (a variant: the action's name, with its worker and chosen value; `Init` for the
+first state), `actor` and `violations` (the properties that step breaks), then the
+state variables: scalars as integers, per-worker variables as maps from worker to value.
+Only the variables the design uses are written.
+
+Reading an ITF document validates it like the project's own trace files: the size is
+bounded before parsing, the design and bounds are checked, the actions are replayed
+through the step interpreter, and every recorded value must equal the replay's, or the
+error names the first state that differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import itf_py
+
+from model.design import Bounds, Design, DesignError
+from model.layout import PER_WORKER, Layout
+from model.rules import Action
+from model.system import State
+from model.trace import (
+    MAX_TITLE_CHARS,
+    TRACE_VERSION,
+    Trace,
+    TraceError,
+    decode_json,
+    read_limited,
+    replay,
+    trace_from_dict,
+)
+
+META_KEY: Final = "fencing-lab"
+"""The `#meta` entry holding the design, bounds and title."""
+FAMILIES: Final = (*PER_WORKER, "used")
+"""Variables with one value per worker (`used`: per token value), written as maps."""
+INITIAL_ACTION: Final = "Init"
+STEP_VARIABLES: Final = ("action", "actor", "violations")
+
+
+def _families(layout: Layout) -> dict[str, list[tuple[int, str]]]:
+    """Each used per-worker variable with its (index, column) pairs."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for column, size in zip(layout.columns, layout.sizes, strict=True):
+        if size > 1 and "[" in column:
+            family, index = column[:-1].split("[")
+            found.setdefault(family, []).append((int(index), column))
+    return found
+
+
+def _scalars(layout: Layout) -> list[str]:
+    """The used variables with one value per state."""
+    return [c for c, n in zip(layout.columns, layout.sizes, strict=True) if n > 1 and "[" not in c]
+
+
+def variables(layout: Layout) -> list[str]:
+    """The ITF variables of a design: step information, then scalars, then families."""
+    return [*STEP_VARIABLES, *_scalars(layout), *_families(layout)]
+
+
+def _action_value(action: Action | None) -> Any:
+    """The step's action as an ITF variant value."""
+    if action is None:
+        return {"tag": INITIAL_ACTION, "value": None}
+    fields = {"worker": action.worker, "value": action.value}
+    return {"tag": action.name, "value": {k: itf_py.value_to_json(v) for k, v in fields.items()}}
+
+
+def _state_values(
+    layout: Layout, state: State, action: Action | None, actor: str, broken: Sequence[str]
+) -> dict[str, Any]:
+    """One ITF state's variables (as JSON values)."""
+    named = layout.as_dict(state)
+    values: dict[str, Any] = {
+        "action": _action_value(action),
+        "actor": actor,
+        "violations": {"#set": sorted(broken)},  # sorted: the same run, the same text
+    }
+    for column in _scalars(layout):
+        values[column] = itf_py.value_to_json(named[column])
+    for family, members in _families(layout).items():
+        values[family] = itf_py.value_to_json({index: named[c] for index, c in members})
+    return values
+
+
+def trace_to_itf(trace: Trace) -> dict[str, Any]:
+    """The trace as one ITF document (a JSON object)."""
+    layout = trace.system.layout
+    states = [
+        itf_py.State(meta={"index": 0}, values=_state_values(layout, trace.initial, None, "", ()))
+    ]
+    for step in trace.steps:
+        values = _state_values(layout, step.after, step.action, step.actor, step.violations)
+        states.append(itf_py.State(meta={"index": step.number}, values=values))
+    meta = {
+        "format": "ITF",
+        "format-description": "Informal Trace Format (Apalache ADR-015)",
+        "source": "Fencing Lab",
+        "description": trace.title or "a run of the Fencing Lab model",
+        META_KEY: {
+            "version": TRACE_VERSION,
+            "title": trace.title,
+            "design": trace.design.to_dict(),
+            "bounds": trace.bounds.to_dict(),
+        },
+    }
+    document = itf_py.Trace(meta=meta, params=[], vars=variables(layout), states=[], loop=None)
+    encoded: dict[str, Any] = itf_py.trace_to_json(document)
+    # State values are already JSON: write them as they are (itf-py would encode them again).
+    encoded["states"] = [{"#meta": s.meta, **s.values} for s in states]
+    return encoded
+
+
+def trace_to_itf_json(trace: Trace) -> str:
+    """The trace as indented ITF JSON text."""
+    return json.dumps(trace_to_itf(trace), indent=2, ensure_ascii=False)
+
+
+def is_itf(data: Any) -> bool:
+    """Whether a decoded JSON value has the shape of an ITF document."""
+    return isinstance(data, dict) and "states" in data and ("vars" in data or "#meta" in data)
+
+
+def trace_from_itf(data: Any) -> Trace:
+    """Validate an ITF document written by Fencing Lab and replay it against its states."""
+    if not is_itf(data):
+        raise TraceError("not an ITF trace: it needs 'vars' and 'states'")
+    try:
+        document = itf_py.trace_from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
+        raise TraceError(f"the ITF trace is malformed: {error}") from None
+    meta = document.meta.get(META_KEY) if isinstance(document.meta, dict) else None
+    if not isinstance(meta, dict):
+        raise TraceError(
+            f"this ITF trace has no '#meta.{META_KEY}' entry with the design and bounds, "
+            "so it cannot be replayed against the model"
+        )
+    try:
+        design = Design.from_dict(meta.get("design"))
+        bounds = Bounds.from_dict(meta.get("bounds"))
+        design.check_fits(bounds)
+    except DesignError as error:
+        raise TraceError(f"the trace's design or bounds are invalid: {error}") from None
+    if not document.states:
+        raise TraceError("an ITF trace needs at least its initial state")
+    actions = [_action_of(index, state.values) for index, state in enumerate(document.states)]
+    title = meta.get("title", "")
+    if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
+        raise TraceError(f"'title' must be text of at most {MAX_TITLE_CHARS} characters")
+    trace = replay(design, bounds, actions[1:], title=title)
+    _compare_states(trace, [state.values for state in document.states])
+    return trace
+
+
+def _action_of(index: int, values: dict[str, Any]) -> Action:
+    """The action recorded in state `index` (the initial state records `Init`)."""
+    variant = values.get("action")
+    tag = type(variant).__name__ if variant is not None else None
+    if index == 0:
+        if tag != INITIAL_ACTION:
+            raise TraceError(f"state 0: 'action' must be {INITIAL_ACTION}, not {tag!r}")
+        return Action(INITIAL_ACTION)
+    if variant is None or not hasattr(variant, "_fields"):
+        raise TraceError(f"state {index}: 'action' must be a variant such as Acquire")
+    fields = dict(variant._asdict())
+    try:
+        return Action.from_dict({"name": tag, **fields})
+    except DesignError as error:
+        raise TraceError(f"state {index}: {error}") from None
+
+
+def _compare_states(trace: Trace, recorded: list[dict[str, Any]]) -> None:
+    """Refuse a document whose recorded variables differ from the replay, naming the state."""
+    layout = trace.system.layout
+    replayed = [_state_values(layout, trace.initial, None, "", ())]
+    replayed += [
+        _state_values(layout, s.after, s.action, s.actor, s.violations) for s in trace.steps
+    ]
+    for index, (mine, theirs) in enumerate(zip(replayed, recorded, strict=True)):
+        for name, value in mine.items():
+            if name == "action" or name not in theirs:
+                continue
+            expected = itf_py.value_from_json(value)
+            if theirs[name] != expected:
+                label = trace.steps[index - 1].action.label() if index else "initial state"
+                raise TraceError(
+                    f"state {index} ({label}): the file says {name}={_show(theirs[name])} "
+                    f"but replaying gives {_show(expected)}"
+                )
+        unknown = sorted(set(theirs) - set(mine))
+        if unknown:
+            raise TraceError(f"state {index}: unknown variable {unknown[0]!r}")
+
+
+def _show(value: Any) -> str:
+    """A recorded value in a short, escaped form for an error message."""
+    text = repr(dict(value) if isinstance(value, dict) else value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def trace_from_any_data(data: Any) -> Trace:
+    """A trace from decoded JSON in the project's own format or in ITF, told apart by fields."""
+    if is_itf(data):
+        return trace_from_itf(data)
+    return trace_from_dict(data)
+
+
+def trace_from_any_json(text: str | bytes) -> Trace:
+    """A trace from the project's own JSON format or from ITF (size checked before parsing);
+    both formats get the same validation and replay."""
+    return trace_from_any_data(decode_json(text))
+
+
+def read_trace_file(path: Path) -> Trace:
+    """Read at most the size limit (plus one byte) of a regular file, then parse it."""
+    return trace_from_any_json(read_limited(path))
