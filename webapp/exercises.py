@@ -29,7 +29,7 @@ from typing import Any, Final
 from model.claims import citations, render_citations
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import explore
-from model.options import BY_OPTION, Kind, Option
+from model.options import BY_OPTION, OPTIONS, Kind, Option
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
@@ -54,18 +54,9 @@ CHECK_MAX_SECONDS: Final = 10.0
 """Budget of one exploration that grades an answer."""
 
 KINDS: Final = ("predict", "break", "fix")
-FIX_OPTIONS: Final = (
-    "token",
-    "receiver",
-    "hwm",
-    "storage_restarts",
-    "coordinator_restarts",
-    "worker_check",
-    "workload",
-    "fenced_reads",
-    "grant_fences",
-)
-"""Design options a *fix* exercise may let the student change."""
+FIX_OPTIONS: Final = tuple(option.name for option in OPTIONS if option.kind is not Kind.OFFSETS)
+"""Design options a *fix* exercise may let the student change: every option of the table
+but the per-worker clock offsets, which take a list a form cannot offer one by one."""
 
 SOLVABILITY_SECONDS: Final = 30.0
 """Budget for checking, when a set loads, that every exercise in it can be solved."""

@@ -24,6 +24,7 @@ from webapp.design_form import (
     limits_text,
     values_of,
 )
+from webapp.limits import heavy_work
 from webapp.links import (
     LinkError,
     bounds_from_params,
@@ -258,11 +259,14 @@ def render_explore() -> None:
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
     exploration = None
     if st.query_params.get("run") == "1":
-        try:
-            exploration = explore_cached(design, bounds, max_states=budget)
-        except DesignError as error:
-            st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
-            return
+        with heavy_work("the exploration") as admitted:
+            if not admitted:
+                return
+            try:
+                exploration = explore_cached(design, bounds, max_states=budget)
+            except DesignError as error:
+                st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
+                return
     if preset:
         verdicts = exploration.verdicts if exploration else None
         lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, verdicts)
