@@ -380,7 +380,7 @@ class Prediction:
     def key_sentences(self) -> list[str]:
         """The model's sentences for every rejection and every violating step."""
         return [
-            step.sentence + "".join(f" {reason}" for reason in step.reasons)
+            step.sentence + "".join(f" {reason.text}" for reason in step.reasons)
             for step in self.trace.steps
             if step.violations or step.outcome == "rejected"
         ]

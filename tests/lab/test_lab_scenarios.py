@@ -56,3 +56,7 @@ def check_lesson(report: LabReport, violated: set[str], accepted: int, rejected:
     assert report.prediction_agrees, report.text()
     assert report.conformance.allowed, report.conformance.verdict()
     assert report.conformance.properties_agree, report.conformance.agreement
+    text = report.text()
+    for violated_name in violated:  # the model's own words for each violation it predicts
+        assert any(f"{violated_name} violated: " in line for line in text.splitlines())
+    assert "Reason(" not in text  # words, never a Python value's repr
