@@ -9,7 +9,8 @@ import pytest
 from fencing.cli import build_parser
 from model.design import Bounds, Design, DesignError
 from model.layout import Layout
-from model.options import OPTIONS, Kind, Receiver
+from model.options import BY_OPTION, OPTIONS, Kind, Receiver
+from model.options import option as option_named
 from model.presets import PRESETS_LIST
 from webapp.design_form import OPTION_FIELDS, design_from_values, values_of
 from webapp.links import decode_design, design_from_params, design_params, encode_design
@@ -62,3 +63,75 @@ def test_every_receiver_value_gets_its_mark_columns_from_the_enum() -> None:
         assert (sizes["hwm"] > 1) == receiver.keeps_high_water_mark, receiver
         assert (sizes["mark"] > 1) == receiver.keeps_equality_mark, receiver
         assert (sizes["pending[1]"] == 3) == receiver.splits_check_and_write, receiver
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("worker_check", "1", True),
+        ("worker_check", "TRUE", True),
+        ("worker_check", " yes ", True),
+        ("worker_check", "on", True),
+        ("worker_check", "0", False),
+        ("worker_check", "false", False),
+        ("worker_check", "no", False),
+        ("worker_check", "Off", False),
+        ("storage_restarts", "3", 3),
+        ("wrap", " 0 ", 0),
+        ("receiver", "lease-aware", Receiver.LEASE_AWARE),
+        ("skew", "", ()),
+        ("skew", "2", (2,)),
+    ],
+)
+def test_option_text_is_read_exactly(name: str, text: str, value: object) -> None:
+    option = BY_OPTION[name]
+    assert option.parse_text(text) == value
+    assert option.parse_text(option.to_text(value)) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("worker_check", "maybe", "worker_check must be 1 or 0, not 'maybe'"),
+        ("storage_restarts", "4", "storage_restarts = 4 is out of range: allowed 0..3"),
+        ("storage_restarts", "1000", "storage_restarts must be a whole number, not '1000'"),
+        ("wrap", "x", "wrap must be a whole number, not 'x'"),
+        ("receiver", "x" * 41, "the value is longer than 40 characters"),
+        ("token", "Counter", "token = 'Counter' is not known: choose one of counter,"),
+    ],
+)
+def test_bad_option_text_is_refused_with_what_is_allowed(
+    name: str, text: str, message: str
+) -> None:
+    with pytest.raises(DesignError) as refused:
+        BY_OPTION[name].parse_text(text)
+    assert message in str(refused.value)
+
+
+def test_option_words_and_labels() -> None:
+    receiver, flag, skew = BY_OPTION["receiver"], BY_OPTION["worker_check"], BY_OPTION["skew"]
+    assert receiver.word("none") == "nothing (plain store)"
+    assert flag.word(True) == "yes" and flag.word(False) == "no"
+    assert skew.word((1, 0)) == "1, 0" and skew.word(()) == "default"
+    assert receiver.flag == "--receiver" and BY_OPTION["storage_restarts"].flag == (
+        "--storage-restarts"
+    )
+    assert option_named("hwm") is BY_OPTION["hwm"]
+    with pytest.raises(DesignError, match="is not a design option"):
+        option_named("colour")
+
+
+def test_designs_and_bounds_in_words() -> None:
+    assert Bounds().in_words() == (
+        "2 workers, lease 2 ticks, horizon 4 ticks, 2 grants, 1 write per grant"
+    )
+    assert Bounds(1, 1, 1, 1, 2).in_words() == (
+        "1 worker, lease 1 tick, horizon 1 tick, 1 grant, 2 writes per grant"
+    )
+    assert Design().in_words().startswith("the core design")
+    assert Design(receiver="none", worker_check=True).in_words() == (
+        "What the resource checks: nothing (plain store); Worker checks its own lease: yes"
+    )
+    assert Design(receiver="none", worker_check=True).label() == (
+        "receiver=none, worker_check=true"
+    )

@@ -80,3 +80,34 @@ def test_one_deadline_for_the_whole_proof() -> None:
 def spacer_result(design: Design, name: str) -> InductionResult:
     """Spacer's verdict on one property at the reference bounds."""
     return prove_by_spacer(design, REFERENCE_BOUNDS, name)
+
+
+def test_the_report_json_and_text_carry_every_verdict_exactly() -> None:
+    """Status, holds, method, shortest, the run's actions and the reasons, as data and text."""
+    report = prove(PRESETS["lease-only"].design, SMALL)
+    data = report_to_json(report)
+    assert data["design"]["receiver"] == "none" and data["bounds"]["horizon"] == 4
+    assert data["explored"].startswith("every reachable state explored (354)")
+    p1, p4 = data["properties"]["P1"], data["properties"]["P4"]
+    assert (p1["status"], p1["holds"], p1["method"], p1["shortest"]) == (
+        "violated",
+        False,
+        "bmc",
+        8,
+    )
+    assert len(p1["actions"]) == 8 and p1["actions"][-1] == {"name": "Deliver", "worker": 1}
+    assert (p4["status"], p4["holds"], p4["shortest"]) == ("vacuous", True, None)
+    assert "nothing this property speaks of ever happens" in p4["reason"]
+    text = format_report(report)
+    assert "P1       violated  bmc                  8" in text
+    assert "P4 vacuous: nothing this property speaks of" in text
+    assert "P1 counterexample: Acquire(W1), " in text and "total " in text
+
+
+def test_an_induction_proof_names_the_invariant_it_needed() -> None:
+    result = prove(Design(), SMALL).properties["P1"]
+    assert result.status == "proved" and result.method == "induction"
+    assert result.invariant is not None and result.invariant.startswith("last ≤ hwm")
+    assert (
+        result.reason == "for every horizon and grant count, with these workers, lease and writes"
+    )
