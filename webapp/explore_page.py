@@ -9,7 +9,6 @@ import streamlit as st
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
-from model.layout import Layout
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
 from model.trace import trace_to_json
@@ -247,11 +246,6 @@ def render_explore() -> None:
         st.error(f"This design is not valid: {escape_markdown(str(error))}")
         return
     _write_url(design, bounds, budget)
-    try:
-        Layout.of(design, bounds)
-    except DesignError as error:
-        st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
-        return
     preset = matching_preset(design)
     label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
     st.markdown(f"This is {label} at {bounds.in_words()}.")
