@@ -91,3 +91,18 @@ def test_a_candidate_false_in_the_initial_state_is_never_used() -> None:
     kept = {prover.lemmas[i].name for i in prover.kept}
     assert "impossible_start" not in kept
     assert prover.prove(BY_NAME["P2"]).status == UNKNOWN
+
+
+def nothing_ever_ticks(s: Vars, c: Context) -> z3.BoolRef:
+    """A candidate true at the start that the first Tick breaks: not inductive."""
+    return s.now == 0
+
+
+def test_houdini_drops_a_candidate_that_a_step_breaks() -> None:
+    """`now = 0` holds initially and would rule out every expired lease, so it would "prove"
+    the lease-only design's P2; Houdini must find the Tick that breaks it and drop it."""
+    prover = Prover(
+        PRESETS["lease-only"].design, bounds_with(2), catalog=(nothing_ever_ticks, hwm_covers_last)
+    )
+    assert "nothing_ever_ticks" not in {prover.lemmas[i].name for i in prover.kept}
+    assert prover.prove(BY_NAME["P2"]).status == UNKNOWN
