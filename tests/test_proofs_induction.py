@@ -106,3 +106,16 @@ def test_houdini_drops_a_candidate_that_a_step_breaks() -> None:
     )
     assert "nothing_ever_ticks" not in {prover.lemmas[i].name for i in prover.kept}
     assert prover.prove(BY_NAME["P2"]).status == UNKNOWN
+
+
+def test_spacer_results_say_what_and_how() -> None:
+    """Every field of Spacer's answers: the property, the method, the invariant or the reason."""
+    proved = prove_by_spacer(Design(), bounds_with(2), "P1", timeout_ms=30_000)
+    assert (proved.prop, proved.status, proved.method) == ("P1", PROVED, "spacer")
+    assert proved.invariant[-1] == "" and len(proved.invariant) >= 2 and proved.seconds > 0
+    refuted = prove_by_spacer(Design(receiver="none"), bounds_with(2), "P2", timeout_ms=30_000)
+    assert (refuted.prop, refuted.status, refuted.method) == ("P2", UNKNOWN, "spacer")
+    assert refuted.reason == (
+        "Spacer found a counterexample from the initial state with time and grants unbounded"
+    )
+    assert refuted.seconds > 0 and refuted.invariant_text is None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import PRESETS
-from proofs.induction import InductionResult, prove_by_spacer
+from proofs.induction import InductionResult, Prover, prove_by_spacer
 from proofs.report import format_report, prove, report_to_json
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
@@ -111,3 +113,24 @@ def test_an_induction_proof_names_the_invariant_it_needed() -> None:
     assert (
         result.reason == "for every horizon and grant count, with these workers, lease and writes"
     )
+
+
+def test_spacer_closes_what_the_catalog_cannot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no ready-made invariants, induction cannot prove fencing's P1; the report then
+    takes Spacer's proof, with its invariant."""
+    import proofs.report
+
+    monkeypatch.setattr(
+        proofs.report, "Prover", lambda *args, **kwargs: Prover(*args, catalog=(), **kwargs)
+    )
+    result = prove(Design(), SMALL).properties["P1"]
+    assert (result.status, result.method) == ("proved", "spacer")
+    assert result.invariant and result.reason == (
+        "Spacer's invariant, for every horizon and grant count"
+    )
+
+
+def test_a_proof_out_of_time_says_so() -> None:
+    report = prove(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_seconds=0.01)
+    open_ones = [r for r in report.properties.values() if r.status == "unknown"]
+    assert open_ones and all("time budget" in (r.reason or "") for r in open_ones)
