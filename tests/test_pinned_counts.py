@@ -12,6 +12,7 @@ import pytest
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS
+from tests.naive import naive_explore
 
 AT_REFERENCE = (
     ("lease-only", 4765, 11776, 24),
@@ -66,3 +67,27 @@ def test_grant_fences_with_random_tokens() -> None:
     assert (result.states, result.transitions, result.depth) == (11812, 28874, 23)
     shortest = {name: v.shortest for name, v in result.verdicts.items()}
     assert shortest == {"P1": None, "P2": 5, "P3": None, "P4": 6, "P5": None}
+
+
+@pytest.mark.parametrize(
+    "fenced_reads, states, transitions, depth, shortest",
+    [
+        (False, 1023, 2196, 18, {"P1": 14, "P2": 8, "P3": 14, "P4": None, "P5": 14}),
+        (True, 1425, 3112, 20, {"P1": 16, "P2": 9, "P3": 16, "P4": None, "P5": 16}),
+    ],
+    ids=["unfenced-reads", "fenced-reads"],
+)
+def test_non_atomic_receiver_with_read_modify_write(
+    fenced_reads: bool, states: int, transitions: int, depth: int, shortest: dict
+) -> None:
+    """A combination no preset reaches: checked reads take the Check/Apply path, others not.
+
+    The counts also equal a plain breadth-first search over the interpreter.
+    """
+    design = Design(receiver="fenced-nonatomic", workload="rmw", fenced_reads=fenced_reads)
+    bounds = Bounds(2, 2, 4, 2, 1)
+    result = explore(design, bounds)
+    assert (result.states, result.transitions, result.depth) == (states, transitions, depth)
+    assert {name: v.shortest for name, v in result.verdicts.items()} == shortest
+    plain = naive_explore(design, bounds)
+    assert (len(plain.states), plain.transitions, plain.depth) == (states, transitions, depth)

@@ -324,6 +324,20 @@ EXAMPLES = (
         design=Design(receiver="fenced-nonatomic"),
         breaks=("P1", "P2", "P3"),
     ),
+    Example(
+        "a non-atomic receiver lets an unfenced read through without a check",
+        Action("Check", 1),
+        {**lease(1, 1, 2), **holding(1, 1, 1, sent=1, pending=1)},
+        None,
+        design=Design(receiver="fenced-nonatomic", workload="rmw"),
+    ),
+    Example(
+        "a non-atomic receiver checks a fenced read like a write",
+        Action("Check", 1),
+        {**lease(1, 1, 2), **holding(1, 1, 1, sent=1, pending=1)},
+        {"pending[1]": 2},
+        design=Design(receiver="fenced-nonatomic", workload="rmw", fenced_reads=True),
+    ),
     # ----- read-modify-write ---------------------------------------------------------------
     Example(
         "a read returns the version and the next request is the write",

@@ -139,3 +139,60 @@ def test_too_long_traces_are_refused() -> None:
     """Replays are capped so an upload cannot keep a server busy."""
     with pytest.raises(TraceError, match="at most 500 steps"):
         replay(Design(), Bounds(horizon=30), [Action("Tick")] * 501)
+
+
+TWO_WRITES = [
+    Action("Acquire", 1),
+    Action("Send", 1),
+    Action("Deliver", 1),
+    Action("Send", 1),
+    Action("Deliver", 1),
+]
+"""W1 takes the lock and writes twice within its lease."""
+
+
+@pytest.mark.parametrize(
+    "receiver, first, second",
+    [
+        ("none", "", ""),
+        (
+            "fenced",
+            "; the receiver's test passes: token 1 ≥ highest token seen 0",
+            "; the receiver's test passes: token 1 ≥ highest token seen 1",
+        ),
+        ("fenced-strict", "; the receiver's test passes: token 1 > highest token seen 0", None),
+        (
+            "equality",
+            "; the receiver has no mark yet and binds itself to this token",
+            "; the receiver's test passes: token 1 = mark 1",
+        ),
+        (
+            "lease-aware",
+            "; the receiver asks the lock service whether the lease is current: passes",
+            "; the receiver asks the lock service whether the lease is current: passes",
+        ),
+    ],
+)
+def test_each_receiver_narrates_its_own_test(receiver: str, first: str, second: str | None) -> None:
+    """Each receiver's test is told with its own comparison, token and mark."""
+    steps = replay(Design(receiver=receiver), Bounds(2, 2, 4, 2, 2), TWO_WRITES).steps
+    accepted = "W1's write carrying token 1 is accepted at t=0, within W1's lease (until t=2)"
+    assert steps[2].sentence == accepted + first + "."
+    if second is None:
+        assert steps[4].sentence == (
+            "W1's write carrying token 1 is rejected at t=0: the receiver's test fails: "
+            "token 1 > highest token seen 1 is false. W1 learns it lost the lock and gives it up."
+        )
+    else:
+        assert steps[4].sentence == accepted + second + "."
+
+
+def test_the_receivers_steps_are_the_receivers() -> None:
+    """Check, Apply and a restart of the store are the receiver's steps, not a worker's."""
+    split = [Action("Acquire", 1), Action("Send", 1), Action("Check", 1), Action("Apply", 1)]
+    steps = replay(Design(receiver="fenced-nonatomic"), Bounds(), split).steps
+    assert [s.actor for s in steps] == ["coordinator", "W1", "receiver", "receiver"]
+    restart = replay(
+        Design(hwm="volatile", storage_restarts=1), Bounds(), [Action("StorageRestart")]
+    ).steps
+    assert [s.actor for s in restart] == ["receiver"]

@@ -11,6 +11,7 @@ from model.claims import Claim, claims_at
 from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.layout import Layout
 from model.rules import Action
+from model.system import System
 from model.verdicts import Status
 
 
@@ -76,3 +77,11 @@ def test_claims_are_well_formed_and_speak_json() -> None:
         Claim("P1", Status.HOLDS, REFERENCE_BOUNDS, 4)
     with pytest.raises(ValueError, match="only one, has a shortest length"):
         Claim("P1", Status.VIOLATED, REFERENCE_BOUNDS)
+
+
+def test_an_action_the_design_lacks_is_refused_by_name() -> None:
+    """Asking an atomic receiver's system for a Check names the action and says why."""
+    system = System(Design(), Bounds())
+    with pytest.raises(DesignError) as error:
+        system.rule_for(Action("Check", 1))
+    assert str(error.value) == "Check(W1) is not an action of this design and bounds"
