@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from model.design import Bounds, Design
-from model.rules import ACTION_NAMES, Action
+from model.rules import ACTION_NAMES, Action, RuleBuilder
 from model.system import System
 
 BOUNDS = Bounds(workers=2, lease=2, horizon=5, grants=3, writes=2)
@@ -404,6 +404,12 @@ EXAMPLES = (
         forgets(1),
     ),
     Example(
+        "a release frees the lock only for the current grant, not just the same holder",
+        Action("Release", 1),
+        {**lease(1, 2, 4, now=2), **holding(1, 1, 1, sent=2)},
+        forgets(1),
+    ),
+    Example(
         "no release before the K writes are sent",
         Action("Release", 1),
         {**lease(1, 1, 2), **holding(1, 1, 1, sent=1)},
@@ -496,3 +502,19 @@ def test_every_action_and_option_has_an_example() -> None:
         assert {str(getattr(d, option)) for d in designs} == set(values), option
     for flag in ("worker_check", "fenced_reads", "grant_fences"):
         assert any(getattr(d, flag) for d in designs), flag
+
+
+def test_unbounded_rules_let_time_and_grants_run_past_the_bounds() -> None:
+    """The prover's rules (time and grants unbounded) still tick and grant where the
+    explorer's stop, so a proof for every horizon is not a proof up to the bounds."""
+    bounds = Bounds(workers=2, lease=2, horizon=5, grants=2, writes=1)
+    system = System(Design(), bounds)
+    at_the_bounds = system.view(
+        tuple({"now": 5, "grants": 2, "issued": 2}.get(c, 0) for c in system.layout.columns)
+    )
+    bounded = RuleBuilder.of(Design(), bounds)
+    unbounded = RuleBuilder.of(Design(), bounds, unbounded=True)
+    assert not bounded.tick().guard(at_the_bounds)
+    assert not bounded.acquire(1, 0).guard(at_the_bounds)
+    assert unbounded.tick().guard(at_the_bounds)
+    assert unbounded.acquire(1, 0).guard(at_the_bounds)
