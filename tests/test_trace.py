@@ -187,8 +187,8 @@ def test_each_receiver_narrates_its_own_test(receiver: str, first: str, second: 
         assert steps[4].sentence == accepted + second + "."
 
 
-def test_the_receivers_steps_are_the_receivers() -> None:
-    """Check, Apply and a restart of the store are the receiver's steps, not a worker's."""
+def test_faults_and_split_receptions_name_their_actor() -> None:
+    """Check, Apply and a store restart are the receiver's; a coordinator restart is its own."""
     split = [Action("Acquire", 1), Action("Send", 1), Action("Check", 1), Action("Apply", 1)]
     steps = replay(Design(receiver="fenced-nonatomic"), Bounds(), split).steps
     assert [s.actor for s in steps] == ["coordinator", "W1", "receiver", "receiver"]
@@ -196,3 +196,19 @@ def test_the_receivers_steps_are_the_receivers() -> None:
         Design(hwm="volatile", storage_restarts=1), Bounds(), [Action("StorageRestart")]
     ).steps
     assert [s.actor for s in restart] == ["receiver"]
+    lost = replay(
+        Design(token="counter-volatile", coordinator_restarts=1),
+        Bounds(),
+        [Action("CoordinatorRestart")],
+    ).steps
+    assert [s.actor for s in lost] == ["coordinator"]
+
+
+def test_a_store_that_checks_nothing_says_so_when_it_lets_an_older_grant_write() -> None:
+    """P3's reason names the missing check when the receiver checks nothing."""
+    plain = paused_worker_story("none").trace()
+    late = PAUSED_WORKER_ACTIONS.index(Action("Deliver", 1))
+    assert plain.steps[late].reason("P3") == (
+        "P3 violated: accepted because the receiver checks nothing, but W1's grant #1 is "
+        "older than grant #2, whose write was accepted before."
+    )
