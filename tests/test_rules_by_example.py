@@ -518,3 +518,48 @@ def test_unbounded_rules_let_time_and_grants_run_past_the_bounds() -> None:
     assert not bounded.acquire(1, 0).guard(at_the_bounds)
     assert unbounded.tick().guard(at_the_bounds)
     assert unbounded.acquire(1, 0).guard(at_the_bounds)
+
+
+def per_worker(workers: int, *names: str) -> list[str]:
+    """The labels of each worker's actions in turn, W1's first."""
+    return [f"{name}(W{w})" for w in range(1, workers + 1) for name in names]
+
+
+@pytest.mark.parametrize(
+    "design, bounds, order",
+    [
+        (
+            Design(receiver="fenced-nonatomic", workload="rmw"),
+            Bounds(workers=2),
+            ["Tick", *per_worker(2, "Acquire", "Send", "Deliver", "Check", "Apply", "Release")],
+        ),
+        (
+            Design(token="random"),
+            Bounds(workers=1, grants=2),
+            [
+                "Tick",
+                "Acquire(W1, token 1)",
+                "Acquire(W1, token 2)",
+                *per_worker(1, "Send", "Deliver", "Release"),
+            ],
+        ),
+        (
+            Design(
+                token="counter-volatile", hwm="volatile", storage_restarts=1, coordinator_restarts=1
+            ),
+            Bounds(workers=1),
+            [
+                "Tick",
+                *per_worker(1, "Acquire", "Send", "Deliver", "Release"),
+                "StorageRestart",
+                "CoordinatorRestart",
+            ],
+        ),
+    ],
+    ids=["non-atomic-rmw", "random", "restarts"],
+)
+def test_actions_are_tried_in_the_documented_order(
+    design: Design, bounds: Bounds, order: list[str]
+) -> None:
+    """The order decides which of equally short counterexamples is shown (docs/model.md)."""
+    assert [rule.action.label() for rule in System(design, bounds).rules] == order
