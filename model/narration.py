@@ -120,9 +120,14 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
     if name == "Release":
         if holds_current_grant(s, w):
             return f"W{w} finishes its writes and releases the lock at t={s.now}."
+        if s.holder:
+            return (
+                f"W{w} finishes at t={s.now}; its grant #{s.gid[w]} was superseded, so the "
+                "coordinator's current lease is left alone."
+            )
         return (
-            f"W{w} finishes at t={s.now}; its grant #{s.gid[w]} was superseded, so the "
-            "coordinator's current lease is left alone."
+            f"W{w} finishes at t={s.now}; the coordinator no longer records its grant "
+            f"#{s.gid[w]}, so there is nothing to release."
         )
     if name == "StorageRestart":
         forgotten = max(s.hwm, s.mark)

@@ -212,3 +212,24 @@ def test_a_store_that_checks_nothing_says_so_when_it_lets_an_older_grant_write()
         "P3 violated: accepted because the receiver checks nothing, but W1's grant #1 is "
         "older than grant #2, whose write was accepted before."
     )
+
+
+def test_after_a_coordinator_restart_the_old_grant_is_nobodys_lease() -> None:
+    """A write and a release after the coordinator forgot the lease are told as such."""
+    actions = [
+        Action("Acquire", 1),
+        Action("Send", 1),
+        Action("CoordinatorRestart"),
+        Action("Deliver", 1),
+        Action("Release", 1),
+    ]
+    design = Design(token="counter-volatile", coordinator_restarts=1)
+    steps = replay(design, Bounds(2, 2, 4, 2, 1), actions).steps
+    assert steps[3].sentence == (
+        "W1's write carrying token 1 is accepted at t=0, though W1's grant #1 is no longer "
+        "the coordinator's lease; the receiver's test passes: token 1 ≥ highest token seen 0."
+    )
+    assert steps[4].sentence == (
+        "W1 finishes at t=0; the coordinator no longer records its grant #1, so there is "
+        "nothing to release."
+    )
