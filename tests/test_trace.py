@@ -225,6 +225,7 @@ def test_after_a_coordinator_restart_the_old_grant_is_nobodys_lease() -> None:
     ]
     design = Design(token="counter-volatile", coordinator_restarts=1)
     steps = replay(design, Bounds(2, 2, 4, 2, 1), actions).steps
+    assert [s.actor for s in steps] == ["coordinator", "W1", "coordinator", "receiver", "W1"]
     assert steps[3].sentence == (
         "W1's write carrying token 1 is accepted at t=0, though W1's grant #1 is no longer "
         "the coordinator's lease; the receiver's test passes: token 1 ≥ highest token seen 0."
