@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import itf_py
 
-from model.design import Bounds, Design, DesignError
+from model.design import DesignError
 from model.layout import PER_WORKER, Layout
 from model.rules import Action
 from model.system import State
@@ -33,6 +33,7 @@ from model.trace import (
     Trace,
     TraceError,
     decode_json,
+    read_design_and_bounds,
     read_limited,
     replay,
     trace_from_dict,
@@ -143,12 +144,7 @@ def trace_from_itf(data: Any) -> Trace:
             f"this ITF trace has no '#meta.{META_KEY}' entry with the design and bounds, "
             "so it cannot be replayed against the model"
         )
-    try:
-        design = Design.from_dict(meta.get("design"))
-        bounds = Bounds.from_dict(meta.get("bounds"))
-        design.check_fits(bounds)
-    except DesignError as error:
-        raise TraceError(f"the trace's design or bounds are invalid: {error}") from None
+    design, bounds = read_design_and_bounds(meta.get("design"), meta.get("bounds"))
     if not document.states:
         raise TraceError("an ITF trace needs at least its initial state")
     actions = [_action_of(index, state.values) for index, state in enumerate(document.states)]

@@ -222,6 +222,17 @@ def trace_from_json(text: str | bytes) -> Trace:
     return trace_from_dict(decode_json(text))
 
 
+def read_design_and_bounds(design_data: object, bounds_data: object) -> tuple[Design, Bounds]:
+    """A trace file's design and bounds, validated together; a TraceError says what is wrong."""
+    try:
+        design = Design.from_dict(design_data)
+        bounds = Bounds.from_dict(bounds_data)
+        design.check_fits(bounds)
+    except DesignError as error:
+        raise TraceError(f"the trace's design or bounds are invalid: {error}") from None
+    return design, bounds
+
+
 def trace_from_dict(data: Any) -> Trace:
     """Validate a decoded trace object and replay it against its recorded states."""
     if not isinstance(data, dict):
@@ -235,12 +246,7 @@ def trace_from_dict(data: Any) -> Trace:
     title = data.get("title", "")
     if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
         raise TraceError(f"field 'title' must be text of at most {MAX_TITLE_CHARS} characters")
-    try:
-        design = Design.from_dict(data.get("design"))
-        bounds = Bounds.from_dict(data.get("bounds"))
-        design.check_fits(bounds)
-    except DesignError as error:
-        raise TraceError(f"the trace's design or bounds are invalid: {error}") from None
+    design, bounds = read_design_and_bounds(data.get("design"), data.get("bounds"))
     records = data.get("steps")
     if not isinstance(records, list):
         raise TraceError("field 'steps' must be a list")

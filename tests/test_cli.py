@@ -9,22 +9,12 @@ from typing import Any
 
 import pytest
 
-from fencing.cli import main
 from fencing.stories import paused_worker_story
 from model.design import Bounds, Design
 from model.explorer import Exploration, explore
 from model.presets import PRESET_NAMES, PRESETS_LIST
 from model.trace import trace_to_dict, trace_to_json
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI in-process; return the exit code, standard output and standard error."""
-    try:
-        code = main(args)
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_helpers import run
 
 
 def test_check_narrates_each_counterexample(capsys: pytest.CaptureFixture[str]) -> None:

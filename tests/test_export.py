@@ -13,23 +13,13 @@ from fencing.budget import (
     memory_for,
     resolve_max_states,
 )
-from fencing.cli import main
 from fencing.spin import check_with_spin, spin_available
 from model.design import Bounds, Design, DesignError
 from model.explorer import BYTES_PER_STATE, explore
 from model.presets import PRESETS
 from model.promela import promela_model
 from model.trace import MAX_TRACE_BYTES
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI in-process; return the exit code, standard output and standard error."""
-    try:
-        code = main(args)
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_helpers import run
 
 
 def test_export_promela_prints_the_models_text(capsys: pytest.CaptureFixture[str]) -> None:
