@@ -615,11 +615,13 @@ class OutOfBudget(Exception):
 def verdicts_by(design: Design, bounds: Bounds, deadline: float | None) -> Verdicts:
     """The grading verdicts, given only the time left before the deadline (if any).
 
-    Raises `OutOfBudget` when no time is left, or when the exploration stopped because the
-    deadline came (not because the design is too large for the grading budget).
+    Verdicts known already are given at once. Raises `OutOfBudget` when no time is left, or
+    when the exploration stopped because the deadline came (not because the design is too
+    large for the grading budget).
     """
-    if deadline is None:
-        return verdicts(design, bounds)
+    known = known_verdicts(design, bounds)
+    if known is not None or deadline is None:
+        return known or verdicts(design, bounds)
     left = deadline - time.perf_counter()
     if left <= 0:
         raise OutOfBudget

@@ -93,6 +93,11 @@ class SetChecker:
         with self._lock:
             return self._changed.wait_for(lambda: not self._queued, timeout)
 
+    @property
+    def working(self) -> bool:
+        """Whether the background thread is running."""
+        return self._thread is not None and self._thread.is_alive()
+
     def close(self) -> None:
         """Stop the background thread after the check it is making (for tests)."""
         with self._lock:
