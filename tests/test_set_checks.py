@@ -161,3 +161,20 @@ def test_close_stops_the_background_thread() -> None:
     checker.close()
     assert not checker.working
     assert checker.lookup(small_set(5), "e.toml") is None  # closed: nothing more is queued
+
+
+def test_a_file_changed_while_waiting_is_checked_only_in_its_last_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker, checked = counting_checker()
+    try:
+        with all_slots_taken(monkeypatch):
+            checker.lookup(small_set(6), "f.toml")
+            for version in (7, 8, 9):
+                assert checker.lookup(small_set(version), "g.toml") is None
+        assert checker.idle(timeout=60)
+        assert sorted(checked) == ["f.toml", "g.toml"]
+        last = checker.lookup(small_set(9), "g.toml")
+        assert isinstance(last, ExerciseSet) and last.title == "Small 9"
+    finally:
+        checker.close()

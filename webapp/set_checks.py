@@ -64,16 +64,22 @@ class SetChecker:
         self._done: dict[str, Checked] = {}
         self._queued: dict[str, tuple[bytes, str]] = {}
         self._thread: threading.Thread | None = None
+        self._current: str | None = None
         self._closed = False
         self.runs = 0
 
     def lookup(self, data: bytes, source: str) -> Checked | None:
-        """The outcome of these bytes if they were checked; otherwise None, and they are queued."""
+        """The outcome of these bytes if they were checked; otherwise None, and they are queued
+        (in place of an older content of the same file still waiting, so the queue stays
+        as short as the folder)."""
         digest = digest_of(data)
         with self._lock:
             found = self._done.get(digest)
-            if found is None and not self._closed:
-                self._queued.setdefault(digest, (data, source))
+            if found is None and not self._closed and digest not in self._queued:
+                for older, (_, name) in list(self._queued.items()):
+                    if name == source and older != self._current:
+                        del self._queued[older]
+                self._queued[digest] = (data, source)
                 self._start()
                 self._changed.notify_all()
         return _named(found, source)
@@ -120,9 +126,11 @@ class SetChecker:
                 if self._closed:
                     return
                 digest, (data, source) = next(iter(self._queued.items()))
+                self._current = digest
             found = self._checked(data, source)
             with self._lock:
                 self._queued.pop(digest, None)
+                self._current = None
                 self._done[digest] = found
                 while len(self._done) > MAX_CHECKED:
                     del self._done[next(iter(self._done))]
