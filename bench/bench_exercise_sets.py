@@ -79,7 +79,7 @@ def bench_set_check() -> None:
     took = time.perf_counter() - started
     unchecked = sum("could not be checked within the budget" in p for p in problems)
     print(
-        f"set check: {took:.1f} s for a budget of {SOLVABILITY_SECONDS:g} s "
+        f"set check: {took:.2f} s for a budget of {SOLVABILITY_SECONDS:g} s "
         f"({unchecked} exercise(s) reported as not checked within the budget; "
         f"{len(problems)} problem(s) in all)"
     )
