@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from model.design import Design, DesignError
+from model.design import Bounds, Design, DesignError
 from model.explorer import explore
 from model.rules import Action
 from model.trace import replay
+from webapp import exercises
 from webapp.exercises import (
     DEFAULT_SET,
     MAX_SET_BYTES,
@@ -303,3 +304,15 @@ def test_a_duplicate_id_is_reported_even_with_other_errors() -> None:
 def test_the_default_set_passes_the_solvability_check() -> None:
     """Loading the default set runs the same check (it would raise otherwise)."""
     assert len(load_set(DEFAULT_SET).exercises) == 11
+
+
+def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = load_set(DEFAULT_SET).exercises[0]
+    monkeypatch.setattr(exercises, "_KNOWN", {})  # nothing known: the budget applies
+    stopped = verdicts(exercise.design, Bounds(3, 3, 9, 4, 2), max_seconds=0.0)
+    feedback = check_predict(exercise, [], stopped)
+    assert not feedback.correct
+    assert feedback.message.startswith(
+        "This answer cannot be graded: the model check stopped at its budget of 300,000 states "
+        "and 10 s (time budget of 0 s reached)"
+    )

@@ -130,3 +130,11 @@ def test_finish_appends_the_shortest_violation_from_here() -> None:
     assert "P2" in trace.steps[-1].violations
     none = finish(Run(PRESETS["fencing"].design, DEFAULT_BOUNDS), "P1")
     assert not none.found and "No continuation" in none.message
+
+
+def test_finish_says_when_it_stops_at_its_budget() -> None:
+    start = Run(PRESETS["lease-only"].design, DEFAULT_BOUNDS, SEED[:2])
+    stopped = finish(start, "P1", max_states=5)
+    assert not stopped.found
+    assert stopped.message.startswith("The search stopped at its budget of 5 states and 10 s")
+    assert "state budget of 5 states reached" in stopped.message

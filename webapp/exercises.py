@@ -19,6 +19,7 @@ import json
 import os
 import re
 import stat
+import threading
 import time
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -59,7 +60,8 @@ FIX_OPTIONS: Final = tuple(option.name for option in OPTIONS if option.kind is n
 but the per-worker clock offsets, which take a list a form cannot offer one by one."""
 
 SOLVABILITY_SECONDS: Final = 30.0
-"""Budget for checking, when a set loads, that every exercise in it can be solved."""
+"""Budget for checking, when a set loads, that every exercise in it can be solved: a deadline
+for the whole set, passed down to every exploration the check makes."""
 MAX_FIX_CANDIDATES: Final = 200
 """Most designs tried when checking that a *fix* exercise has a fix."""
 
@@ -155,8 +157,12 @@ def decode_upload(data: bytes, limit: int = MAX_SET_BYTES) -> str:
         ) from None
 
 
-def parse_set(text: str, source: str = "") -> ExerciseSet:
-    """Parse and validate a set's TOML text; never executes anything in it."""
+def parse_set(text: str, source: str = "", budget: float = SOLVABILITY_SECONDS) -> ExerciseSet:
+    """Parse and validate a set's TOML text; never executes anything in it.
+
+    Checking that every exercise can be solved takes at most `budget` seconds in all; an
+    exercise the model did not get to in that time is a problem of the set.
+    """
     if len(text.encode("utf-8")) > MAX_SET_BYTES:
         raise ExerciseSetError(
             [Problem(None, "file", f"is larger than the limit of {MAX_SET_BYTES:,} bytes")]
@@ -174,7 +180,7 @@ def parse_set(text: str, source: str = "") -> ExerciseSet:
         raise ExerciseSetError(
             [Problem(None, "TOML syntax", "a number is too long to be read")]
         ) from None
-    return _Validator(text, source).set_of(data)
+    return _Validator(text, source, budget).set_of(data)
 
 
 def _file_problem(message: str) -> ExerciseSetError:
@@ -213,6 +219,20 @@ def read_bounded(path: Path, limit: int = MAX_SET_BYTES) -> bytes:
 def load_set(path: Path) -> ExerciseSet:
     """Read (bounded) and validate a set file from disk."""
     return parse_set(decode_upload(read_bounded(path)), source=path.name)
+
+
+def check_set_bytes(data: bytes, source: str) -> ExerciseSet | ExerciseSetError:
+    """A set file's bytes decoded, validated and checked by the model, or why it cannot be used.
+
+    Whatever else goes wrong in the check (memory, the model itself) is reported as a problem
+    of the file too, so a background checker is never stopped by one set.
+    """
+    try:
+        return parse_set(decode_upload(data), source=source)
+    except ExerciseSetError as error:
+        return error
+    except Exception as error:  # whatever else fails, the file gets one clear sentence
+        return _file_problem(f"could not be checked by the model ({type(error).__name__})")
 
 
 def folder_files(folder: Path) -> tuple[list[Path], str | None]:
@@ -293,6 +313,7 @@ class _Validator:
 
     text: str
     source: str
+    budget: float = SOLVABILITY_SECONDS
     problems: list[Problem] = field(default_factory=list)
 
     def problem(self, index: int | None, key: str, message: str, ex_id: str = "") -> None:
@@ -337,23 +358,30 @@ class _Validator:
         return ExerciseSet(title, description, tuple(exercises), self.source)
 
     def solvability(self, raw: list[Any], exercises: list[Exercise]) -> None:
-        """Ask the model whether each well-formed exercise can be solved, within one budget."""
-        deadline = time.perf_counter() + SOLVABILITY_SECONDS
+        """Ask the model whether each well-formed exercise can be solved, by one deadline.
+
+        The deadline is the whole set's: every exploration is given only the time left, and
+        an exercise the model did not finish checking by then is reported as not checked.
+        """
+        deadline = time.perf_counter() + self.budget
         indices = {
             entry.get("id"): index for index, entry in enumerate(raw) if isinstance(entry, dict)
         }
         for exercise in exercises:
-            if time.perf_counter() > deadline:
+            index = indices.get(exercise.id)
+            try:
+                why = unsolvable(exercise, deadline)
+            except OutOfBudget:
                 self.problem(
-                    None,
-                    "exercise",
-                    f"the model ran out of time ({SOLVABILITY_SECONDS:g} s) checking that "
-                    "every exercise can be solved: use fewer exercises or smaller bounds",
+                    index,
+                    "",
+                    f"could not be checked within the budget ({self.budget:g} s for the whole "
+                    "set) that the model has to check that every exercise can be solved: use "
+                    "fewer exercises or smaller bounds",
+                    exercise.id,
                 )
-                return
-            why = unsolvable(exercise)
+                continue
             if why is not None:
-                index = indices.get(exercise.id)
                 self.problem(index, "property", f"cannot be solved: {why}", exercise.id)
 
     def text_field(
@@ -580,13 +608,37 @@ def design_name(design: Design) -> str:
 # ----- can it be solved? ---------------------------------------------------------------------
 
 
-def unsolvable(exercise: Exercise) -> str | None:
+class OutOfBudget(Exception):
+    """The deadline of a set's check came before the model finished checking an exercise."""
+
+
+def verdicts_by(design: Design, bounds: Bounds, deadline: float | None) -> Verdicts:
+    """The grading verdicts, given only the time left before the deadline (if any).
+
+    Verdicts known already are given at once. Raises `OutOfBudget` when no time is left, or
+    when the exploration stopped because the deadline came (not because the design is too
+    large for the grading budget).
+    """
+    known = known_verdicts(design, bounds)
+    if known is not None or deadline is None:
+        return known or verdicts(design, bounds)
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise OutOfBudget
+    found = verdicts(design, bounds, max_seconds=min(CHECK_MAX_SECONDS, left))
+    if not found.complete and time.perf_counter() >= deadline:
+        raise OutOfBudget
+    return found
+
+
+def unsolvable(exercise: Exercise, deadline: float | None = None) -> str | None:
     """Why no answer can be right, asked of the model at the exercise's bounds; None if one can.
 
     A *break* needs a violation within its step allowance; a *fix* needs its property broken
-    today and some allowed change that makes it hold while keeping what must be kept.
+    today and some allowed change that makes it hold while keeping what must be kept. With a
+    deadline (a `time.perf_counter()` value), `OutOfBudget` says the check did not finish.
     """
-    found = verdicts(exercise.design, exercise.bounds)
+    found = verdicts_by(exercise.design, exercise.bounds, deadline)
     if not found.complete:
         return (
             f"the model cannot finish checking this design at these bounds ({found.stopped_by}): "
@@ -607,18 +659,18 @@ def unsolvable(exercise: Exercise) -> str | None:
     if exercise.kind == "fix":
         if exercise.prop in found.holds:
             return f"{exercise.prop} already holds in this design at these bounds: nothing to fix"
-        return _no_fix(exercise, found)
+        return _no_fix(exercise, found, deadline)
     return None
 
 
-def _no_fix(exercise: Exercise, original: Verdicts) -> str | None:
+def _no_fix(exercise: Exercise, original: Verdicts, deadline: float | None) -> str | None:
     """None when some allowed change is a fix; otherwise why none is."""
     required = required_properties(exercise, original)
     candidates = list(itertools.islice(candidate_designs(exercise), MAX_FIX_CANDIDATES + 1))
     if len(candidates) > MAX_FIX_CANDIDATES:
         return None  # too many combinations to try them all: assume the teacher knows one
     for design in candidates:
-        found = verdicts(design, exercise.bounds)
+        found = verdicts_by(design, exercise.bounds, deadline)
         if found.complete and all(name in found.holds for name in required):
             return None
     return (
@@ -670,23 +722,49 @@ class Verdicts:
     stopped_by: str | None
 
 
-def verdicts(design: Design, bounds: Bounds) -> Verdicts:
-    """Explore the design within the grading budget (pages cache this)."""
-    result = explore(design, bounds, max_states=CHECK_MAX_STATES, max_seconds=CHECK_MAX_SECONDS)
-    return Verdicts(
+MAX_KNOWN: Final = 512
+"""Most complete verdicts kept for the process (the oldest is forgotten first)."""
+_KNOWN: dict[tuple[Design, Bounds], Verdicts] = {}
+_KNOWN_LOCK = threading.Lock()
+
+
+def known_verdicts(design: Design, bounds: Bounds) -> Verdicts | None:
+    """The verdicts of a complete exploration made earlier in this process, if any.
+
+    A complete exploration's verdicts are facts of the design and bounds, whatever budget
+    it had, so the set check and the grading share them; a stopped one is never kept.
+    """
+    with _KNOWN_LOCK:
+        return _KNOWN.get((design, bounds))
+
+
+def verdicts(design: Design, bounds: Bounds, max_seconds: float = CHECK_MAX_SECONDS) -> Verdicts:
+    """Explore the design within the grading budget (complete verdicts are kept)."""
+    known = known_verdicts(design, bounds)
+    if known is not None:
+        return known
+    result = explore(design, bounds, max_states=CHECK_MAX_STATES, max_seconds=max_seconds)
+    found = Verdicts(
         holds=tuple(name for name, v in result.verdicts.items() if v.holds),
         shortest={name: v.shortest for name, v in result.verdicts.items()},
         complete=result.complete,
         stopped_by=result.stopped_by,
     )
+    if found.complete:
+        with _KNOWN_LOCK:
+            _KNOWN[(design, bounds)] = found
+            while len(_KNOWN) > MAX_KNOWN:
+                del _KNOWN[next(iter(_KNOWN))]
+    return found
 
 
 def _incomplete(found: Verdicts) -> Feedback:
     """The answer cannot be graded: the exploration ran out of budget."""
     return Feedback(
         False,
-        f"This exercise cannot be graded: the model check stopped early ({found.stopped_by}). "
-        "Ask your teacher for smaller bounds.",
+        "This answer cannot be graded: the model check stopped at its budget of "
+        f"{CHECK_MAX_STATES:,} states and {CHECK_MAX_SECONDS:g} s ({found.stopped_by}) before "
+        "it saw every run. Ask your teacher for smaller bounds.",
     )
 
 

@@ -3,8 +3,7 @@ time, answers graded by the model, hints after wrong answers, and a summary to d
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -15,9 +14,9 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
+from webapp import limits, set_checks
 from webapp.exercises import (
     DEFAULT_SET,
-    FOLDER_ENV,
     MAX_SET_BYTES,
     Attempt,
     Exercise,
@@ -32,17 +31,18 @@ from webapp.exercises import (
     check_predict,
     decode_upload,
     fixed_design,
-    folder_files,
-    load_set,
+    known_verdicts,
     parse_set,
     summary_json,
     summary_markdown,
     summary_rows,
     verdicts,
 )
+from webapp.limits import heavy_work
 from webapp.option_widgets import option_input
 from webapp.playground import LinkError, Run, encode_actions, play
 from webapp.scheduler_view import action_buttons, run_view, status_lines
+from webapp.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.text import escape_markdown, safe_markdown
 
 DEFAULT_CHOICE = "The default set"
@@ -52,16 +52,30 @@ CHOICE_KEY = "ex-set-remembered"
 """Session keys that outlive the page's widgets: the uploaded set and the chosen set."""
 
 
-@st.cache_data(show_spinner="The model checks the design…", max_entries=128)
-def verdicts_cached(design: Design, bounds: Any) -> Verdicts:
-    """The explorer's verdicts, once per design and bounds (budgeted)."""
-    return verdicts(design, bounds)
+BEING_CHECKED = " (being checked)"
+"""Added to the menu name of a teachers' set the model has not finished checking."""
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def default_set() -> ExerciseSet:
-    """The set shipped with the app."""
-    return load_set(DEFAULT_SET)
+def graded_verdicts(design: Design, bounds: Any) -> Verdicts | None:
+    """The explorer's verdicts for grading: known ones at once, new ones under the heavy-work
+    limit within the grading budget; None (the busy message shown) when no slot is free."""
+    known = known_verdicts(design, bounds)
+    if known is not None:
+        return known
+    with heavy_work("the model check of this answer", wait=limits.WAIT_SECONDS) as admitted:
+        if not admitted:
+            return None
+        with st.spinner("The model checks the design…"):
+            return verdicts(design, bounds)
+
+
+def default_set() -> Checked | None:
+    """The set shipped with the app, checked once for the process (None: still being checked)."""
+    data = read_set_file(DEFAULT_SET)
+    if isinstance(data, ExerciseSetError):
+        return data
+    with st.spinner("The model checks the default set…"):
+        return set_checks.CHECKER.wait(data, DEFAULT_SET.name, timeout=limits.WAIT_SECONDS)
 
 
 def _progress(exercise_set: ExerciseSet) -> Progress:
@@ -107,11 +121,14 @@ def _uploaded_set() -> ExerciseSet | None:
             return kept
         st.info("Upload a set to start. The default set shows the format.")
         return None
-    try:
-        loaded = parse_uploaded(upload.getvalue(), upload.name)
-    except ExerciseSetError as error:
-        _show_problems(upload.name, error)
-        return None
+    with heavy_work("the check of your set", wait=limits.WAIT_SECONDS) as admitted:
+        if not admitted:
+            return None
+        try:
+            loaded = parse_uploaded(upload.getvalue(), upload.name)
+        except ExerciseSetError as error:
+            _show_problems(upload.name, error)
+            return None
     st.session_state[UPLOADED_KEY] = loaded
     return loaded
 
@@ -122,32 +139,24 @@ def parse_uploaded(data: bytes, name: str) -> ExerciseSet:
     return parse_set(decode_upload(data), source=name)
 
 
-@st.cache_data(show_spinner="Checking the teachers' set with the model…", max_entries=64)
-def load_folder_set(path: str, modified_ns: int, size: int) -> ExerciseSet | ExerciseSetError:
-    """A set file from the teachers' folder, read again only when it changes (path, mtime)."""
-    try:
-        return load_set(Path(path))
-    except ExerciseSetError as error:
-        return error
-
-
-def _folder_choices() -> dict[str, ExerciseSet | ExerciseSetError]:
-    """The teachers' folder sets by menu name, with a warning for what cannot be used."""
-    folder = os.environ.get(FOLDER_ENV, "")
-    if not folder:
-        return {}
-    paths, warning = folder_files(Path(folder))
+def _folder_choices() -> dict[str, Checked | None]:
+    """The teachers' folder sets by menu name (None: still being checked), with a warning for
+    what cannot be used. The files are read here (bounded) but checked in the background."""
+    paths, warning = teacher_files()
     if warning:
         st.warning(escape_markdown(warning))
-    found: dict[str, ExerciseSet | ExerciseSetError] = {}
+    found: dict[str, Checked | None] = {}
     for path in paths:
-        try:
-            info = path.stat()
-            found[f"Folder: {path.name}"] = load_folder_set(
-                str(path), info.st_mtime_ns, info.st_size
-            )
-        except OSError:
-            found[f"Folder: {path.name}"] = load_folder_set(str(path), 0, 0)
+        data = read_set_file(path)
+        checked = set_checks.CHECKER.lookup(data, path.name) if isinstance(data, bytes) else data
+        found[f"Folder: {path.name}"] = checked
+    pending = [name for name, loaded in found.items() if loaded is None]
+    if pending:
+        st.info(
+            "The model is still checking that every exercise of "
+            + ", ".join(escape_markdown(name.removeprefix("Folder: ")) for name in pending)
+            + " can be solved; each set opens here once its check is done."
+        )
     broken = [name for name, loaded in found.items() if isinstance(loaded, ExerciseSetError)]
     if broken:
         st.warning(
@@ -164,25 +173,50 @@ def _remember_choice() -> None:
 
 def _choose_set() -> ExerciseSet | None:
     """The set the class works on: the default, one from the teachers' folder, or an upload."""
+    warm()
     folder = _folder_choices()
     names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
     remembered = st.session_state.get(CHOICE_KEY, DEFAULT_CHOICE)
     index = names.index(remembered) if remembered in names else 0
     choice = st.selectbox(
-        "Exercise set", names, index=index, key="ex-set", on_change=_remember_choice
+        "Exercise set",
+        names,
+        index=index,
+        key="ex-set",
+        on_change=_remember_choice,
+        format_func=lambda name: name + (BEING_CHECKED if folder.get(name, 0) is None else ""),
     )
     if choice == UPLOAD_CHOICE:
         return _uploaded_set()
-    if choice == DEFAULT_CHOICE:
-        return default_set()
-    loaded = folder[choice]
+    loaded = default_set() if choice == DEFAULT_CHOICE else folder[choice]
+    if loaded is None:
+        _being_checked()
+        return None
     if isinstance(loaded, ExerciseSetError):
         _show_problems(choice.removeprefix("Folder: "), loaded)
         return None
     return loaded
 
 
+def _being_checked() -> None:
+    """What a visitor sees of a set the model is still checking: a note and a way to look again."""
+    st.info(
+        "The model is still checking this set in the background (every exercise must be "
+        "solvable). Look again in a moment."
+    )
+    st.button("Look again", key="ex-look-again")
+
+
 # ----- one exercise ---------------------------------------------------------------------------
+
+
+def _check_button(label: str, exercise: Exercise, grade: Callable[[], bool]) -> None:
+    """The check button of an exercise graded by the explorer: the answer is graded here,
+    under the heavy-work limit, and the page is redrawn with the verdict."""
+    if not st.button(label, key=f"ex-{exercise.id}-check", type="primary"):
+        return
+    if grade():
+        st.rerun()
 
 
 def _describe(exercise: Exercise) -> None:
@@ -203,14 +237,17 @@ def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
             help=BY_NAME[name].statement,
         )
 
-    def check() -> None:
-        """Grade the ticked properties."""
+    def check() -> bool:
+        """Grade the ticked properties (False: not graded, the server was busy)."""
         chosen = [n for n in PROPERTY_NAMES if st.session_state.get(f"ex-{exercise.id}-{n}")]
-        found = verdicts_cached(exercise.design, exercise.bounds)
+        found = graded_verdicts(exercise.design, exercise.bounds)
+        if found is None:
+            return False
         answer = ", ".join(chosen) or "none"
         _record(exercise_set, exercise, answer, check_predict(exercise, chosen, found))
+        return True
 
-    st.button("Check my prediction", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _check_button("Check my prediction", exercise, check)
     _feedback(_progress(exercise_set), exercise)
 
 
@@ -280,7 +317,9 @@ def _fix_widget(exercise: Exercise, name: str) -> Any:
 
 def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     """Widgets for the allowed options and a check button graded by the explorer."""
-    original = verdicts_cached(exercise.design, exercise.bounds)
+    original = graded_verdicts(exercise.design, exercise.bounds)
+    if original is None:
+        return
     kept = ", ".join(original.holds) or "nothing"
     st.markdown(
         f"**Make {exercise.prop} hold** ({BY_NAME[exercise.prop].title}). Today this design "
@@ -291,8 +330,8 @@ def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         with cols[index % len(cols)]:
             _fix_widget(exercise, name)
 
-    def check() -> None:
-        """Build the chosen design and grade it."""
+    def check() -> bool:
+        """Build the chosen design and grade it (False: not graded, the server was busy)."""
         changes = {
             name: st.session_state.get(f"ex-{exercise.id}-opt-{name}") for name in exercise.options
         }
@@ -303,13 +342,16 @@ def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         except DesignError as error:
             feedback = Feedback(False, f"That is not a valid design: {error}")
             _record(exercise_set, exercise, str(changes), feedback)
-            return
-        found = verdicts_cached(design, exercise.bounds)
+            return True
+        found = graded_verdicts(design, exercise.bounds)
+        if found is None:
+            return False
         _record(
             exercise_set, exercise, design.label(), check_fix(exercise, design, original, found)
         )
+        return True
 
-    st.button("Check my design", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _check_button("Check my design", exercise, check)
     _feedback(_progress(exercise_set), exercise)
 
 

@@ -273,5 +273,7 @@ def finish(
     return Completion(
         prop,
         (),
-        f"No violation of {prop} found before the search stopped ({result.stopped_by}).",
+        f"The search stopped at its budget of {max_states:,} states and {max_seconds:g} s "
+        f"({result.stopped_by}) before finding a violation of {prop} from here: undo some "
+        "steps or choose smaller bounds to search again.",
     )

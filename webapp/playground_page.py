@@ -10,7 +10,9 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_to_json
+from webapp import limits
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
+from webapp.limits import heavy_work
 from webapp.option_widgets import option_input
 from webapp.playground import (
     DEFAULT_BOUNDS,
@@ -29,6 +31,8 @@ from webapp.text import escape_markdown
 
 CUSTOM = "(custom options)"
 MESSAGE_KEY = "playground-message"
+FINISH_KEY = "playground-finish-asked"
+"""Set by the Finish button; the search runs on the board, under the heavy-work limit."""
 
 
 def _show_run(run: Run) -> None:
@@ -71,18 +75,29 @@ def _reset() -> None:
         _show_run(Run(run.design, run.bounds))
 
 
-def _finish() -> None:
-    """Ask the explorer for the shortest violating continuation and append it."""
-    run = _current()
+def _ask_finish() -> None:
+    """Button callback: ask for the shortest violating continuation (searched on the board)."""
+    st.session_state[FINISH_KEY] = True
+
+
+def _finish_if_asked(run: Run) -> Run:
+    """When Finish was pressed, search for the shortest violating continuation under the
+    heavy-work limit and append it; the run to draw (unchanged when busy or none is found)."""
     prop = st.session_state.get("playground-finish-prop", "P1")
-    if run is None or prop not in PROPERTY_NAMES:
-        return
-    completion = finish(run, prop)
-    if completion.found:
-        _show_run(Run(run.design, run.bounds, run.actions + completion.actions))
-        st.session_state[MESSAGE_KEY] = ("success", completion.message)
-    else:
+    if not st.session_state.pop(FINISH_KEY, False) or prop not in PROPERTY_NAMES:
+        return run
+    with heavy_work("the search for the shortest violation", wait=limits.WAIT_SECONDS) as admitted:
+        if not admitted:
+            return run
+        with st.spinner(f"Searching for the shortest violation of {prop} from here…"):
+            completion = finish(run, prop)
+    if not completion.found:
         st.session_state[MESSAGE_KEY] = ("warning", completion.message)
+        return run
+    extended = Run(run.design, run.bounds, run.actions + completion.actions)
+    _show_run(extended)
+    st.session_state[MESSAGE_KEY] = ("success", completion.message)
+    return extended
 
 
 def _fresh() -> None:
@@ -194,6 +209,8 @@ def render_playground() -> None:
 def _board() -> None:
     """The run so far and the moves: a click reruns only this part of the page."""
     run = _current()
+    if run is not None:
+        run = _finish_if_asked(run)
     _messages()
     if run is None:
         st.button("Start a fresh run", on_click=_fresh, key="playground-fresh-board")
@@ -232,7 +249,7 @@ def _board() -> None:
     tools[3].button(
         "Finish with the shortest violation from here",
         key="playground-finish",
-        on_click=_finish,
+        on_click=_ask_finish,
         icon=":material/fast_forward:",
     )
     st.markdown("**Properties at this state**")

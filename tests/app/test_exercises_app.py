@@ -1,16 +1,27 @@
-"""AppTest: the exercises page, each kind right and wrong, hints, a malformed set file."""
+"""AppTest: the exercises page, each kind right and wrong, hints, a malformed set file, the
+teachers' sets checked in the background, and a busy server."""
 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import all_text
+from tests.slots import all_slots_taken
+from webapp import exercises, set_checks
+from webapp.exercises import DEFAULT_SET, ExerciseSet, ExerciseSetError, check_set_bytes
+from webapp.set_checks import SetChecker
 
 PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "exercises.py")
+SMALL = (
+    'title = "Mini"\n\n[[exercise]]\nid = "m"\nkind = "predict"\ntitle = "t"\n'
+    'prompt = "p"\npreset = "fencing"\n'
+)
 
 
 def open_exercises(exercise: str = "") -> AppTest:
@@ -20,6 +31,14 @@ def open_exercises(exercise: str = "") -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     if exercise:
         at.selectbox(key="ex-choice").set_value(exercise).run()
+    return at
+
+
+def checked(at: AppTest) -> AppTest:
+    """The page again once the background checks of the sets are done."""
+    assert set_checks.CHECKER.idle(timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 
@@ -83,7 +102,7 @@ def test_a_malformed_set_in_the_teachers_folder(
     )
     (tmp_path / "broken.toml").write_text('title = "x\n', encoding="utf-8")
     monkeypatch.setenv("FENCING_LAB_EXERCISES", str(tmp_path))
-    at = open_exercises()
+    at = checked(open_exercises())
     at.selectbox(key="ex-set").set_value("Folder: bad.toml").run()
     text = all_text(at)
     assert "bad.toml was not loaded" in text
@@ -108,7 +127,7 @@ def test_a_hostile_teachers_folder_never_breaks_the_page(
         encoding="utf-8",
     )
     monkeypatch.setenv("FENCING_LAB_EXERCISES", str(tmp_path))
-    at = open_exercises()
+    at = checked(open_exercises())
     warned = " ".join(w.value for w in at.warning)
     for name in ("a-dir.toml", "dangling.toml", "pipe.toml", "huge.toml"):
         assert name.replace(".", "\\.").replace("-", "\\-") in warned or name in warned
@@ -151,3 +170,98 @@ def test_an_uploaded_set_is_kept_for_the_session() -> None:
     assert at.selectbox(key="ex-set").value == UPLOAD_CHOICE
     assert "Using the set you uploaded earlier" in all_text(at)
     assert "Mine" in all_text(at)
+
+
+@pytest.fixture
+def gated_checker(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[str]]]:
+    """A fresh process checker whose checks of the teachers' sets wait for a gate; the names
+    of the sets it checked (the default set is checked at once)."""
+    gate = threading.Event()
+    names: list[str] = []
+
+    def check(data: bytes, source: str) -> ExerciseSet | ExerciseSetError:
+        if source != DEFAULT_SET.name:
+            names.append(source)
+            assert gate.wait(timeout=120)
+        return check_set_bytes(data, source)
+
+    checker = SetChecker(check)
+    monkeypatch.setattr(set_checks, "CHECKER", checker)
+    yield gate, names
+    gate.set()
+    checker.close()
+
+
+def test_a_visit_never_runs_the_teachers_checks_and_each_content_is_checked_once(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gated_checker: tuple[threading.Event, list[str]],
+) -> None:
+    gate, names = gated_checker
+    at = open_exercises()  # the default set, checked by the fresh checker
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.toml").write_text(
+            SMALL.replace("Mini", f"Set {name}"), encoding="utf-8"
+        )
+    monkeypatch.setenv("FENCING_LAB_EXERCISES", str(tmp_path))
+    at.run()  # returns while the checks wait at the gate: the visit does not run them
+    assert not at.exception
+    assert at.selectbox(key="ex-set").options[1:3] == [
+        "Folder: a.toml (being checked)",
+        "Folder: b.toml (being checked)",
+    ]
+    assert "still checking that every exercise of a.toml, b.toml" in all_text(at)
+    at.selectbox(key="ex-set").set_value("Folder: b.toml").run()
+    assert "still checking this set" in all_text(at)
+    assert len(names) <= 1  # the background checker has started on one set at most
+    gate.set()
+    at = checked(at)
+    assert "Set b" in all_text(at) and "being checked" not in all_text(at)
+    at.run()
+    at.selectbox(key="ex-set").set_value("Folder: a.toml").run()
+    assert "Set a" in all_text(at)
+    assert names == ["a.toml", "b.toml"]  # once per content, however many visits
+    (tmp_path / "a.toml").write_text(SMALL.replace("Mini", "Set a, again"), encoding="utf-8")
+    at = checked(at.run())
+    assert "Set a, again" in all_text(at)
+    assert names == ["a.toml", "b.toml", "a.toml"]
+
+
+def test_with_every_slot_taken_the_default_set_is_shown_as_being_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker = SetChecker()
+    monkeypatch.setattr(set_checks, "CHECKER", checker)
+    try:
+        with all_slots_taken(monkeypatch):
+            at = AppTest.from_file(PAGE, default_timeout=60).run()
+            assert not at.exception
+            assert "still checking this set" in all_text(at)
+            assert checker.runs == 0
+        at = checked(at)
+        assert "From the paused worker to the lost update" in all_text(at)
+        assert checker.runs == 1
+    finally:
+        checker.close()
+
+
+def test_with_every_slot_taken_grading_says_the_server_is_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = open_exercises()
+    monkeypatch.setattr(exercises, "_KNOWN", {})  # the verdicts must be explored again
+    at.checkbox(key="ex-lease-predict-P1").check().run()
+    with all_slots_taken(monkeypatch):
+        at.button(key="ex-lease-predict-check").click().run()
+        busy = " ".join(w.value for w in at.warning)
+        assert "busy" in busy and "the model check of this answer was not started" in busy
+        assert "Not quite" not in all_text(at)
+        assert at.dataframe[0].value["attempts"].sum() == 0
+        at.selectbox(key="ex-choice").set_value("key-version-fix-p3").run()
+        assert "the model check of this answer was not started" in at.warning[0].value
+        assert "Make P3 hold" not in all_text(at)
+    at.run()
+    assert "Make P3 hold" in all_text(at)
+    at.selectbox(key="ex-choice").set_value("lease-predict").run()
+    at.button(key="ex-lease-predict-check").click().run()
+    assert "Not quite" in all_text(at)

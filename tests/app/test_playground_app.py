@@ -1,12 +1,15 @@
-"""AppTest: the scheduler playground (buttons, URL, statuses, undo/reset, finish, bad links)."""
+"""AppTest: the scheduler playground (buttons, URL, statuses, undo/reset, finish, bad links,
+a busy server)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import all_text
+from tests.slots import all_slots_taken
 
 PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "playground.py")
 
@@ -88,3 +91,17 @@ def test_a_custom_design_from_the_link_and_the_form() -> None:
     at.button[0].click().run()
     assert param(at, "d") == "volatile-hwm" and param(at, "b") == "2.2.5.2.1"
     assert "Restart storage" in [b.label for b in at.button]
+
+
+def test_with_every_slot_taken_finish_says_the_server_is_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = open_playground(a="A1")
+    with all_slots_taken(monkeypatch):
+        at.button(key="playground-finish").click().run()
+        assert not at.exception
+        busy = " ".join(w.value for w in at.warning)
+        assert "busy" in busy and "the search for the shortest violation was not started" in busy
+        assert param(at, "a") == "A1"
+    at.button(key="playground-finish").click().run()
+    assert param(at, "a").startswith("A1.") and "Added the shortest way" in all_text(at)
