@@ -8,6 +8,7 @@ explorer's at the bounds given.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -200,6 +201,22 @@ def candidate_changes(stack: Stack, size: int) -> Iterator[tuple[Change, ...]]:
             yield chosen
 
 
+MAX_REMEMBERED: Final = 512
+"""Finished explorations kept for later advice (a few kilobytes each)."""
+_FINISHED: dict[tuple[Design, Bounds], Exploration] = {}
+_FINISHED_LOCK = threading.Lock()
+
+
+def _remember(result: Exploration) -> None:
+    """Keep a finished exploration: it depends only on its design and bounds."""
+    if not result.complete:
+        return
+    with _FINISHED_LOCK:
+        if len(_FINISHED) >= MAX_REMEMBERED:
+            _FINISHED.pop(next(iter(_FINISHED)))
+        _FINISHED[(result.design, result.bounds)] = result
+
+
 class _Explorations:
     """Explorations of designs at fixed bounds, each design explored once, within a deadline."""
 
@@ -207,20 +224,20 @@ class _Explorations:
         self.bounds = bounds
         self.deadline = deadline
         self.max_states = max_states
-        self.done: dict[Design, Exploration] = {}
         self.skipped = 0
 
     def of(self, design: Design) -> Exploration | None:
         """The design's exploration, or None when the time budget is spent."""
-        if design in self.done:
-            return self.done[design]
+        known = _FINISHED.get((design, self.bounds))
+        if known is not None:
+            return known
         left = self.deadline - time.monotonic()
         if left <= 0:
             self.skipped += 1
             return None
         design.check_fits(self.bounds)
         result = explore(design, self.bounds, max_states=self.max_states, max_seconds=left)
-        self.done[design] = result
+        _remember(result)
         return result
 
 
@@ -328,8 +345,10 @@ def advise(
     design = stack.design()
     design.check_fits(bounds)
     explorations = _Explorations(bounds, time.monotonic() + max_seconds, max_states)
-    base = explore(design, bounds, max_states=max_states, max_seconds=max_seconds)
-    explorations.done[design] = base
+    base = _FINISHED.get((design, bounds)) or explore(
+        design, bounds, max_states=max_states, max_seconds=max_seconds
+    )
+    _remember(base)
     traces = {
         name: replay(design, bounds, verdict.actions)
         for name, verdict in base.verdicts.items()
