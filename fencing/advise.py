@@ -54,7 +54,11 @@ def register(commands: Any) -> None:
         metavar="S",
         help="time budget for the stack and its neighbouring designs (default 60)",
     )
-    advise.add_argument("--json", action="store_true", help="print one JSON object")
+    output = advise.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument(
+        "--note", action="store_true", help="print a design-review note in Markdown"
+    )
     advise.set_defaults(run=run_advise)
 
 
@@ -77,8 +81,89 @@ def run_advise(args: argparse.Namespace) -> int:
     stack = Stack.of(args.token, args.resource, [*args.workers_do, *args.also])
     bounds: Bounds = bounds_from_args(args)
     advice = advise(stack, bounds, max_seconds=args.max_seconds)
-    print(json.dumps(advice.to_dict(), indent=2) if args.json else format_advice(advice))
+    if args.json:
+        print(json.dumps(advice.to_dict(), indent=2))
+    else:
+        print(review_note(advice) if args.note else format_advice(advice))
     return 0
+
+
+def advise_command(stack: Any, bounds: Bounds) -> str:
+    """`fencing advise …` for this stack at these bounds."""
+    from fencing.command_line import bounds_flags, command
+    from model.stack import Slot
+
+    words = ["fencing", "advise", "--token", stack.token.id, "--resource", stack.resource.id]
+    for slot in (Slot.WORKERS, Slot.ALSO):
+        chosen = [p.id for p in stack.parts if p.slot is slot]
+        if chosen:
+            words += [f"--{slot}", *chosen]
+    return command([*words, *bounds_flags(bounds)])
+
+
+def review_note(advice: Any) -> str:
+    """A design-review note in Markdown: the stack, verdicts, the bug, the change to make,
+    and the bounds it was checked at (with what bounds mean)."""
+    from fencing.command_line import check_command
+    from model.properties import BY_NAME
+
+    result = advice.exploration
+    lines = [
+        "# Design review: fencing the lock",
+        "",
+        "## The stack",
+        "",
+        *(f"- {p.slot.words}: {p.words} (`{p.id}`)" for p in advice.stack.parts),
+        "",
+        f"In the model: {advice.design.in_words()}.",
+        "",
+        "## Verdicts",
+        "",
+        "| property | verdict |",
+        "| --- | --- |",
+        *(
+            f"| {name} {BY_NAME[name].title} | {verdict.status.word}"
+            + (f" (shortest run: {verdict.shortest} steps)" if verdict.violated else "")
+            + " |"
+            for name, verdict in result.verdicts.items()
+        ),
+    ]
+    for story in advice.stories.values():
+        lines += ["", f"### {story[0].split(':', 1)[0]}", "", story[0], ""]
+        lines += story[1:]
+    lines += ["", "## Recommended change", ""]
+    if not advice.violated:
+        lines.append("None: every property holds at these bounds.")
+    elif advice.fixes:
+        best = advice.fixes[0]
+        lines += [f"- {change.build()}" for change in best.changes]
+        still = ", ".join(best.still_violated) or "nothing"
+        lines += ["", f"Then {', '.join(best.holds)} hold; still violated: {still}."]
+        for other in advice.fixes[1:]:
+            lines.append(
+                "- Also possible: "
+                + "; and ".join(change.build() for change in other.changes)
+                + f" (still violated: {', '.join(other.still_violated) or 'nothing'})"
+            )
+    for unfixed in advice.unfixed:
+        nearest = unfixed.nearest.name if unfixed.nearest else "none"
+        lines.append(
+            f"- No change of one or two parts fixes {unfixed.prop} (nearest preset: {nearest})."
+        )
+    lines += [
+        "",
+        "## How it was checked",
+        "",
+        f"Every interleaving of the model at {advice.bounds.in_words()} "
+        f"({advice.bounds.short()}): {result.states:,} states"
+        + ("." if result.complete else f", not finished ({result.stopped_by})."),
+        "Bounds are the model's sizes: a verdict holds for runs of that size; a bug shown at "
+        "small bounds is a real bug, a property that holds is checked only up to them.",
+        "",
+        f"    {advise_command(advice.stack, advice.bounds)}",
+        f"    {check_command(advice.design, advice.bounds)}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def catalogue_json() -> list[dict[str, Any]]:

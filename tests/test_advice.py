@@ -80,7 +80,7 @@ def test_a_part_in_the_wrong_slot_is_refused_by_name() -> None:
 
 
 def test_parts_that_do_not_fit_together_are_refused_with_the_models_reason() -> None:
-    with pytest.raises(DesignError, match="does not fit together.*keeps no mark"):
+    with pytest.raises(DesignError, match=r"does not fit together.*keeps no mark"):
         Stack.of("etcd-create-revision", "plain-write", ["fence-in-memory"]).design()
 
 
