@@ -79,6 +79,12 @@ class Part:
             "source": self.source,
         }
 
+    @property
+    def mirror(self) -> str:
+        """The part in a few words for an option's label: `etcd create_revision`."""
+        name = self.noun or self.words
+        return name if self.system == "any" or self.system in name else f"{self.system} {name}"
+
     def model_words(self) -> str:
         """The options it sets, as `token counter-volatile, coordinator_restarts 1`."""
         return ", ".join(
@@ -311,6 +317,15 @@ CATALOGUE: Final[tuple[Part, ...]] = (
 )
 
 BY_ID: Final = {part.id: part for part in CATALOGUE}
+
+
+def mirrors(option_name: str, value: object) -> tuple[Part, ...]:
+    """The parts that stand for this option value (their first option sets it)."""
+    return tuple(
+        p
+        for p in CATALOGUE
+        if next(iter(p.options)) == option_name and str(p.options[option_name]) == str(value)
+    )
 
 
 def parts_of(slot: Slot) -> tuple[Part, ...]:

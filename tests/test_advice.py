@@ -209,3 +209,18 @@ def test_the_catalogue_is_printed_with_its_sources(capsys: pytest.CaptureFixture
     assert shown == EXPECTED_MODEL
     code, out, _ = run(["advise", "--catalogue"], capsys)
     assert all(entry.id in out and entry.source in out for entry in CATALOGUE)
+
+
+def test_option_words_in_forms_name_the_real_parts_from_the_catalogue() -> None:
+    from model.options import BY_OPTION
+    from webapp.option_widgets import word_with_mirrors
+
+    counter = word_with_mirrors(BY_OPTION["token"], "counter")
+    assert counter.startswith(BY_OPTION["token"].word("counter"))
+    assert "etcd create_revision" in counter and "ZooKeeper" in counter
+    assert "etcd lease ID" in word_with_mirrors(BY_OPTION["token"], "random")
+    for entry in CATALOGUE:
+        name, value = next(iter(entry.options.items()))
+        if BY_OPTION[name].values:
+            assert entry.mirror in word_with_mirrors(BY_OPTION[name], str(value))
+    assert "same transaction as the write" in BY_OPTION["receiver"].word("lease-aware")
