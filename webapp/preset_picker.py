@@ -47,7 +47,7 @@ def _option_key(key: str, name: str) -> str:
     return f"{key}-option-{name}"
 
 
-def _show_design(key: str, design: Design) -> None:
+def show_design(key: str, design: Design) -> None:
     """Put a design into the page's option widgets."""
     for name, value in values_of(design).items():
         st.session_state[_option_key(key, name)] = value
@@ -71,7 +71,7 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
     except LinkError as error:
         problems.append(str(error))
     st.session_state[f"{key}-preset"] = matching_preset(design) or CUSTOM
-    _show_design(key, design)
+    show_design(key, design)
     st.session_state[f"{key}-prop"] = prop
     for name in BOUND_LIMITS:
         st.session_state[f"{key}-{name}"] = getattr(bounds, name)
@@ -83,7 +83,7 @@ def _preset_chosen(key: str) -> None:
     """Chooser callback: a preset fills the option widgets with its options."""
     name = st.session_state.get(f"{key}-preset")
     if name in PRESETS:
-        _show_design(key, PRESETS[name].design)
+        show_design(key, PRESETS[name].design)
 
 
 def _option_changed(key: str) -> None:
@@ -95,6 +95,39 @@ def _option_changed(key: str) -> None:
         st.session_state[f"{key}-preset"] = CUSTOM
         return
     st.session_state[f"{key}-preset"] = matching_preset(design) or CUSTOM
+
+
+def preset_chooser(key: str, label: str) -> str:
+    """The preset chooser (or `(custom)`); choosing a preset fills the option widgets."""
+    return str(
+        st.selectbox(
+            label,
+            [CUSTOM, *PRESETS],
+            key=f"{key}-preset",
+            on_change=_preset_chosen,
+            args=(key,),
+            help="A preset fills in the options; change any option to check your own design.",
+        )
+    )
+
+
+def design_widgets(key: str, label: str, start: Design) -> Design | None:
+    """A preset chooser and the option widgets for one design (filled with `start` on a
+    fresh page); the design they make, or None with the model's refusal shown."""
+    if f"{key}-preset" not in st.session_state:
+        st.session_state[f"{key}-preset"] = matching_preset(start) or CUSTOM
+        show_design(key, start)
+    preset_chooser(key, label)
+    return _design_or_refusal(_options(key))
+
+
+def _design_or_refusal(values: dict[str, object]) -> Design | None:
+    """The design the option widgets make, or None with the model's refusal shown."""
+    try:
+        return design_from_values(values)
+    except DesignError as error:
+        st.error(f"This design is refused: {escape_markdown(str(error), 600)}")
+        return None
 
 
 def _options(key: str) -> dict[str, object]:
@@ -132,16 +165,9 @@ def choose(
     Only the picker's own parameters are written; the page's others (steps, switches) stay.
     """
     _from_link(key, preset, bounds, prop or "P2")
-    names = [CUSTOM, *PRESETS]
     cols = st.columns([2, 2] if prop else [1])
-    chosen_preset = cols[0].selectbox(
-        "Design",
-        names,
-        key=f"{key}-preset",
-        on_change=_preset_chosen,
-        args=(key,),
-        help="A preset fills in the options; change any option to check your own design.",
-    )
+    with cols[0]:
+        chosen_preset = preset_chooser(key, "Design")
     chosen_prop = prop or "P2"
     if prop:
         chosen_prop = cols[1].selectbox(
@@ -150,12 +176,9 @@ def choose(
             format_func=lambda n: f"{n}, {BY_NAME[n].title}",
             key=f"{key}-prop",
         )
-    values = _options(key)
+    design = _design_or_refusal(_options(key))
     sizes = bounds_inputs(key)
-    try:
-        design = design_from_values(values)
-    except DesignError as error:
-        st.error(f"This design is refused: {escape_markdown(str(error), 600)}")
+    if design is None:
         return None
     try:
         chosen_bounds = Bounds(**sizes)
