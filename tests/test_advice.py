@@ -224,3 +224,13 @@ def test_option_words_in_forms_name_the_real_parts_from_the_catalogue() -> None:
         if BY_OPTION[name].values:
             assert entry.mirror in word_with_mirrors(BY_OPTION[name], str(value))
     assert "same transaction as the write" in BY_OPTION["receiver"].word("lease-aware")
+
+
+def test_downloads_are_named_after_their_design_and_property() -> None:
+    from webapp.links import file_name
+
+    assert file_name(Design(receiver="fenced-strict"), "P4", "json") == "fencing-strict-P4.json"
+    custom = Design(token="random", receiver="none")
+    assert file_name(custom, "P2", "itf.json") == "token-random_receiver-none-P2.itf.json"
+    clock = file_name(Design(token="local-clock", skew=(1, 0)), "P1", "json")
+    assert clock == "token-local-clock_skew-1-0-P1.json"
