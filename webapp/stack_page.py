@@ -73,8 +73,8 @@ def fix_run(advice: Advice, fix: Fix, prop: str) -> Trace | None:
 
 
 def _words(identifier: str) -> str:
-    """A catalogue id in its words, for the dropdowns."""
-    return BY_ID[identifier].words
+    """A catalogue id in its words, for the dropdowns (which show no code marks)."""
+    return BY_ID[identifier].words.replace("`", "")
 
 
 def _choose_stack(current: Stack) -> Stack:
@@ -125,9 +125,12 @@ def _show_counterexample(advice: Advice) -> None:
         format_func=lambda n: f"{n} {BY_NAME[n].title}",
         horizontal=True,
     )
+    trace = advice.traces[chosen]
+    if shown != chosen or "step" not in st.query_params:
+        # A run opens on the step that breaks the property, not on an empty timeline.
+        st.query_params["step"] = str(len(trace.steps))
     st.query_params["prop"] = chosen
     st.error(advice.stories[chosen][0])
-    trace = advice.traces[chosen]
     show_traces(
         [replay_cached(advice.design, advice.bounds, trace.actions, f"your stack: {chosen}")],
         param="step",

@@ -65,3 +65,15 @@ def test_changing_a_part_changes_the_link_and_the_answer(open_page: Opener) -> N
     assert [n for n in fresh.exploration.verdicts if table[n].iloc[0].startswith("✘")] == list(
         fresh.violated
     )
+
+
+def test_the_run_opens_on_the_step_that_breaks_the_property(open_page: Opener) -> None:
+    at = open_page("screens/stack.py")
+    stack = Stack.of("etcd-lease-id", "sql-conditional-update", ["worker-checks-lease"])
+    advice = advise(stack, REFERENCE_BOUNDS)
+    first = advice.violated[0]
+    assert at.query_params["step"] == str(len(advice.traces[first].steps))
+    other = advice.violated[1]
+    at.radio[0].set_value(other).run()
+    assert at.query_params["prop"] == other
+    assert at.query_params["step"] == str(len(advice.traces[other].steps))
