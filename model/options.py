@@ -268,7 +268,8 @@ OPTIONS: Final = (
             "fenced-strict": "token > highest seen",
             "fenced-nonatomic": "token ≥ highest seen, then writes in a separate step",
             "equality": "token equals the first one seen",
-            "lease-aware": "the writer's lease is live (asks the lock service)",
+            "lease-aware": "the writer's lease is live, asked of the lock service in the same "
+            "transaction as the write",
         },
     ),
     Option(

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from fencing.command_line import check_command
 from fencing.matrix import Matrix, verdict_matrix
-from model.design import REFERENCE_BOUNDS, Bounds
-from model.presets import PRESET_NAMES, PRESETS
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.explorer import Exploration
+from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.cache import explore_cached, replay_cached
 from webapp.captions import lesson_caption
+from webapp.links import LinkError, decode_design, encode_design, matching_preset
 from webapp.player import show_traces
+from webapp.preset_picker import design_widgets
+from webapp.text import escape_markdown
 from webapp.verdicts import compact_cell, difference, verdict_rows
 
 NO_CELL = "(choose a violated cell)"
@@ -110,28 +115,49 @@ def _matrix_section() -> None:
         _open_cell(matrix, cell)
 
 
+def _side_from_link(key: str, default: str) -> Design:
+    """One side's design from the link (a preset name or `option:value~…`), else the default."""
+    text = st.query_params.get(key)
+    if text is None or f"{key}-preset" in st.session_state:
+        return PRESETS[default].design
+    try:
+        return decode_design(text)
+    except LinkError as error:
+        st.error(f"This link was partly not understood: {escape_markdown(str(error))}")
+        return PRESETS[default].design
+
+
+def _lesson_of(design: Design, found: Exploration) -> str:
+    """A preset's lesson at the reference bounds, or the design in words for a custom one."""
+    name = matching_preset(design)
+    if name is None:
+        return f"your design ({design.in_words()})"
+    return f"{name}: " + lesson_caption(PRESETS[name].as_lesson(), REFERENCE_BOUNDS, found.verdicts)
+
+
 def _with_without_section() -> None:
     """Two designs side by side: which violations disappear, and the reachable states."""
     st.header("With versus without")
     left, right = st.columns(2)
-    a = left.selectbox(
-        "Without (design A)",
-        PRESET_NAMES,
-        index=PRESET_NAMES.index("lease-only"),
-        key="a",
-        bind="query-params",
-    )
-    b = right.selectbox(
-        "With (design B)",
-        PRESET_NAMES,
-        index=PRESET_NAMES.index("fencing"),
-        key="b",
-        bind="query-params",
-    )
-    first = explore_cached(PRESETS[a].design, REFERENCE_BOUNDS)
-    second = explore_cached(PRESETS[b].design, REFERENCE_BOUNDS)
+    sides: list[Design | None] = []
+    for column, key, label, default in (
+        (left, "a", "Without (design A)", "lease-only"),
+        (right, "b", "With (design B)", "fencing"),
+    ):
+        with column:
+            start = _side_from_link(key, default)
+            sides.append(design_widgets(key, label, start))
+    first_design, second_design = sides
+    if first_design is None or second_design is None:
+        return
+    for key, design in (("a", first_design), ("b", second_design)):
+        if st.query_params.get(key) != encode_design(design):
+            st.query_params[key] = encode_design(design)
+    first = explore_cached(first_design, REFERENCE_BOUNDS)
+    second = explore_cached(second_design, REFERENCE_BOUNDS)
     diff = difference(first, second)
-    st.dataframe(verdict_rows({f"A: {a}": first, f"B: {b}": second}), hide_index=True)
+    names = [matching_preset(d) or "your design" for d in (first_design, second_design)]
+    st.dataframe(verdict_rows({f"A: {names[0]}": first, f"B: {names[1]}": second}), hide_index=True)
     lines = [
         f"- **Disappear** going from A to B: {', '.join(diff.disappear) or 'none'}",
         f"- **Appear**: {', '.join(diff.appear) or 'none'}",
@@ -141,11 +167,13 @@ def _with_without_section() -> None:
     st.markdown("\n".join(lines))
     if not diff.complete:
         st.warning("Incomplete: at least one exploration hit its budget.")
-    lessons = [
-        lesson_caption(PRESETS[name].as_lesson(), REFERENCE_BOUNDS, found.verdicts)
-        for name, found in ((a, first), (b, second))
-    ]
-    st.caption(f"A: {lessons[0]}  \nB: {lessons[1]}")
+    st.caption(f"A: {_lesson_of(first_design, first)}  \nB: {_lesson_of(second_design, second)}")
+    st.caption("The same two checks on the command line:")
+    st.code(
+        f"{check_command(first_design, REFERENCE_BOUNDS)}\n"
+        f"{check_command(second_design, REFERENCE_BOUNDS)}",
+        language="bash",
+    )
 
 
 def render_compare() -> None:

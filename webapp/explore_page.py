@@ -30,6 +30,7 @@ from webapp.links import (
     bounds_params,
     design_from_params,
     design_params,
+    file_name,
     matching_preset,
     whole_number,
 )
@@ -211,7 +212,7 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
     st.download_button(
         "Download this trace (JSON)",
         trace_to_json(trace),
-        file_name=f"counterexample-{name}.json",
+        file_name=file_name(design, name, "json"),
         mime="application/json",
         key=f"download-{name}",
         icon=":material/download:",
@@ -219,7 +220,7 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
     st.download_button(
         "Download this trace (ITF)",
         trace_to_itf_json(trace),
-        file_name=f"counterexample-{name}.itf.json",
+        file_name=file_name(design, name, "itf.json"),
         mime="application/json",
         key=f"download-itf-{name}",
         icon=":material/download:",

@@ -54,6 +54,14 @@ def matching_preset(design: Design) -> str | None:
     return next((p.name for p in PRESETS_LIST if p.design == design), None)
 
 
+def file_name(design: Design, what: str, extension: str) -> str:
+    """A download's name after its design and content: `fencing-strict-P4.json`,
+    `token-random_receiver-none-P2.itf.json` for a design that is no preset."""
+    label = matching_preset(design) or encode_design(design).replace(":", "-").replace("~", "_")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in label)
+    return f"{safe}-{what}.{extension}"
+
+
 # ----- a design as separate parameters (explore, state space, proofs) ----------------------
 
 

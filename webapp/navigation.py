@@ -69,6 +69,14 @@ PAGES: Final = (
         "Pick any design and bounds; every interleaving is checked and violations animated.",
     ),
     PageEntry(
+        "screens/stack.py",
+        "Tools",
+        "Check my stack",
+        ":material/fact_check:",
+        "stack",
+        "Pick your real parts (etcd, ZooKeeper, Redis, SQL): the verdicts, the bug, the fix.",
+    ),
+    PageEntry(
         "screens/compare.py",
         "Tools",
         "Compare designs",

@@ -7,6 +7,14 @@ from typing import Any
 import streamlit as st
 
 from model.options import Kind, Option
+from model.stack import mirrors
+
+
+def word_with_mirrors(option: Option, value: Any) -> str:
+    """An option value in words, with the real parts it stands for (from the catalogue)."""
+    parts = mirrors(option.name, value)
+    words = option.word(value)
+    return f"{words} — {', '.join(p.mirror for p in parts)}" if parts else words
 
 
 def option_input(option: Option, key: str, value: Any = None, **extra: Any) -> Any:
@@ -22,7 +30,9 @@ def option_input(option: Option, key: str, value: Any = None, **extra: Any) -> A
         case Kind.CHOICE:
             if value is not None:
                 settings["index"] = option.values.index(str(value))
-            return st.selectbox(label, option.values, format_func=option.word, **settings)
+            return st.selectbox(
+                label, option.values, format_func=lambda v: word_with_mirrors(option, v), **settings
+            )
         case Kind.COUNT:
             if value is not None:
                 settings["value"] = int(value)

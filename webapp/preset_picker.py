@@ -1,9 +1,10 @@
-"""A preset chooser, bound inputs and (optionally) a property, kept in the page's link.
+"""A design chooser (a preset, or any options), bound inputs and (optionally) a property,
+kept in the page's link.
 
 Used by the State space and Proofs pages. On a fresh page the widgets start from the
-link's `preset`, bounds and `prop` parameters (each validated, a bad one reported and
-replaced by its default); after every change the link is rewritten, so a copied link
-reopens the same page.
+link's `preset`, option, bounds and `prop` parameters (each validated, a bad one reported
+and replaced by its default); after every change the link is rewritten, so a copied link
+reopens the same page, custom options included.
 """
 
 from __future__ import annotations
@@ -12,22 +13,44 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from fencing.command_line import check_command
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.design_form import BOUND_HELP
-from webapp.links import LinkError, bounds_from_params, bounds_params, param
+from webapp.design_form import BOUND_HELP, CUSTOM, design_from_values, values_of
+from webapp.links import (
+    LinkError,
+    bounds_from_params,
+    bounds_params,
+    design_from_params,
+    design_params,
+    matching_preset,
+    param,
+)
+from webapp.option_widgets import option_input
 from webapp.text import escape_markdown
 
 
 @dataclass(frozen=True)
 class Choice:
-    """What the visitor chose: a preset, its design within bounds, and a property."""
+    """What the visitor chose: a preset (or `(custom)`), the design within bounds, a property."""
 
     preset: str
     design: Design
     bounds: Bounds
     prop: str
+
+
+def _option_key(key: str, name: str) -> str:
+    """The session key of one option's widget on a page."""
+    return f"{key}-option-{name}"
+
+
+def show_design(key: str, design: Design) -> None:
+    """Put a design into the page's option widgets."""
+    for name, value in values_of(design).items():
+        st.session_state[_option_key(key, name)] = value
 
 
 def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
@@ -36,24 +59,98 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
         return
     params = {name: st.query_params[name] for name in st.query_params}
     problems = []
+    design = PRESETS[preset].design
     try:
-        named = param(params, "preset")
-        if named is not None and named not in PRESETS:
-            raise LinkError("the link names no known preset")
-        preset = named or preset
+        if any(name in params for name in ("preset", *(o.name for o in OPTIONS))):
+            design = design_from_params(params)
         bounds = bounds_from_params(params, bounds)
         named_prop = param(params, "prop")
         if named_prop is not None and named_prop not in PROPERTY_NAMES:
-            raise LinkError("the link's property must be one of P1..P5")
+            raise LinkError(f"the link's property must be one of {', '.join(PROPERTY_NAMES)}")
         prop = named_prop or prop
     except LinkError as error:
         problems.append(str(error))
-    st.session_state[f"{key}-preset"] = preset
+    st.session_state[f"{key}-preset"] = matching_preset(design) or CUSTOM
+    show_design(key, design)
     st.session_state[f"{key}-prop"] = prop
     for name in BOUND_LIMITS:
         st.session_state[f"{key}-{name}"] = getattr(bounds, name)
     for problem in problems:
         st.error(f"This link was partly not understood: {escape_markdown(problem)}")
+
+
+def _preset_chosen(key: str) -> None:
+    """Chooser callback: a preset fills the option widgets with its options."""
+    name = st.session_state.get(f"{key}-preset")
+    if name in PRESETS:
+        show_design(key, PRESETS[name].design)
+
+
+def _option_changed(key: str) -> None:
+    """Option callback: the chooser names the preset the options now make, or `(custom)`."""
+    values = {o.name: st.session_state.get(_option_key(key, o.name)) for o in OPTIONS}
+    try:
+        design = design_from_values(values)
+    except DesignError:
+        st.session_state[f"{key}-preset"] = CUSTOM
+        return
+    st.session_state[f"{key}-preset"] = matching_preset(design) or CUSTOM
+
+
+def preset_chooser(key: str, label: str) -> str:
+    """The preset chooser (or `(custom)`); choosing a preset fills the option widgets."""
+    return str(
+        st.selectbox(
+            label,
+            [CUSTOM, *PRESETS],
+            key=f"{key}-preset",
+            on_change=_preset_chosen,
+            args=(key,),
+            help="A preset fills in the options; change any option to check your own design.",
+        )
+    )
+
+
+def design_widgets(key: str, label: str, start: Design) -> Design | None:
+    """A preset chooser and the option widgets for one design (filled with `start` on a
+    fresh page); the design they make, or None with the model's refusal shown."""
+    if f"{key}-preset" not in st.session_state:
+        st.session_state[f"{key}-preset"] = matching_preset(start) or CUSTOM
+        show_design(key, start)
+    preset_chooser(key, label)
+    return _design_or_refusal(_options(key))
+
+
+def _design_or_refusal(values: dict[str, object]) -> Design | None:
+    """The design the option widgets make, or None with the model's refusal shown."""
+    try:
+        return design_from_values(values)
+    except DesignError as error:
+        st.error(f"This design is refused: {escape_markdown(str(error), 600)}")
+        return None
+
+
+def _options(key: str) -> dict[str, object]:
+    """Every option's widget, folded away under the chooser; returns their values."""
+    values: dict[str, object] = {}
+    with st.expander("Options (change any to check your own design)"):
+        grid = st.columns(3)
+        for index, option in enumerate(OPTIONS):
+            with grid[index % 3]:
+                values[option.name] = option_input(
+                    option, _option_key(key, option.name), on_change=_option_changed, args=(key,)
+                )
+    return values
+
+
+def _write_link(link: dict[str, str]) -> None:
+    """Rewrite the picker's parameters: set what changed, drop options no longer changed."""
+    for name in ("preset", *(o.name for o in OPTIONS)):
+        if name in st.query_params and name not in link:
+            del st.query_params[name]
+    for name, value in link.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
 
 
 def choose(
@@ -62,14 +159,15 @@ def choose(
     bounds: Bounds,
     prop: str | None = None,
 ) -> Choice | None:
-    """The widgets, filled from the link; None (with the refusal shown) for invalid bounds.
+    """The widgets, filled from the link; None (with the refusal shown) for an invalid design
+    or bounds.
 
     Only the picker's own parameters are written; the page's others (steps, switches) stay.
     """
     _from_link(key, preset, bounds, prop or "P2")
-    names = list(PRESETS)
     cols = st.columns([2, 2] if prop else [1])
-    chosen_preset = cols[0].selectbox("Design", names, key=f"{key}-preset")
+    with cols[0]:
+        chosen_preset = preset_chooser(key, "Design")
     chosen_prop = prop or "P2"
     if prop:
         chosen_prop = cols[1].selectbox(
@@ -78,21 +176,28 @@ def choose(
             format_func=lambda n: f"{n}, {BY_NAME[n].title}",
             key=f"{key}-prop",
         )
+    design = _design_or_refusal(_options(key))
     sizes = bounds_inputs(key)
+    if design is None:
+        return None
     try:
         chosen_bounds = Bounds(**sizes)
-        design = PRESETS[chosen_preset].design
         design.check_fits(chosen_bounds)
     except DesignError as error:
         st.error(f"These bounds are refused: {escape_markdown(str(error))}")
         return None
-    link = {"preset": chosen_preset, **bounds_params(chosen_bounds)}
+    link = {**design_params(design), **bounds_params(chosen_bounds)}
     if prop:
         link["prop"] = chosen_prop
-    for name, value in link.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
+    _write_link(link)
     return Choice(chosen_preset, design, chosen_bounds, chosen_prop)
+
+
+def show_command(design: Design, bounds: Bounds, command: str = "check") -> None:
+    """The equivalent command line, for a reader who wants to run the same check."""
+    line = check_command(design, bounds)
+    st.caption("The same design on the command line:")
+    st.code(line.replace("fencing check", f"fencing {command}", 1), language="bash")
 
 
 def bounds_inputs(key: str) -> dict[str, int]:

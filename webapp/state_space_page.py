@@ -8,7 +8,7 @@ import streamlit as st
 
 from model.design import Bounds, Design
 from webapp.limits import heavy_work
-from webapp.preset_picker import choose
+from webapp.preset_picker import choose, show_command
 from webapp.state_graph import (
     GRAPH_NODE_LIMIT,
     GraphTooLarge,
@@ -139,6 +139,7 @@ def render_state_space() -> None:
     if choice is None:
         return
     design, bounds, prop = choice.design, choice.bounds, choice.prop
+    show_command(design, bounds)
     with heavy_work("the count") as admitted:
         if not admitted:
             return

@@ -124,7 +124,7 @@ def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
     assert any("P3 violated" in e.value for e in at.error)
     text = all_text(at)
     assert "**Disappear** going from A to B: P1, P3" in text
-    at.selectbox(key="b").select("lease-aware-receiver").run()
+    at.selectbox(key="b-preset").select("lease-aware-receiver").run()
     assert "**Disappear** going from A to B: P1, P2, P3" in all_text(at)
 
 
@@ -143,3 +143,21 @@ def test_explore_runs_the_widest_bounds_within_the_budget(open_page: Opener) -> 
     assert not at.exception and not at.error
     assert any("Incomplete" in w.value for w in at.warning)
     assert at.dataframe[0].value.iloc[0]["complete"].startswith("no")
+
+
+def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Opener) -> None:
+    from model.design import Design, Receiver
+    from webapp.links import decode_design
+
+    at = open_page("screens/compare.py", a="receiver:none~worker_check:1", b="token:random")
+    assert at.selectbox(key="a-preset").value == "worker-checks-lease"
+    assert at.selectbox(key="b-preset").value == "random-token"
+    at.selectbox(key="b-option-receiver").set_value("lease-aware").run()
+    assert not at.exception
+    assert at.selectbox(key="b-preset").value == "(custom)"
+    assert decode_design(at.query_params["b"]) == Design(token="random", receiver="lease-aware")
+    table = at.dataframe[-1].value.set_index("design")
+    fresh = explore(Design(token="random", receiver=Receiver.LEASE_AWARE), REFERENCE_BOUNDS)
+    for name, verdict in fresh.verdicts.items():
+        assert table.loc["B: your design", name].startswith("✘") == verdict.violated
+    assert any("fencing check --token random --receiver lease-aware" in c.value for c in at.code)

@@ -89,3 +89,46 @@ def test_a_bad_link_is_reported_not_raised() -> None:
     assert not at.exception
     assert "partly not understood" in all_text(at)
     assert "](http" not in " ".join(e.value for e in at.error)
+
+
+def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> None:
+    from model.design import Bounds, Design, Receiver
+    from model.explorer import explore
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in {"receiver": "none", "worker_check": "1", "horizon": "3"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="space-preset").value == "worker-checks-lease"
+    expected = explore(Design(receiver=Receiver.NONE, worker_check=True), Bounds(horizon=3))
+    assert at.metric[0].value == f"{expected.states:,}"
+    assert any("fencing check --receiver none --worker-check" in c.value for c in at.code)
+
+
+def test_changing_an_option_makes_the_design_custom_and_keeps_it_in_the_link() -> None:
+    from model.design import Design, Token
+    from model.explorer import explore
+    from webapp.state_space_page import SMALL_BOUNDS
+
+    at = open_space()
+    at.selectbox(key="space-option-token").set_value("random").run()
+    assert not at.exception
+    assert at.selectbox(key="space-preset").value == "(custom)"
+    assert at.query_params["token"] == "random" and at.query_params["receiver"] == "none"
+    assert "preset" not in at.query_params
+    expected = explore(Design(token=Token.RANDOM, receiver="none"), SMALL_BOUNDS)
+    assert at.metric[0].value == f"{expected.states:,}"
+    at.selectbox(key="space-preset").set_value("fencing").run()
+    assert at.selectbox(key="space-option-token").value == "counter"
+    assert "token" not in at.query_params and at.query_params["preset"] == "fencing"
+
+
+def test_a_design_that_makes_no_sense_is_refused_in_words() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["fenced_reads"] = "1"
+    at.run()
+    assert not at.exception
+    assert "partly not understood" in all_text(at)
+    at.checkbox(key="space-option-fenced_reads").check().run()
+    assert any("This design is refused" in e.value for e in at.error)

@@ -1,0 +1,43 @@
+"""Check my stack in headless Chromium: choose parts, read the bug and the fix, reopen the link."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from model.advice import advise
+from model.design import REFERENCE_BOUNDS
+from model.stack import BY_ID, Stack
+from tests.browser.conftest import WAIT_MS, ConsoleLog, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def test_an_engineer_checks_etcd_with_postgres(app_url: str, page: tuple[Any, ConsoleLog]) -> None:
+    tab, console = page
+    tab.goto(f"{app_url}/stack")
+    tab.get_by_text("Check my stack").first.wait_for(timeout=WAIT_MS)
+    tab.get_by_test_id("stSelectbox").first.click()
+    tab.get_by_role("option", name=BY_ID["etcd-create-revision"].words).click()
+    wait_idle(tab)
+    stack = Stack.of("etcd-create-revision", "sql-conditional-update", ["worker-checks-lease"])
+    advice = advise(stack, REFERENCE_BOUNDS)
+    assert advice.violated == ("P2",)
+    fix = advice.fixes[0].changes[0].build()
+    tab.get_by_text(fix[:40]).first.wait_for(timeout=WAIT_MS)
+    tab.get_by_text(advice.stories["P2"][0][:60]).first.wait_for(timeout=WAIT_MS)
+    tab.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
+    steps = len(advice.traces["P2"].steps)
+    tab.get_by_text(f"Step {steps} of {steps}", exact=True).wait_for(timeout=WAIT_MS)
+    wait_idle(tab)
+    query = parse_qs(urlparse(tab.url).query)
+    assert query["token"] == ["etcd-create-revision"]
+    assert query["does"] == ["worker-checks-lease"]
+    screenshot(tab, "stack-etcd-postgres")
+    url = tab.url
+    tab.goto(url)
+    tab.get_by_text(fix[:40]).first.wait_for(timeout=WAIT_MS)
+    assert tab.locator("a[href*='evil']").count() == 0
+    assert console.errors == []
