@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +35,9 @@ from model.system import System
 
 Kernel = Callable[..., int]
 """(keys, out_keys, out_rows, first, triggered, look, watch) -> successors written."""
+
+_LOADING = threading.Lock()
+"""One module is written and run at a time (sessions of the web app share the process)."""
 
 
 def _view(system: System) -> Vars:
@@ -188,7 +192,8 @@ def is_compiled(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> bool:
 def _write(path: Path, text: bytes) -> None:
     """Put exactly these bytes in the file, atomically (readers see old or new, whole)."""
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    descriptor = os.open(temporary, flags, 0o600)
     with os.fdopen(descriptor, "wb") as file:
         file.write(text)
     temporary.replace(path)
@@ -203,7 +208,11 @@ def _run_module(name: str, source: str, filename: str) -> Any:
         code = compile(source, filename, "exec")
         # Registered before it runs, so numba's cache can find the module again by name.
         sys.modules[name] = module
-        exec(code, module.__dict__)  # the text generated above, from the rules
+        try:
+            exec(code, module.__dict__)  # the text generated above, from the rules
+        except BaseException:
+            del sys.modules[name]
+            raise
     return module
 
 
@@ -232,7 +241,8 @@ def load_kernels(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> dict
     Each loop is called once on no states, so compiling happens here, before any thread
     uses them; a marker file then says the cache holds them.
     """
-    module, ready = _module(system, codec, plans)
+    with _LOADING:
+        module, ready = _module(system, codec, plans)
     kernels = {index: getattr(module, f"rule_{index}") for index, _, _ in plans}
     count = len(system.properties)
     shape = (0, codec.words) if codec.wide else (0,)
