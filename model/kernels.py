@@ -4,50 +4,40 @@ The rules are evaluated once on symbolic variables (`model.expression`), whose P
 form is written into a small module: one function per rule that reads each state's key,
 decodes the columns the rule reads, and, where the guard holds, writes
 the successor's key and checks the properties the rule can violate. numba compiles the
-module; it is written under the user's cache folder, named by a hash of its text, so a
-design and bounds are compiled once and loaded afterwards. The text is derived from the
-same rules as every other engine, and the tests check that both paths of the explorer
-give identical results. Compiling takes seconds, so the explorer compiles only for large
-levels, and uses loops compiled before (by any earlier run) from smaller levels on.
+module. It is kept in this user's private folder (`model.private_cache`), named by the
+sha256 of its text, and run only when the file holds exactly the text this version writes
+(anything else there is overwritten, never run); with no private folder the module is
+compiled in memory. So a design and bounds are compiled once and loaded afterwards. The
+text is derived from the same rules as every other engine, and the tests check that both
+paths of the explorer give identical results. Compiling takes seconds, so the explorer
+compiles only for large levels, and uses loops compiled before (by any earlier run) from
+smaller levels on.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import sys
-import tempfile
+import threading
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
 from model.expression import Expr
 from model.keys import KeyCodec
 from model.layout import Vars
+from model.private_cache import numba_cache, private_folder
 from model.system import System
 
 Kernel = Callable[..., int]
 """(keys, out_keys, out_rows, first, triggered, look, watch) -> successors written."""
 
-CACHE_ENV: Final = "FENCING_LAB_CACHE"
-"""Environment variable naming the folder for compiled kernels (default: ~/.cache)."""
-
-
-def _cache_folder() -> Path:
-    """Where generated kernel modules (and numba's compiled code) are kept."""
-    root = os.environ.get(CACHE_ENV) or os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
-    folder = base / "fencing-lab" / "kernels"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
-    except OSError:
-        fallback = Path(tempfile.gettempdir()) / "fencing-lab-kernels"
-        fallback.mkdir(parents=True, exist_ok=True)
-        return fallback
+_LOADING = threading.Lock()
+"""One module is written and run at a time (sessions of the web app share the process)."""
 
 
 def _view(system: System) -> Vars:
@@ -94,8 +84,9 @@ def rule_function(
     rule_index: int,
     violable: Sequence[str],
     triggerable: Sequence[str],
+    cache: bool = True,
 ) -> str:
-    """The source of one rule's loop."""
+    """The source of one rule's loop (`cache`: whether numba keeps its machine code)."""
     rule = system.rules[rule_index]
     view = _view(system)
     layout = system.layout
@@ -120,7 +111,7 @@ def rule_function(
         read = ["        k = keys[i]"]
         write = [f"        out_keys[n] = k + ({deltas[0]})"]
     lines = [
-        "@njit(cache=True, nogil=True)",
+        f"@njit(cache={cache}, nogil=True)",
         f"def {name}(keys, out_keys, out_rows, first, triggered, look, watch):",
         f"    # {rule.action.label()}",
         "    n = 0",
@@ -150,7 +141,9 @@ def rule_function(
     return "\n".join(lines)
 
 
-def module_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str:
+def module_source(
+    system: System, codec: KeyCodec, plans: Sequence[Plan], cache: bool = True
+) -> str:
     """The whole module: one function per (rule index, violable, triggerable) plan."""
     header = [
         f'"""Fencing Lab kernels: {system.design.label()}, {system.bounds.short()}."""',
@@ -158,7 +151,7 @@ def module_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str
         "",
     ]
     functions = [
-        rule_function(system, codec, f"rule_{index}", index, violable, triggerable)
+        rule_function(system, codec, f"rule_{index}", index, violable, triggerable, cache)
         for index, violable, triggerable in plans
     ]
     return "\n".join(header) + "\n\n" + "\n\n\n".join(functions) + "\n"
@@ -168,15 +161,78 @@ Plan = tuple[int, Sequence[str], Sequence[str]]
 """A rule index with the properties it can violate and those it can exercise."""
 
 
-def _module_path(source: str) -> Path:
-    """Where the module with this text lives in the cache."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
-    return _cache_folder() / f"kernels_{digest}.py"
+def _digest(source: str) -> str:
+    """The sha256 of a module's text, which names its file and its module."""
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def _module_path(folder: Path, source: str) -> Path:
+    """Where the module with this text lives in the private folder."""
+    return folder / f"kernels_{_digest(source)}.py"
+
+
+def _holds(path: Path, text: bytes) -> bool:
+    """Whether the file exists and holds exactly these bytes."""
+    try:
+        return path.read_bytes() == text
+    except OSError:
+        return False
 
 
 def is_compiled(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> bool:
     """Whether these loops were compiled before (loading them then costs little)."""
-    return _module_path(module_source(system, codec, plans)).with_suffix(".ready").exists()
+    folder = private_folder()
+    if folder is None or not numba_cache():
+        return False
+    source = module_source(system, codec, plans)
+    path = _module_path(folder, source)
+    return path.with_suffix(".ready").exists() and _holds(path, source.encode())
+
+
+def _write(path: Path, text: bytes) -> None:
+    """Put exactly these bytes in the file, atomically (readers see old or new, whole)."""
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    descriptor = os.open(temporary, flags, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(text)
+    temporary.replace(path)
+
+
+def _run_module(name: str, source: str, filename: str) -> Any:
+    """A module made by running this text (the text itself, never the file read again)."""
+    module: Any = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        module.__file__ = filename
+        code = compile(source, filename, "exec")
+        # Registered before it runs, so numba's cache can find the module again by name.
+        sys.modules[name] = module
+        try:
+            exec(code, module.__dict__)  # the text generated above, from the rules
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return module
+
+
+def _module(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> tuple[Any, Path | None]:
+    """The module of compiled loops and the marker saying it is cached (None: in memory).
+
+    In the private folder, the file named by the text's hash is (re)written unless it holds
+    that exact text; numba then finds its machine code for the same text in its cache.
+    """
+    folder = private_folder()
+    if folder is None or not numba_cache():
+        source = module_source(system, codec, plans, cache=False)
+        name = f"fencing_lab_kernels_{_digest(source)}_in_memory"
+        return _run_module(name, source, f"<fencing lab kernels {name}>"), None
+    source = module_source(system, codec, plans)
+    path = _module_path(folder, source)
+    if not _holds(path, source.encode()):
+        _write(path, source.encode())
+    name = path.stem.replace("kernels_", "fencing_lab_kernels_")
+    return _run_module(name, source, str(path)), path.with_suffix(".ready")
 
 
 def load_kernels(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> dict[int, Kernel]:
@@ -185,21 +241,8 @@ def load_kernels(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> dict
     Each loop is called once on no states, so compiling happens here, before any thread
     uses them; a marker file then says the cache holds them.
     """
-    source = module_source(system, codec, plans)
-    path = _module_path(source)
-    if not path.exists():
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(source)
-        temporary.replace(path)
-    name = path.stem.replace("kernels_", "fencing_lab_kernels_")
-    module: Any = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        # Registered before it runs, so numba's cache can find the module again by name.
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+    with _LOADING:
+        module, ready = _module(system, codec, plans)
     kernels = {index: getattr(module, f"rule_{index}") for index, _, _ in plans}
     count = len(system.properties)
     shape = (0, codec.words) if codec.wide else (0,)
@@ -213,5 +256,6 @@ def load_kernels(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> dict
             np.zeros(count, dtype=bool),
             np.zeros(count, dtype=bool),
         )
-    path.with_suffix(".ready").touch()
+    if ready is not None:
+        ready.touch()
     return kernels

@@ -14,6 +14,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from model.private_cache import numba_cache
+
+CACHE = numba_cache()
+"""Whether numba keeps these loops' machine code (only ever in this user's private folder)."""
+
 PART_BITS = 4
 PARTS = 1 << PART_BITS
 _EMPTY = -1
@@ -24,7 +29,7 @@ _HOME_SHIFT = np.uint64(PART_BITS)
 _HALF = np.uint64(32)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _mixed_row(row: np.ndarray) -> np.uint64:
     """A 64-bit hash of a key of several words."""
     mixed = np.uint64(0)
@@ -33,13 +38,13 @@ def _mixed_row(row: np.ndarray) -> np.uint64:
     return mixed
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _home(mixed: np.uint64, size: int) -> int:
     """Home slot in a table of `size` slots: the 32 bits below the table bits, scaled."""
     return np.int64((((mixed << _HOME_SHIFT) >> _HALF) * np.uint64(size)) >> _HALF)  # type: ignore[return-value]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def partition(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of the keys grouped by table, in batch order within a table (a stable
     counting sort), and where each table's group starts (PARTS + 1 bounds)."""
@@ -62,7 +67,7 @@ def partition(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, bounds
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def insert_narrow(
     table: np.ndarray,
     keys: np.ndarray,
@@ -102,7 +107,7 @@ def insert_narrow(
     return index, added
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def _same_row(table: np.ndarray, slot: int, row: np.ndarray) -> bool:
     """Whether the slot holds exactly this key (a plain loop: numba compiles it)."""
     for word in range(row.shape[0]):  # noqa: SIM110
@@ -111,7 +116,7 @@ def _same_row(table: np.ndarray, slot: int, row: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def insert_wide(
     table: np.ndarray,
     keys: np.ndarray,
@@ -145,7 +150,7 @@ def insert_wide(
     return index, added
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def rehash_narrow(old: np.ndarray, table: np.ndarray) -> None:
     """Move every key of an old table into a (larger, empty) new one."""
     size = table.shape[0]
@@ -161,7 +166,7 @@ def rehash_narrow(old: np.ndarray, table: np.ndarray) -> None:
         table[slot] = key
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def rehash_wide(old: np.ndarray, table: np.ndarray) -> None:
     """`rehash_narrow` for keys of several words."""
     size = table.shape[0]

@@ -406,7 +406,7 @@ def render_exercises() -> None:
     if exercise_set is None:
         return
     progress = _progress(exercise_set)
-    st.header(safe_markdown(exercise_set.title))
+    st.header(safe_markdown(exercise_set.title), anchor=False)
     if exercise_set.description:
         st.markdown(safe_markdown(exercise_set.description))
     ids = [e.id for e in exercise_set.exercises]
@@ -418,7 +418,7 @@ def render_exercises() -> None:
         key="ex-choice",
     )
     exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
-    st.subheader(safe_markdown(exercise.title))
+    st.subheader(safe_markdown(exercise.title), anchor=False)
     _describe(exercise)
     {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](exercise_set, exercise)
     _summary(exercise_set, _progress(exercise_set))

@@ -9,7 +9,6 @@ from the environment) are escaped before they are shown.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import streamlit as st
@@ -25,18 +24,18 @@ from model.trace import trace_to_json
 from webapp.lab_timeline import history_figure
 from webapp.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
 from webapp.style import HOLDS_GLYPH, VIOLATED_GLYPH
+from webapp.text import escape_markdown
 from webapp.timeline import timeline_figure
 
 RESULTS: Final = "lab-results"
 MESSAGE: Final = "lab-message"
 DEFAULT: Final = "(the scenario's own)"
 RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
-MARKDOWN_SPECIALS: Final = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~])")
 
 
 def escaped(text: str) -> str:
     """Text shown as-is inside Markdown: every Markdown and HTML character escaped."""
-    return MARKDOWN_SPECIALS.sub(r"\\\1", text)
+    return escape_markdown(text, limit=2_000)
 
 
 def _scenario_settings() -> tuple[str, Settings]:

@@ -31,3 +31,31 @@ def all_text(at: AppTest) -> str:
     for kind in TEXT_KINDS:
         parts.extend(shown(str(element.value)) for element in getattr(at, kind))
     return "\n".join(parts)
+
+
+REFERENCE_OR_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z]+);")
+"""A backslash escape (kept literal) or a character reference (read as its character)."""
+
+BARE_ADDRESS = re.compile(
+    r"(?:[a-z][a-z0-9+.\-]*://|www(?=\.))[-.\w]+|[-.\w+]+@[-\w]+(?:\.[-\w]+)+",
+    re.IGNORECASE | re.ASCII,
+)
+"""What GitHub-flavoured Markdown's autolinker turns into a link once escapes are read (its
+`www.`, protocol and e-mail rules, any scheme counted; `\\w` is ASCII as in the browser)."""
+
+
+def read_as_text(markdown: str) -> str:
+    """The text of Markdown as the autolinker sees it: escapes and references resolved."""
+    import html
+
+    def resolve(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        return html.unescape(match.group(0))
+
+    return REFERENCE_OR_ESCAPE.sub(resolve, markdown)
+
+
+def bare_links(markdown: str) -> list[str]:
+    """The addresses Streamlit's Markdown would turn into links in this source."""
+    return BARE_ADDRESS.findall(read_as_text(markdown))

@@ -1,13 +1,20 @@
 """AppTest: hostile and careless links on every page give a short message, never a
-traceback, a hang or rendered markup."""
+traceback, a hang or rendered markup; addresses in links and files are never links."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
+from google.protobuf.message import Message
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, TIMEOUT
+from tests.app.helpers import bare_links, read_as_text
+from webapp.text import WORD_JOINER
 
 PHISHING = "[Log in again](https://evil.example)"
 BEACON = "![x](http://127.0.0.1:9/t.png)"
@@ -31,6 +38,45 @@ def rendered(at: AppTest) -> str:
     return "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
 
 
+MARKDOWN_FIELDS = ("body", "label", "help")
+"""Element fields the browser renders as Markdown (texts, alerts, headings, widget labels
+and their help); options and values of widgets are shown as plain text."""
+
+
+def proto_strings(message: Message) -> Iterator[tuple[str, str]]:
+    """Every string field of an element's message (nested ones too), with its name."""
+    for field, value in message.ListFields():
+        for item in (
+            value if isinstance(value, Iterable) and not isinstance(value, str) else [value]
+        ):
+            if isinstance(item, Message):
+                yield from proto_strings(item)
+            elif isinstance(item, str):
+                yield field.name, item
+
+
+def page_strings(node: Any) -> Iterator[tuple[str, str]]:
+    """Every string the page sends to the browser, element by element."""
+    if getattr(node, "proto", None) is not None:
+        yield from proto_strings(node.proto)
+    for child in getattr(node, "children", {}).values():
+        yield from page_strings(child)
+
+
+def markdown_links(at: AppTest) -> list[str]:
+    """The bare addresses Streamlit's Markdown would turn into links on this page."""
+    found = page_strings(at._tree)
+    return [link for name, text in found if name in MARKDOWN_FIELDS for link in bare_links(text)]
+
+
+def assert_shown_never_linked(at: AppTest, *texts: str) -> None:
+    """Each text appears on the page as the reader sees it, and nothing would autolink."""
+    seen = "\n".join(read_as_text(s).replace(WORD_JOINER, "") for _, s in page_strings(at._tree))
+    for text in texts:
+        assert text in seen, text
+    assert markdown_links(at) == []
+
+
 @pytest.mark.parametrize(
     "path, params",
     [
@@ -51,6 +97,82 @@ def test_a_hostile_link_is_answered_in_words(path: str, params: dict[str, str]) 
     at = page(path, **params)
     text = rendered(at)
     assert "](http" not in text, text
+    assert markdown_links(at) == []
+
+
+ADDRESSES = [
+    "www.evil.example",
+    "https://evil.example/login",
+    "ftp://evil.example",
+    "mailto:ask@evil.example",
+    "ask@evil.example",
+]
+
+
+@pytest.mark.parametrize("address", ADDRESSES)
+@pytest.mark.parametrize("option", ["receiver", "skew"])
+def test_an_address_in_a_link_is_quoted_as_text_not_linked(option: str, address: str) -> None:
+    """`/explore?receiver=www.evil.example` quotes the value back, and it is no link."""
+    at = page("screens/explore.py", **{option: address})
+    assert_shown_never_linked(at, address)
+
+
+HOSTILE_SET = """title = "Sign in at https://evil.example/login or www.evil.example"
+description = "Questions to teacher@evil.example, files on ftp://evil.example/pub."
+
+[[exercise]]
+id = "x"
+kind = "predict"
+title = "Read www.evil.example first"
+prompt = "Mail mailto:teacher@evil.example or see <https://evil.example>."
+preset = "fencing"
+hints = ["See www.evil.example/hint {fencing:P1}."]
+"""
+
+
+def exercises_page(**state: Any) -> AppTest:
+    """The exercises page, run once with this session state."""
+    at = AppTest.from_file(str(APP.parent / "screens" / "exercises.py"), default_timeout=TIMEOUT)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_addresses_in_a_teachers_folder_are_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File names (of a good set and of a broken one) and every text of the set."""
+    (tmp_path / "www.evil.example.toml").write_text(HOSTILE_SET, encoding="utf-8")
+    (tmp_path / "ask@evil.example.toml").write_text('title = "x\n', encoding="utf-8")
+    monkeypatch.setenv("FENCING_LAB_EXERCISES", str(tmp_path))
+    at = exercises_page()
+    assert_shown_never_linked(at, "ask@evil.example.toml")
+    at.selectbox(key="ex-set").set_value("Folder: www.evil.example.toml").run()
+    assert not at.exception
+    assert_shown_never_linked(
+        at,
+        "Sign in at https://evil.example/login or www.evil.example",
+        "Questions to teacher@evil.example, files on ftp://evil.example/pub.",
+        "Read www.evil.example first",
+        "Mail mailto:teacher@evil.example or see <https://evil.example>.",
+    )
+    at.selectbox(key="ex-set").set_value("Folder: ask@evil.example.toml").run()
+    assert_shown_never_linked(at, "ask@evil.example.toml was not loaded")
+
+
+def test_addresses_in_an_uploaded_set_and_its_file_name_are_text() -> None:
+    from webapp.exercises import parse_set
+    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+
+    uploaded = parse_set(HOSTILE_SET, source="https://evil.example/set.toml")
+    at = exercises_page(**{UPLOADED_KEY: uploaded, CHOICE_KEY: UPLOAD_CHOICE})
+    assert_shown_never_linked(
+        at,
+        "Using the set you uploaded earlier (https://evil.example/set.toml)",
+        "Read www.evil.example first",
+    )
 
 
 def test_the_widest_bounds_a_link_may_ask_for_open_a_working_playground() -> None:
