@@ -13,6 +13,7 @@ from model.trace import MAX_TRACE_BYTES, TraceError, trace_to_json
 from webapp import limits
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
 from webapp.limits import heavy_work
+from webapp.links import file_name
 from webapp.option_widgets import option_input
 from webapp.playground import (
     DEFAULT_BOUNDS,
@@ -262,7 +263,7 @@ def _board() -> None:
     st.download_button(
         "Download the trace (JSON)",
         trace_to_json(trace),
-        file_name="playground-run.json",
+        file_name=file_name(run.design, "run", "json"),
         mime="application/json",
         key="playground-download",
         icon=":material/download:",
@@ -270,7 +271,7 @@ def _board() -> None:
     st.download_button(
         "Download the trace (ITF)",
         trace_to_itf_json(trace),
-        file_name="playground-run.itf.json",
+        file_name=file_name(run.design, "run", "itf.json"),
         mime="application/json",
         key="playground-download-itf",
         icon=":material/download:",
