@@ -17,6 +17,7 @@ from lab.etcd import ETCD_ENV, Endpoint, free_port
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
 from tests.app.helpers import all_text
+from webapp.lab_view import address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 
@@ -78,6 +79,28 @@ def test_a_run_that_cannot_reach_etcd_says_so(
     errors = [e.value for e in lab_page.error]
     assert errors and errors[0].startswith("The run failed: etcd at http://127\\.0\\.0\\.1:")
     assert "drop \\-\\-etcd" in errors[0]  # escaped for Markdown
+
+
+def test_a_bad_etcd_address_is_one_sentence_and_the_run_button_is_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server started with an unusable FENCING_LAB_ETCD says so before any run, in one
+    sentence shown as text (no exception box), and offers no Run."""
+    monkeypatch.setenv(ETCD_ENV, "http://[::1")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page("screens/lab.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    sentence = address_problem()
+    assert sentence.startswith(
+        "The lab cannot run: the etcd address 'http://[::1' is not a valid URL"
+    )
+    assert f"Fix {ETCD_ENV}" in sentence and sentence.count(". ") == 1
+    assert [e.value for e in at.error] == [escaped(sentence)]
+    assert at.button(key="lab-run").disabled
+    monkeypatch.setenv(ETCD_ENV, "http://127.0.0.1:2379")
+    assert address_problem() == ""
 
 
 def test_every_slot_taken_and_the_queue_full_means_busy(lab_page: AppTest) -> None:
