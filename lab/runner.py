@@ -39,6 +39,7 @@ from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
 from lab.tempdirs import make_directory, sweep_abandoned
+from model.trace import MAX_TRACE_BYTES as REPLAY_LIMIT_BYTES
 
 Progress = Callable[[float, str], None]
 """Called with the fraction done (0..1) and a few words on what is happening."""
@@ -68,6 +69,18 @@ PROBE_MISSES: Final = 3
 started is also watched as a process, which is seen at once)."""
 DRAIN_SECONDS: Final = 1.0
 """How long a stopped run waits for the watch to report the last lock changes."""
+HEADER_ALLOWANCE_BYTES: Final = 100_000
+"""Room kept in a history for what is not an event (settings, etcd, the model's prediction)
+and for what is recorded between two measurements."""
+SIZE_CHECK_SECONDS: Final = 0.2
+"""How often a run adds up what it has recorded."""
+
+
+def history_budget() -> int:
+    """The most event bytes a run records: a history `fencing replay` reads, less room for
+    the rest of the file. (Each process writes its events with blanks after commas and
+    colons, which the history file leaves out, so the bytes on disk overstate it.)"""
+    return REPLAY_LIMIT_BYTES - HEADER_ALLOWANCE_BYTES
 
 
 class LabTimeout(LabError):
@@ -76,6 +89,10 @@ class LabTimeout(LabError):
 
 class LabProcessDied(LabError):
     """A process the run needs (etcd, the storage process, a worker) ended while it ran."""
+
+
+class LabHistoryFull(LabError):
+    """A run recorded as much as a history may hold (see `history_budget`)."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -187,6 +204,7 @@ class LabRun:
         self.finished = 0.0
         self.etcd_process = started_here(endpoint)
         self.probe: EtcdProbe | None = None
+        self.recorded = _RecordedBytes(self)
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
@@ -245,12 +263,14 @@ class LabRun:
     # ----- the processes the run needs -----------------------------------------------------
 
     def check_processes(self, finished_ok: bool = False) -> None:
-        """Raise `LabProcessDied` naming the first needed process that has ended.
+        """Raise `LabProcessDied` naming the first needed process that has ended, or
+        `LabHistoryFull`.
 
         etcd counts as gone when the process the lab started has ended or when it has not
         answered `PROBE_MISSES` status requests in a row; the storage process and the
         workers when their process has ended (with `finished_ok`, a worker that exited
-        normally has finished its loop and is not missed).
+        normally has finished its loop and is not missed). Raise `LabHistoryFull` once the
+        run has recorded as much as a replayable history may hold.
         """
         at = f"{self.log.now():.1f} s into the run"
         etcd = self.etcd_process
@@ -272,6 +292,13 @@ class LabRun:
             raise LabProcessDied(
                 f"worker W{w} (pid {child.pid}) {child.ending()}, seen {at}"
                 f"{self._said(child, f'w{w}')}"
+            )
+        recorded, budget = self.recorded.total(), history_budget()
+        if recorded >= budget:
+            raise LabHistoryFull(
+                f"the run had recorded {recorded:,} bytes of events {at}, as much as a history "
+                f"may hold to be replayed (at most {REPLAY_LIMIT_BYTES:,} bytes), so it was "
+                "stopped there"
             )
 
     def _said(self, child: Child, name: str) -> str:
@@ -707,6 +734,34 @@ def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
     if holder in running and rng.random() < HOLDER_SHARE:
         return holder
     return rng.choice(running) if running else 0
+
+
+class _RecordedBytes:
+    """How many bytes of events a run has recorded so far: its processes' event files plus
+    the controller's own events, measured every `SIZE_CHECK_SECONDS`."""
+
+    def __init__(self, run: LabRun) -> None:
+        self.run = run
+        self.measured_at = 0.0
+        self.kept_counted = 0
+        self.kept_bytes = 0
+        self.last = 0
+
+    def total(self) -> int:
+        """The bytes recorded at the last measurement (measured again if it is old)."""
+        now = time.monotonic()
+        if now - self.measured_at < SIZE_CHECK_SECONDS:
+            return self.last
+        self.measured_at = now
+        kept = list(self.run.log.kept)
+        self.kept_bytes += sum(len(json.dumps(e)) + 1 for e in kept[self.kept_counted :])
+        self.kept_counted = len(kept)
+        files = 0
+        for path in self.run.directory.glob("*.jsonl"):
+            with contextlib.suppress(OSError):
+                files += path.stat().st_size
+        self.last = files + self.kept_bytes
+        return self.last
 
 
 class _DecisionCounter:

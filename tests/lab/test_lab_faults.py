@@ -21,11 +21,15 @@ from pathlib import Path
 import pytest
 
 from fencing.cli import main
+from lab import runner
 from lab.etcd import Endpoint, EtcdServer, parse_endpoint
-from lab.history import History, load_history
+from lab.experiment import run_randomized
+from lab.history import History, history_to_json, load_history
 from lab.history_files import HistoryTarget, write_history
 from lab.processes import ROOT
+from lab.runner import REPLAY_LIMIT_BYTES, LabStopped, history_budget
 from lab.settings import LabInputError, Settings
+from tests.lab.histories import busy_history
 from tests.lab.test_lab_cleanup import MARK, alive, marked_processes, owned_directories
 
 RUN_SECONDS = "30"
@@ -369,3 +373,48 @@ def test_a_run_that_stops_early_is_still_stopped_completely(etcd: Endpoint) -> N
         run.workers[1].process.kill()
         run.answer(1, run.tell(1, {"do": "write"}))
     assert not any(alive(pid) for pid in pids)
+
+
+# ----- every history a run writes can be replayed ------------------------------------------
+
+
+def test_the_largest_history_a_run_may_record_is_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The busiest run there is (five workers, read-modify-write checked then applied),
+    grown to the most a run may record, written by the lab's writer: `fencing replay`
+    reads all of it."""
+    budget = history_budget()
+    per_cycle = len(history_to_json(busy_history(11))) - len(history_to_json(busy_history(10)))
+    cycles = budget // per_cycle
+    while len(history_to_json(busy_history(cycles))) > budget:
+        cycles -= 1
+    history = busy_history(cycles)
+    path = write_history(history, HistoryTarget(tmp_path, tmp_path / "busy.json"))
+    assert budget - 2 * per_cycle < path.stat().st_size <= budget < REPLAY_LIMIT_BYTES
+    out = replays(path, capsys)
+    assert f"{4 * cycles} writes decided: {4 * cycles} accepted, 0 rejected" in out
+
+
+def test_a_run_that_fills_its_history_is_stopped_and_its_history_replayed(
+    etcd: Endpoint,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the replay limit made small, a busy run stops once it has recorded that much,
+    and what it wrote stays within the limit."""
+    limit = 130_000
+    monkeypatch.setattr(runner, "REPLAY_LIMIT_BYTES", limit)
+    settings = Settings(
+        receiver="fenced-nonatomic", workload="rmw", workers=5, writes=4, gap=0.0, seconds=40
+    )
+    path = tmp_path / "full.json"
+    with pytest.raises(LabStopped) as stopped:
+        run_randomized(etcd, settings, path)
+    reason = stopped.value.reason
+    assert reason.startswith("the run had recorded ") and f"at most {limit:,} bytes" in reason
+    assert stopped.value.signum is None and stopped.value.path == path
+    assert 0 < path.stat().st_size <= limit
+    assert json.loads(path.read_text())["partial"] == reason
+    assert "writes decided" in replays(path, capsys)
