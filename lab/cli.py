@@ -161,8 +161,8 @@ def _main(body: Callable[[], int]) -> int:
     except KeyboardInterrupt as error:
         signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
         print(
-            f"fencing: interrupted by {signal.Signals(signum).name} before a run had recorded "
-            "anything; every process the lab started was stopped",
+            f"fencing: interrupted by {signal.Signals(signum).name}; every process the lab "
+            "started was stopped",
             file=sys.stderr,
         )
         return _signal_status(signum)

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from etcd3gw.exceptions import Etcd3Exception
+
 from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
@@ -57,19 +59,20 @@ def _carry_out(
     prediction: dict[str, Any] | None = None,
 ) -> tuple[History, Path | None]:
     """Run `body`, wind down, and write the history; if the run stops early, write what it
-    recorded (marked partial) and raise `LabStopped` (other errors still go up as they are,
-    after the partial history is written)."""
+    recorded (marked partial) and raise `LabStopped` (an error of the program itself still
+    goes up as it is, after the partial history is written)."""
     try:
         body(run)
         run.wind_down()
         history = run.history(prediction)
+        return history, write_history(history, target) if target is not None else None
     except BaseException as error:
-        partial = run.keep_partial(stop_reason(error, run.log.now()), prediction)
+        reason = stop_reason(error, run.log.now(), run.endpoint.url)
+        partial = run.keep_partial(reason, prediction)
         path = write_history(partial, target) if target is not None else None
-        if isinstance(error, LabError | KeyboardInterrupt):
+        if isinstance(error, LabError | KeyboardInterrupt | Etcd3Exception):
             raise LabStopped(partial.partial, partial, path, _signal_of(error)) from error
         raise
-    return history, write_history(history, target) if target is not None else None
 
 
 def run_scenario(

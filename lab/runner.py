@@ -125,13 +125,17 @@ class LabStopped(LabError):
         return f"the partial history ({events}) is in {self.path}"
 
 
-def stop_reason(error: BaseException, at: float) -> str:
+def stop_reason(error: BaseException, at: float, etcd_url: str) -> str:
     """Why a run stopped early, in words, for the partial history and the message."""
     if isinstance(error, KeyboardInterrupt):
         signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
         return f"interrupted by {signal.Signals(signum).name} {at:.1f} s into the run"
     if isinstance(error, LabError):
         return str(error)
+    if isinstance(error, Etcd3Exception):
+        return (
+            f"etcd at {etcd_url} failed a request ({type(error).__name__}) {at:.1f} s into the run"
+        )
     return f"stopped {at:.1f} s into the run by an internal error ({type(error).__name__})"
 
 

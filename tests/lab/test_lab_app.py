@@ -4,6 +4,8 @@ and the busy message when every run slot is taken; the shared etcd and the run s
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -160,3 +162,22 @@ def test_the_shared_etcd_outlives_the_thread_that_asked_for_it(
     finally:
         shared.stop()
     assert SHARED_ETCD is not shared
+
+
+def test_a_shared_etcd_that_died_is_replaced_and_its_files_removed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(ETCD_ENV, raising=False)
+    shared = SharedEtcd()
+    try:
+        first = shared.endpoint()
+        dead = shared.server
+        assert dead is not None and dead.pid is not None and dead._dir is not None
+        data = dead._dir
+        os.kill(dead.pid, signal.SIGKILL)
+        dead.wait()
+        second = shared.endpoint()
+        assert second != first and second.client().status()["header"]
+        assert shared.server is not dead and not data.exists()
+    finally:
+        shared.stop()
