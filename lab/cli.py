@@ -22,12 +22,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from lab.runner import LabStopped
 
 EXIT_USAGE: Final = 2
 EXIT_FAILED: Final = 1
-EXIT_INTERRUPTED: Final = 130
 EXIT_SIGNALLED_BASE: Final = 128
+"""A run stopped by a signal exits with 128 plus its number: 130 for SIGINT, 143 for SIGTERM."""
 BAR_WIDTH: Final = 30
 BAR_SECONDS: Final = 0.2
 """Shortest time between two redraws of the progress line."""
@@ -85,7 +88,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a file, or a folder to get a new file per run (default: the current folder)",
     )
-    parser.add_argument("--etcd", metavar="URL", help="an etcd to use, http://HOST:PORT")
+    parser.add_argument("--etcd", metavar="URL", help="an etcd to use, http(s)://HOST:PORT")
 
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
@@ -118,27 +121,23 @@ def _guarded() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def _stopped(stop: Any) -> int:
-    """Say why a run stopped early and where its partial history is; the exit status."""
+def _say(line: str) -> None:
+    """One line on standard error, on a line of its own (a progress line is cleared first)."""
+    if sys.stderr.isatty():
+        print(f"\r{'':<110}\r", end="", file=sys.stderr)
+    print(line, file=sys.stderr)
+
+
+def _stopped(stop: LabStopped) -> int:
+    """Say why a run stopped early and where its partial history is; the exit status (1, or
+    128 plus the signal's number)."""
     finished = "".join(f"; the finished run's history is in {path}" for path in stop.finished)
+    said = f"{stop.reason}; every process the lab started was stopped; {stop.kept()}{finished}"
     if stop.signum is None:
-        print(
-            f"fencing: error: {stop.reason}; every process the lab started was stopped; "
-            f"{stop.kept()}{finished}",
-            file=sys.stderr,
-        )
+        _say(f"fencing: error: {said}")
         return EXIT_FAILED
-    print(
-        f"fencing: {stop.reason}; every process the lab started was stopped; "
-        f"{stop.kept()}{finished}",
-        file=sys.stderr,
-    )
-    return _signal_status(stop.signum)
-
-
-def _signal_status(signum: int) -> int:
-    """130 for SIGINT, 143 for SIGTERM: 128 plus the signal's number."""
-    return EXIT_SIGNALLED_BASE + int(signum)
+    _say(f"fencing: {said}")
+    return EXIT_SIGNALLED_BASE + int(stop.signum)
 
 
 def _main(body: Callable[[], int]) -> int:
@@ -151,21 +150,20 @@ def _main(body: Callable[[], int]) -> int:
         with _guarded():
             return body()
     except (LabInputError, DesignError) as error:
-        print(f"fencing: error: {error}", file=sys.stderr)
+        _say(f"fencing: error: {error}")
         return EXIT_USAGE
     except LabStopped as stop:
         return _stopped(stop)
     except LabError as error:
-        print(f"fencing: error: {error}", file=sys.stderr)
+        _say(f"fencing: error: {error}")
         return EXIT_FAILED
     except KeyboardInterrupt as error:
         signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
-        print(
+        _say(
             f"fencing: interrupted by {signal.Signals(signum).name}; every process the lab "
-            "started was stopped",
-            file=sys.stderr,
+            "started was stopped"
         )
-        return _signal_status(signum)
+        return EXIT_SIGNALLED_BASE + int(signum)
 
 
 def _progress_bar(enabled: bool) -> Callable[[float, str], None] | None:

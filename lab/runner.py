@@ -306,7 +306,7 @@ class LabRun:
             )
 
     def _said(self, child: Child, name: str) -> str:
-        """`: <its last error line>` for a process that exited with a status, else ''."""
+        """` (its last error line)` for a process that exited with a status, else ''."""
         code = child.process.returncode
         return f" ({self.stderr_of(name)})" if code is not None and code > 0 else ""
 
