@@ -8,7 +8,6 @@ status requests); the busiest 60-second run's history is under the replay limit.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import statistics
@@ -120,15 +119,18 @@ def show(name: str, times: list[tuple[float, float]], target: float) -> None:
     )
 
 
-def history_size(endpoint: Endpoint, settings: Settings) -> tuple[int, int, int]:
-    """Bytes, events and writes decided of a randomized run's history."""
+def history_size(endpoint: Endpoint, settings: Settings) -> str:
+    """The size of a randomized run's history, its events and writes, in words."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "h.json"
-        report = run_randomized(endpoint, settings, path)
+        try:
+            report = run_randomized(endpoint, settings, path)
+        except LabStopped as stop:
+            return f"{path.stat().st_size:>10,} bytes, stopped early: {stop.reason}"
+        size = path.stat().st_size
         return (
-            path.stat().st_size,
-            len(json.loads(path.read_text())["events"]),
-            report.counts.operations,
+            f"{size:>10,} bytes, {len(report.history.events):,} events, "
+            f"{report.counts.operations:,} writes ({size / REPLAY_LIMIT_BYTES:.2f} of the limit)"
         )
 
 
@@ -173,15 +175,7 @@ def main() -> None:
     with EtcdServer() as server:
         assert server.endpoint is not None
         for name, settings in (("default settings", DEFAULT), ("busiest", BUSIEST)):
-            try:
-                size, events, writes = history_size(server.endpoint, settings)
-                share = size / REPLAY_LIMIT_BYTES
-                print(
-                    f"  {name:<18} {size:>10,} bytes, {events:,} events, {writes:,} writes "
-                    f"({share:.2f} of the limit)"
-                )
-            except LabStopped as stop:
-                print(f"  {name:<18} stopped early: {stop.reason}")
+            print(f"  {name:<18} {history_size(server.endpoint, settings)}")
 
 
 if __name__ == "__main__":
