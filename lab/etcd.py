@@ -228,6 +228,9 @@ class EtcdServer:
                 except LabError as error:
                     problem = str(error)
                     self._cleanup()
+                except BaseException:  # Ctrl-C while etcd starts: leave nothing behind
+                    self._cleanup()
+                    raise
             raise LabError(
                 f"etcd could not start: {problem}. If another program holds the ports, "
                 "retry; or start etcd yourself and pass --etcd http://HOST:PORT"

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from fencing.cli import main
+from lab import etcd as etcd_module
 from lab import runner
 from lab.etcd import Endpoint, EtcdServer, parse_endpoint
 from lab.experiment import run_randomized
@@ -418,3 +419,19 @@ def test_a_run_that_fills_its_history_is_stopped_and_its_history_replayed(
     assert 0 < path.stat().st_size <= limit
     assert json.loads(path.read_text())["partial"] == reason
     assert "writes decided" in replays(path, capsys)
+
+
+def test_ctrl_c_while_etcd_starts_leaves_no_process_and_no_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The autouse fixture checks that the etcd process is gone."""
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(etcd_module, "wait_ready", interrupted)
+    before = owned_directories(os.getpid())
+    server = EtcdServer()
+    with pytest.raises(KeyboardInterrupt):
+        server.start()
+    assert server.pid is None and owned_directories(os.getpid()) == before
