@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import etcd as etcd_module
+from lab import runner
 from lab.etcd import ETCD_ENV, Endpoint, free_port
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
@@ -103,6 +104,27 @@ def test_a_bad_etcd_address_is_one_sentence_and_the_run_button_is_off(
     assert at.button(key="lab-run").disabled
     monkeypatch.setenv(ETCD_ENV, "http://127.0.0.1:2379")
     assert address_problem() == ""
+
+
+def test_a_run_that_stops_early_says_why_and_offers_its_partial_history(
+    lab_page: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A randomized run that records as much as a history may hold (the limit made small
+    here) stops: the page says so and why, shows no report, and offers what was recorded."""
+    monkeypatch.setattr(runner, "REPLAY_LIMIT_BYTES", 8_000)
+    monkeypatch.setattr(runner, "HEADER_ALLOWANCE_BYTES", 0)
+    lab_page.radio(key="lab-mode").set_value("A randomized run").run()
+    lab_page.number_input(key="lab-seconds").set_value(20).run()
+    lab_page.multiselect(key="lab-receivers").set_value(["none"]).run()
+    lab_page.button(key="lab-run").click().run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    errors = [e.value for e in lab_page.error]
+    assert len(errors) == 1
+    assert errors[0].startswith("The run stopped early: the run had recorded ")
+    assert "is kept as a partial history below" in errors[0]
+    buttons = lab_page.get("download_button")
+    assert len(buttons) == 1 and "partial history" in buttons[0].proto.label
+    assert not lab_page.get("plotly_chart") and not lab_page.table
 
 
 def test_every_slot_taken_and_the_queue_full_means_busy(lab_page: AppTest) -> None:
