@@ -1,9 +1,14 @@
 """`fencing lab`: scripted scenarios and randomized runs on a real etcd, checked by the model.
 
 Registered by `fencing.cli` through its COMMAND_MODULES. Bad input (an unknown scenario,
-zero workers, a file that is not a history) gets one line and exit status 2; a run that
-cannot be carried out (etcd does not start, a time limit passes) gets one line and exit
-status 1; Ctrl-C stops every process the lab started and exits with 130.
+zero workers, a bad --etcd address, a --history that cannot be written, a file that is not
+a history) gets one line and exit status 2, before any process starts; a run that cannot
+be carried out (etcd does not start, a process it started dies, a time limit passes) gets
+one line and exit status 1. Ctrl-C (SIGINT) and SIGTERM stop every process the lab
+started and exit with 130 and 143 (128 plus the signal's number, as a shell reports a
+process ended by that signal, so a supervisor can tell a Ctrl-C from a termination). A run
+that stops early for any of these reasons still writes what it recorded, marked partial,
+and says where.
 """
 
 from __future__ import annotations
@@ -12,15 +17,20 @@ import argparse
 import json
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from lab.runner import LabStopped
 
 EXIT_USAGE: Final = 2
 EXIT_FAILED: Final = 1
-EXIT_INTERRUPTED: Final = 130
+EXIT_SIGNALLED_BASE: Final = 128
+"""A run stopped by a signal exits with 128 plus its number: 130 for SIGINT, 143 for SIGTERM."""
 BAR_WIDTH: Final = 30
 BAR_SECONDS: Final = 0.2
 """Shortest time between two redraws of the progress line."""
@@ -73,27 +83,66 @@ def register(commands: Any) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     """Flags every lab run has: JSON output, history file, etcd address, time limit."""
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--history", type=Path, metavar="FILE", help="where to write the history")
-    parser.add_argument("--etcd", metavar="URL", help="an etcd to use, http://HOST:PORT")
+    parser.add_argument(
+        "--history",
+        metavar="PATH",
+        help="a file, or a folder to get a new file per run (default: the current folder)",
+    )
+    parser.add_argument("--etcd", metavar="URL", help="an etcd to use, http(s)://HOST:PORT")
+
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def _guarded() -> Iterator[None]:
-    """Turn SIGTERM into an orderly exit, so the runs' clean-up still happens."""
-    previous = signal.getsignal(signal.SIGTERM)
+    """Turn SIGINT and SIGTERM into an orderly stop, so the partial history is written and
+    every process is stopped; a second signal while that happens is ignored (SIGKILL still
+    works, and the children die with the lab)."""
+    from lab.runner import Interrupted
 
-    def stop(*_: Any) -> None:
-        raise KeyboardInterrupt
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach only the main thread: nothing to install
+        return
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    stopping = [False]
 
-    signal.signal(signal.SIGTERM, stop)
+    def stop(signum: int, _: Any) -> None:
+        if not stopping[0]:
+            stopping[0] = True
+            raise Interrupted(signum)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _say(line: str) -> None:
+    """One line on standard error, on a line of its own (a progress line is cleared first)."""
+    if sys.stderr.isatty():
+        print(f"\r{'':<110}\r", end="", file=sys.stderr)
+    print(line, file=sys.stderr)
+
+
+def _stopped(stop: LabStopped) -> int:
+    """Say why a run stopped early and where its partial history is; the exit status (1, or
+    128 plus the signal's number)."""
+    finished = "".join(f"; the finished run's history is in {path}" for path in stop.finished)
+    said = f"{stop.reason}; every process the lab started was stopped; {stop.kept()}{finished}"
+    if stop.signum is None:
+        _say(f"fencing: error: {said}")
+        return EXIT_FAILED
+    _say(f"fencing: {said}")
+    return EXIT_SIGNALLED_BASE + int(stop.signum)
 
 
 def _main(body: Callable[[], int]) -> int:
     """Run a lab command; map its errors to one line and an exit status."""
+    from lab.runner import Interrupted, LabStopped
     from lab.settings import LabError, LabInputError
     from model.design import DesignError
 
@@ -101,14 +150,20 @@ def _main(body: Callable[[], int]) -> int:
         with _guarded():
             return body()
     except (LabInputError, DesignError) as error:
-        print(f"fencing: error: {error}", file=sys.stderr)
+        _say(f"fencing: error: {error}")
         return EXIT_USAGE
+    except LabStopped as stop:
+        return _stopped(stop)
     except LabError as error:
-        print(f"fencing: error: {error}", file=sys.stderr)
+        _say(f"fencing: error: {error}")
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("fencing: interrupted; every process the lab started was stopped", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as error:
+        signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
+        _say(
+            f"fencing: interrupted by {signal.Signals(signum).name}; every process the lab "
+            "started was stopped"
+        )
+        return EXIT_SIGNALLED_BASE + int(signum)
 
 
 def _progress_bar(enabled: bool) -> Callable[[float, str], None] | None:
@@ -162,7 +217,8 @@ def run_scenarios(args: argparse.Namespace) -> int:
 def run_scripted(args: argparse.Namespace) -> int:
     """`fencing lab run SCENARIO`: one scripted scenario on a real etcd."""
     from lab.etcd import endpoint_from
-    from lab.experiment import default_history_path, etcd_for, run_scenario
+    from lab.experiment import etcd_for, run_scenario
+    from lab.history_files import history_target
     from lab.scenarios import scenario
 
     def body() -> int:
@@ -175,10 +231,10 @@ def run_scripted(args: argparse.Namespace) -> int:
             gap=args.gap,
         )
         endpoint = endpoint_from(args.etcd)
-        path = args.history or default_history_path(chosen.name, settings)
+        target = history_target(args.history)
         progress = _progress_bar(sys.stderr.isatty())
         with etcd_for(endpoint) as (etcd, _):
-            report = run_scenario(etcd, chosen.name, settings, path, progress)
+            report = run_scenario(etcd, chosen.name, settings, target, progress)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.text())
         return 0
 
@@ -200,17 +256,12 @@ def _receivers(text: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def _path_for(base: Path | None, receiver: str, several: bool, default: Path) -> Path:
-    """The history file of one receiver (with several, the receiver goes into the name)."""
-    if base is None:
-        return default
-    return base.with_name(f"{base.stem}-{receiver}{base.suffix}") if several else base
-
-
 def run_randomized_cli(args: argparse.Namespace) -> int:
     """`fencing lab random`: the randomized workload, one run per receiver, side by side."""
     from lab.etcd import endpoint_from
-    from lab.experiment import default_history_path, etcd_for, run_randomized
+    from lab.experiment import etcd_for, run_randomized
+    from lab.history_files import history_target
+    from lab.runner import LabStopped
     from lab.settings import Settings
 
     def body() -> int:
@@ -236,17 +287,16 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
 
             raise LabInputError("--seconds must be above 0")
         endpoint = endpoint_from(args.etcd)
+        target = history_target(args.history, tuple(receivers))
         reports = []
         with etcd_for(endpoint) as (etcd, _):
             for settings in plans:
-                path = _path_for(
-                    args.history,
-                    settings.receiver,
-                    len(plans) > 1,
-                    default_history_path("random", settings),
-                )
                 progress = _progress_bar(sys.stderr.isatty())
-                reports.append(run_randomized(etcd, settings, path, progress))
+                try:
+                    reports.append(run_randomized(etcd, settings, target, progress))
+                except LabStopped as stop:
+                    stop.finished = [report.path for report in reports if report.path]
+                    raise
         if args.json:
             objects = [report.to_dict() for report in reports]
             print(json.dumps(objects[0] if len(objects) == 1 else {"runs": objects}, indent=2))

@@ -9,7 +9,9 @@ the `FENCING_LAB_ETCD` variable for an etcd that is already running.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import os
+import re
 import shutil
 import socket
 import threading
@@ -17,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
 import etcd3gw
 
@@ -36,44 +38,86 @@ REACH_SECONDS: Final = 3.0
 """How long an etcd given by address has to answer before the lab gives up on it."""
 START_ATTEMPTS: Final = 3
 """Attempts with fresh ports, in case another program takes a port between pick and bind."""
+MAX_PORT: Final = 65535
+
+
+URL_FORM: Final = "http://HOST:PORT or https://HOST:PORT (such as http://127.0.0.1:2379)"
+SCHEMES: Final = ("http", "https")
+LABEL: Final = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOST_NAME: Final = re.compile(rf"{LABEL}(\.{LABEL})*\.?")
+"""A DNS name: labels of letters, digits and inner hyphens, joined by dots."""
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where an etcd answers: host and client port."""
+    """Where an etcd answers: scheme, host and client port."""
 
     host: str
     port: int
+    scheme: str = "http"
 
     @property
     def url(self) -> str:
-        """The client URL, `http://host:port`."""
+        """The client URL, `http://host:port` (an IPv6 host in brackets)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{self.scheme}://{host}:{self.port}"
 
     def client(self, timeout: float = REQUEST_SECONDS) -> etcd3gw.Etcd3Client:
         """An etcd3gw client for this endpoint (the JSON gateway of etcd's v3 API)."""
-        return etcd3gw.Etcd3Client(host=self.host, port=self.port, timeout=timeout, api_path="/v3/")
+        return etcd3gw.Etcd3Client(
+            host=self.host, port=self.port, protocol=self.scheme, timeout=timeout, api_path="/v3/"
+        )
+
+
+def _address_error(text: str, why: str) -> LabInputError:
+    """The one-line refusal of an etcd address: what is wrong, the expected form, the text."""
+    return LabInputError(f"the etcd address {text[:80]!r} {why}: it must look like {URL_FORM}")
+
+
+def _host_problem(netloc: str, host: str) -> str:
+    """Why the host part of an address is not usable ('' when it is)."""
+    if not host:
+        return "has no host"
+    if netloc.startswith("["):
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return "has a bracketed host that is not an IPv6 address"
+        return ""
+    if ":" in host or not HOST_NAME.fullmatch(host):
+        return "has a host that is neither a name nor an IP address (IPv6 goes in brackets)"
+    return ""
 
 
 def parse_endpoint(text: str) -> Endpoint:
-    """An endpoint from `http://HOST:PORT`, or a one-line error saying what is expected."""
-    parsed = urlparse(text.strip())
+    """An endpoint from `http(s)://HOST:PORT`, or a one-line error saying what is wrong.
+
+    Checked before anything starts: the scheme, a host name or IP address (IPv6 in
+    brackets), a port from 1 to 65535, and nothing else (no user, path, query or fragment).
+    """
+    stripped = text.strip()
+    try:
+        parsed = urlsplit(stripped)
+    except ValueError:
+        raise _address_error(text, "is not a valid URL (is an IPv6 bracket left open?)") from None
+    if parsed.scheme not in SCHEMES:
+        raise _address_error(text, "does not start with http:// or https://")
+    netloc = parsed.netloc
+    if "@" in netloc:
+        raise _address_error(text, "carries a user name")
     try:
         port = parsed.port
+        host = parsed.hostname or ""
     except ValueError:
-        port = None
-    if (
-        parsed.scheme != "http"
-        or not parsed.hostname
-        or port is None
-        or parsed.path not in ("", "/")
-    ):
-        raise LabInputError(
-            f"the etcd address must look like http://HOST:PORT (such as "
-            f"http://127.0.0.1:2379), not {text[:80]!r}"
-        )
-    return Endpoint(parsed.hostname, port)
+        raise _address_error(text, "has a port that is not a number from 1 to 65535") from None
+    problem = _host_problem(netloc, host)
+    if problem:
+        raise _address_error(text, problem)
+    if port is None or not 1 <= port <= MAX_PORT:
+        raise _address_error(text, "has no port from 1 to 65535")
+    if parsed.path not in ("", "/") or parsed.query or parsed.fragment or "[" in host:
+        raise _address_error(text, "has more than a host and a port")
+    return Endpoint(host, port, parsed.scheme)
 
 
 def endpoint_from(url: str | None) -> Endpoint | None:
@@ -122,6 +166,17 @@ def etcd_binary() -> Path:
     )
 
 
+_STARTED: dict[Endpoint, Child] = {}
+"""The etcd processes this process started, by endpoint (a run watches its etcd's process)."""
+_STARTED_LOCK: Final = threading.Lock()
+
+
+def started_here(endpoint: Endpoint) -> Child | None:
+    """The etcd process this lab started at `endpoint`, or None (an etcd given by address)."""
+    with _STARTED_LOCK:
+        return _STARTED.get(endpoint)
+
+
 def free_port() -> int:
     """A loopback TCP port nobody listens on right now."""
     with socket.socket() as sock:
@@ -166,10 +221,16 @@ class EtcdServer:
                 try:
                     self.endpoint = self._start_once(binary)
                     self.start_seconds = time.monotonic() - started
+                    if self._child is not None:
+                        with _STARTED_LOCK:
+                            _STARTED[self.endpoint] = self._child
                     return self.endpoint
                 except LabError as error:
                     problem = str(error)
                     self._cleanup()
+                except BaseException:  # Ctrl-C while etcd starts: leave nothing behind
+                    self._cleanup()
+                    raise
             raise LabError(
                 f"etcd could not start: {problem}. If another program holds the ports, "
                 "retry; or start etcd yourself and pass --etcd http://HOST:PORT"
@@ -208,6 +269,9 @@ class EtcdServer:
 
     def _cleanup(self) -> None:
         """Stop the process and remove the data dir."""
+        with _STARTED_LOCK:
+            for endpoint in [e for e, child in _STARTED.items() if child is self._child]:
+                del _STARTED[endpoint]
         if self._child is not None:
             self._child.stop()
             self._child = None

@@ -1,26 +1,36 @@
-"""Running scripted scenarios and randomized runs on an etcd, and writing their histories."""
+"""Running scripted scenarios and randomized runs on an etcd, and writing their histories.
+
+A run that stops before its end (Ctrl-C or SIGTERM, a process it needs dies, a time limit)
+still writes what it recorded, marked partial, and raises `LabStopped` saying why and where.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import datetime
-import re
-from collections.abc import Iterator
+import signal
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+from etcd3gw.exceptions import Etcd3Exception
 
 from lab.etcd import Endpoint, EtcdServer, check_reachable
-from lab.history import History, history_to_json
+from lab.history import History
+from lab.history_files import HistoryTarget, as_target, write_history
 from lab.report import LabReport, analyse
 from lab.runner import (
     RANDOM_GRACE_SECONDS,
     SCENARIO_LIMIT_SECONDS,
     Driver,
+    Interrupted,
     LabRun,
+    LabStopped,
     Progress,
     run_random,
+    stop_reason,
 )
 from lab.scenarios import predict, scenario
-from lab.settings import LabInputError, Settings
+from lab.settings import LabError, LabInputError, Settings
 
 
 @contextlib.contextmanager
@@ -35,41 +45,55 @@ def etcd_for(endpoint: Endpoint | None) -> Iterator[tuple[Endpoint, float | None
         yield server.endpoint, server.start_seconds
 
 
-def default_history_path(name: str, settings: Settings) -> Path:
-    """`lab-<scenario>-<receiver>-<time>.json` in the current directory."""
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    safe = re.sub(r"[^a-z0-9-]", "-", name.lower())[:40]
-    return Path(f"lab-{safe}-{settings.receiver}-{stamp}.json")
+def _signal_of(error: BaseException) -> int | None:
+    """The signal behind an interrupt (Ctrl-C without the lab's handler is SIGINT)."""
+    if isinstance(error, Interrupted):
+        return error.signum
+    return int(signal.SIGINT) if isinstance(error, KeyboardInterrupt) else None
 
 
-def save(history: History, path: Path | None) -> Path | None:
-    """Write the history file (None: keep it in memory only)."""
-    if path is None:
-        return None
+def _carry_out(
+    run: LabRun,
+    body: Callable[[LabRun], None],
+    target: HistoryTarget | None,
+    prediction: dict[str, Any] | None = None,
+) -> tuple[History, Path | None]:
+    """Run `body`, wind down, and write the history; if the run stops early, write what it
+    recorded (marked partial) and raise `LabStopped` (an error of the program itself still
+    goes up as it is, after the partial history is written)."""
     try:
-        path.write_text(history_to_json(history))
-    except OSError as error:
-        raise LabInputError(f"cannot write the history file {path}: {error.strerror}") from None
-    return path
+        body(run)
+        run.wind_down()
+        history = run.history(prediction)
+        return history, write_history(history, target) if target is not None else None
+    except BaseException as error:
+        reason = stop_reason(error, run.log.now(), run.endpoint.url)
+        partial = run.keep_partial(reason, prediction)
+        path = write_history(partial, target) if target is not None else None
+        if isinstance(error, LabError | KeyboardInterrupt | Etcd3Exception):
+            raise LabStopped(partial.partial, partial, path, _signal_of(error)) from error
+        raise
 
 
 def run_scenario(
     endpoint: Endpoint,
     name: str,
     settings: Settings,
-    history_path: Path | None = None,
+    history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
     limit_seconds: float = SCENARIO_LIMIT_SECONDS,
 ) -> LabReport:
     """Run one scripted scenario with these settings; its history checked and saved."""
     chosen = scenario(name)
     prediction = predict(chosen, settings)
-    with LabRun(endpoint, settings, name, limit_seconds, progress) as run:
+
+    def body(run: LabRun) -> None:
         run.start_workers()
         chosen.drive(Driver(run, chosen.steps))
-        run.wind_down()
-        history = run.history(prediction.to_dict())
-    report = analyse(history, save(history, history_path))
+
+    with LabRun(endpoint, settings, name, limit_seconds, progress) as run:
+        history, path = _carry_out(run, body, as_target(history_path), prediction.to_dict())
+    report = analyse(history, path)
     if progress:
         progress(1.0, "done")
     return report
@@ -78,7 +102,7 @@ def run_scenario(
 def run_randomized(
     endpoint: Endpoint,
     settings: Settings,
-    history_path: Path | None = None,
+    history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
 ) -> LabReport:
     """Run the randomized workload with the nemesis; its history checked and saved."""
@@ -87,10 +111,8 @@ def run_randomized(
     with LabRun(
         endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress
     ) as run:
-        run_random(run)
-        run.wind_down()
-        history = run.history()
-    report = analyse(history, save(history, history_path))
+        history, path = _carry_out(run, run_random, as_target(history_path))
+    report = analyse(history, path)
     if progress:
         progress(1.0, "done")
     return report

@@ -65,6 +65,19 @@ class Child:
         """Whether the process has not exited yet."""
         return self.process.poll() is None
 
+    def ending(self) -> str:
+        """How the process ended, in words: `was killed by SIGKILL`, `exited with status 1`."""
+        code = self.process.poll()
+        if code is None:
+            return "is still running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"was killed by {name}"
+        return "exited normally" if code == 0 else f"exited with status {code}"
+
     def pause(self) -> bool:
         """Stop the process with SIGSTOP (a GC pause as it sees it); False if it is gone."""
         with self.lock:

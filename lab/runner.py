@@ -3,8 +3,12 @@
 `LabRun` owns everything one run starts (a temporary directory with the database and the
 logs, a key prefix in etcd, the storage process, the workers, the watch) and removes it
 all on the way out, whatever happened: success, an error, a time limit or Ctrl-C. Paused
-workers are resumed before they are stopped. `Driver` is what a scripted scenario uses;
-`run_random` is the Jepsen-style loop with a seeded nemesis.
+workers are resumed before they are stopped. While the run goes, every wait also checks
+that the processes it needs (etcd, the storage process, the workers) are still there, so
+a process that dies stops the run at once with one sentence naming it, and
+`LabRun.keep_partial` turns what was recorded up to then into a history marked partial.
+`Driver` is what a scripted scenario uses; `run_random` is the Jepsen-style loop with a
+seeded nemesis.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import json
 import queue
 import random
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -24,8 +29,9 @@ from pathlib import Path
 from typing import Any, Final
 
 import etcd3gw
+from etcd3gw.exceptions import Etcd3Exception
 
-from lab.etcd import Endpoint
+from lab.etcd import Endpoint, started_here
 from lab.events import Event, EventLog, read_events
 from lab.history import History
 from lab.lock import LOCK_KEY, current_revision, decode, delete_prefix
@@ -33,6 +39,7 @@ from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
 from lab.tempdirs import make_directory, sweep_abandoned
+from model.trace import MAX_TRACE_BYTES as REPLAY_LIMIT_BYTES
 
 Progress = Callable[[float, str], None]
 """Called with the fraction done (0..1) and a few words on what is happening."""
@@ -54,10 +61,112 @@ running worker drawn at random."""
 POLL: Final = 0.01
 SENTINEL: Final = "lock-end"
 """A key next to the lock key: written at the end, so the watch has caught up once it sees it."""
+PROBE_SECONDS: Final = 0.25
+"""How often a run asks etcd for its status while it goes."""
+PROBE_TIMEOUT_SECONDS: Final = 2.0
+PROBE_MISSES: Final = 3
+"""Unanswered status requests in a row after which etcd counts as gone (an etcd the lab
+started is also watched as a process, which is seen at once)."""
+DRAIN_SECONDS: Final = 1.0
+"""How long a stopped run waits for the watch to report the last lock changes."""
+HEADER_ALLOWANCE_BYTES: Final = 100_000
+"""Room kept in a history for what is not an event (settings, etcd, the model's prediction)
+and for what is recorded between two measurements."""
+SIZE_CHECK_SECONDS: Final = 0.2
+"""How often a run adds up what it has recorded."""
+
+
+def history_budget() -> int:
+    """The most event bytes a run records: a history `fencing replay` reads, less room for
+    the rest of the file. (Each process writes its events with blanks after commas and
+    colons, which the history file leaves out, so the bytes on disk overstate it.)"""
+    return REPLAY_LIMIT_BYTES - HEADER_ALLOWANCE_BYTES
 
 
 class LabTimeout(LabError):
     """A lab run passed its wall-clock limit."""
+
+
+class LabProcessDied(LabError):
+    """A process the run needs (etcd, the storage process, a worker) ended while it ran."""
+
+
+class LabHistoryFull(LabError):
+    """A run recorded as much as a history may hold (see `history_budget`)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """The lab was told to stop by a signal (SIGINT from Ctrl-C, or SIGTERM)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class LabStopped(LabError):
+    """A run that stopped before its end; what it had recorded is kept as a partial history."""
+
+    def __init__(
+        self, reason: str, history: History, path: Path | None, signum: int | None
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.history = history
+        self.path = path
+        self.signum = signum
+        self.finished: list[Path] = []
+        """Histories of runs that went to their end before this one (several receivers)."""
+
+    def kept(self) -> str:
+        """Where the partial history went, in words."""
+        events = f"{len(self.history.events):,} events, marked partial"
+        if self.path is None:
+            return f"the partial history ({events}) was kept in memory only"
+        return f"the partial history ({events}) is in {self.path}"
+
+
+def stop_reason(error: BaseException, at: float, etcd_url: str) -> str:
+    """Why a run stopped early, in words, for the partial history and the message."""
+    if isinstance(error, KeyboardInterrupt):
+        signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
+        return f"interrupted by {signal.Signals(signum).name} {at:.1f} s into the run"
+    if isinstance(error, LabError):
+        return str(error)
+    if isinstance(error, Etcd3Exception):
+        return (
+            f"etcd at {etcd_url} failed a request ({type(error).__name__}) {at:.1f} s into the run"
+        )
+    return f"stopped {at:.1f} s into the run by an internal error ({type(error).__name__})"
+
+
+class EtcdProbe:
+    """A thread asking etcd for its status every `PROBE_SECONDS`, counting misses in a row."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.client = endpoint.client(timeout=PROBE_TIMEOUT_SECONDS)
+        self.misses = 0
+        self.last_error = ""
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._ask, name="fencing-lab-probe", daemon=True)
+        self.thread.start()
+
+    def _ask(self) -> None:
+        """Probe until stopped."""
+        while not self.done.wait(PROBE_SECONDS):
+            try:
+                self.client.status()
+                self.misses = 0
+            except Exception as error:  # etcd3gw raises several kinds for a gone server
+                self.last_error = type(error).__name__
+                self.misses += 1
+
+    def silent(self) -> bool:
+        """Whether etcd has missed `PROBE_MISSES` status requests in a row."""
+        return self.misses >= PROBE_MISSES
+
+    def stop(self) -> None:
+        """Stop probing."""
+        self.done.set()
 
 
 def _never(_: float, __: str) -> None:
@@ -83,7 +192,7 @@ class LabRun:
         self.prefix = f"/fencing-lab/{self.run_id}/"
         self.t0 = time.monotonic()
         self.deadline = self.t0 + limit_seconds
-        self.started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        self.started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
         self.log = EventLog("lab", self.t0)
         self.children = Children()
         self.workers: dict[int, Child] = {}
@@ -97,11 +206,15 @@ class LabRun:
         self.watch_done = threading.Event()
         self.commands = 0
         self.finished = 0.0
+        self.etcd_process = started_here(endpoint)
+        self.probe: EtcdProbe | None = None
+        self.recorded = _RecordedBytes(self)
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
     def __enter__(self) -> LabRun:
         try:
+            self.probe = EtcdProbe(self.endpoint)
             self.start_watch()
             self.start_storage()
         except BaseException:
@@ -115,6 +228,8 @@ class LabRun:
     def close(self) -> None:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
         self.children.stop_all()
+        if self.probe is not None:
+            self.probe.stop()
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -132,30 +247,103 @@ class LabRun:
         return left
 
     def wait_until(
-        self, ready: Callable[[], bool], what: str, seconds: float = STEP_SECONDS
+        self,
+        ready: Callable[[], bool],
+        what: str,
+        seconds: float = STEP_SECONDS,
+        check: bool = True,
     ) -> None:
-        """Poll until `ready()`, or raise a timeout naming `what` was awaited."""
+        """Poll until `ready()`, or raise a timeout naming `what` was awaited; with `check`,
+        stop at once if a process the run needs has died."""
         limit = time.monotonic() + min(seconds, self.remaining())
         while not ready():
+            if check:
+                self.check_processes()
             if time.monotonic() > limit:
                 self.remaining()
                 raise LabTimeout(f"gave up waiting for {what} after {seconds:g} s")
             time.sleep(POLL)
+
+    # ----- the processes the run needs -----------------------------------------------------
+
+    def check_processes(self, finished_ok: bool = False) -> None:
+        """Raise `LabProcessDied` naming the first needed process that has ended, or
+        `LabHistoryFull`.
+
+        etcd counts as gone when the process the lab started has ended or when it has not
+        answered `PROBE_MISSES` status requests in a row; the storage process and the
+        workers when their process has ended (with `finished_ok`, a worker that exited
+        normally has finished its loop and is not missed). Raise `LabHistoryFull` once the
+        run has recorded as much as a replayable history may hold.
+        """
+        at = f"{self.log.now():.1f} s into the run"
+        etcd = self.etcd_process
+        if etcd is not None and not etcd.alive():
+            raise LabProcessDied(f"etcd (pid {etcd.pid}) {etcd.ending()}, seen {at}")
+        if self.probe is not None and self.probe.silent():
+            raise LabProcessDied(
+                f"etcd at {self.endpoint.url} stopped answering ({self.probe.misses} status "
+                f"requests in a row failed: {self.probe.last_error}), seen {at}"
+            )
+        if self.storage is not None and not self.storage.alive():
+            raise LabProcessDied(
+                f"the storage process (pid {self.storage.pid}) {self.storage.ending()}, seen "
+                f"{at}{self._said(self.storage, 'storage')}"
+            )
+        for w, child in self.workers.items():
+            if child.alive() or (finished_ok and child.process.returncode == 0):
+                continue
+            raise LabProcessDied(
+                f"worker W{w} (pid {child.pid}) {child.ending()}, seen {at}"
+                f"{self._said(child, f'w{w}')}"
+            )
+        recorded, budget = self.recorded.total(), history_budget()
+        if recorded >= budget:
+            raise LabHistoryFull(
+                f"the run had recorded {recorded:,} bytes of events {at}, as much as a history "
+                f"may hold to be replayed (at most {REPLAY_LIMIT_BYTES:,} bytes), so it was "
+                "stopped there"
+            )
+
+    def _said(self, child: Child, name: str) -> str:
+        """` (its last error line)` for a process that exited with a status, else ''."""
+        code = child.process.returncode
+        return f" ({self.stderr_of(name)})" if code is not None and code > 0 else ""
+
+    def keep_partial(self, reason: str, prediction: dict[str, Any] | None = None) -> History:
+        """Stop every process now and return the history recorded so far, marked partial.
+
+        The watch is given `DRAIN_SECONDS` to report the last lock changes (when etcd still
+        answers); what a process wrote before it was stopped is kept, a line it was cut off
+        in the middle of is skipped.
+        """
+        self.children.stop_all()
+        self.finished = time.monotonic()
+        if self.etcd_process is None or self.etcd_process.alive():
+            with contextlib.suppress(Exception):
+                self.drain_watch(DRAIN_SECONDS)
+        return self.history(prediction, partial=reason)
 
     # ----- the watch on the lock key -------------------------------------------------------
 
     def start_watch(self) -> None:
         """Watch the lock key (and the end sentinel) from the current revision on."""
         lock = self.prefix + LOCK_KEY
-        start = current_revision(self.client, lock) + 1
-        self.watcher = etcd3gw.watch.Watcher(
-            self.client,
-            lock,
-            self.on_lock_event,
-            start_revision=start,
-            prev_kv=True,
-            range_end=self.prefix + "lock\xff",
-        )
+        try:
+            start = current_revision(self.client, lock) + 1
+            self.watcher = etcd3gw.watch.Watcher(
+                self.client,
+                lock,
+                self.on_lock_event,
+                start_revision=start,
+                prev_kv=True,
+                range_end=self.prefix + "lock\xff",
+            )
+        except Etcd3Exception as error:
+            raise LabError(
+                f"etcd at {self.endpoint.url} did not answer when the run started "
+                f"({type(error).__name__})"
+            ) from None
 
     def on_lock_event(self, event: Any) -> None:
         """Record a change of the lock key as the watch reports it."""
@@ -187,11 +375,18 @@ class LabRun:
             holder=value.decode() if isinstance(value, bytes) else str(value),
         )
 
-    def drain_watch(self) -> None:
+    def drain_watch(self, seconds: float = 5.0) -> None:
         """Write the sentinel and wait until the watch has reported it (and all before it)."""
-        self.client.put(self.prefix + SENTINEL, "end")
+        try:
+            self.client.put(self.prefix + SENTINEL, "end")
+        except Etcd3Exception as error:
+            self.check_processes(finished_ok=True)
+            raise LabProcessDied(
+                f"etcd at {self.endpoint.url} did not take the run's last write "
+                f"({type(error).__name__}), seen {self.log.now():.1f} s into the run"
+            ) from None
         with contextlib.suppress(LabTimeout):
-            self.wait_until(self.watch_done.is_set, "the watch on the lock key", 5.0)
+            self.wait_until(self.watch_done.is_set, "the watch on the lock key", seconds, False)
 
     def holder(self) -> int:
         """The worker whose key is the lock key now, as the watch reports it (0: nobody)."""
@@ -238,7 +433,10 @@ class LabRun:
 
         def answers() -> bool:
             if self.storage is not None and not self.storage.alive():
-                raise LabError(f"the storage process exited at start: {self.stderr_of('storage')}")
+                raise LabProcessDied(
+                    f"the storage process {self.storage.ending()} as it started "
+                    f"({self.stderr_of('storage')})"
+                )
             try:
                 return bool(request(self.socket, {"op": "ping"}, 1.0).get("ok"))
             except StorageUnavailable:
@@ -254,7 +452,11 @@ class LabRun:
 
     def control(self, message: dict[str, Any]) -> None:
         """Send the storage process a nemesis command (hold, unhold)."""
-        answer = request(self.socket, message, STEP_SECONDS)
+        try:
+            answer = request(self.socket, message, STEP_SECONDS)
+        except StorageUnavailable as error:
+            self.check_processes()
+            raise LabError(f"the storage process did not take {message['op']}: {error}") from None
         if not answer.get("ok"):
             raise LabError(f"the storage process refused {message['op']}: {answer.get('error')}")
 
@@ -311,8 +513,14 @@ class LabRun:
         self.commands += 1
         stdin = self.workers[w].process.stdin
         assert stdin is not None
-        stdin.write(json.dumps({"id": self.commands, **command}) + "\n")
-        stdin.flush()
+        try:
+            stdin.write(json.dumps({"id": self.commands, **command}) + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.workers[w].process.wait(timeout=STEP_SECONDS)
+            self.check_processes()
+            raise LabError(f"W{w} no longer reads its commands") from None
         return self.commands
 
     def answer(self, w: int, ticket: int, seconds: float = STEP_SECONDS) -> str:
@@ -322,8 +530,7 @@ class LabRun:
             try:
                 reply = self.answers[w].get(timeout=max(0.0, min(0.1, limit - time.monotonic())))
             except queue.Empty:
-                if not self.workers[w].alive():
-                    raise LabError(f"W{w} exited unexpectedly: {self.stderr_of(f'w{w}')}") from None
+                self.check_processes()
                 if time.monotonic() > limit:
                     self.remaining()
                     raise LabTimeout(f"W{w} did not answer within {seconds:g} s") from None
@@ -353,8 +560,9 @@ class LabRun:
             found.extend(read_events(path))
         return sorted(found, key=lambda e: e["t"])
 
-    def history(self, prediction: dict[str, Any] | None = None) -> History:
-        """The history of this run (call after the processes have stopped)."""
+    def history(self, prediction: dict[str, Any] | None = None, partial: str = "") -> History:
+        """The history of this run (call after the processes have stopped); `partial` says
+        why it ended early ('' for a run that went to its end)."""
         version = ""
         with contextlib.suppress(Exception):
             version = str(
@@ -370,6 +578,7 @@ class LabRun:
             started=self.started_at,
             seconds=(self.finished or time.monotonic()) - self.t0,
             prediction=prediction,
+            partial=partial,
         )
 
     def wind_down(self) -> None:
@@ -378,11 +587,12 @@ class LabRun:
             self.resume(w)
         for w, child in self.workers.items():
             if child.alive():
-                with contextlib.suppress(OSError, ValueError):
+                with contextlib.suppress(LabError):
                     self.tell(w, {"do": "exit"})
         for child in self.workers.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.process.wait(timeout=max(0.1, min(10.0, self.deadline - time.monotonic())))
+        self.check_processes(finished_ok=True)
         self.drain_watch()
         self.finished = time.monotonic()
         self.children.stop_all()
@@ -497,6 +707,7 @@ def run_random(run: LabRun) -> None:
     counter = _DecisionCounter(run.directory / "storage.jsonl")
     while (now := run.log.now()) < until:
         run.remaining()
+        run.check_processes(finished_ok=True)
         for w, at in list(resume_at.items()):
             if now >= at:
                 run.resume(w)
@@ -527,6 +738,34 @@ def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
     if holder in running and rng.random() < HOLDER_SHARE:
         return holder
     return rng.choice(running) if running else 0
+
+
+class _RecordedBytes:
+    """How many bytes of events a run has recorded so far: its processes' event files plus
+    the controller's own events, measured every `SIZE_CHECK_SECONDS`."""
+
+    def __init__(self, run: LabRun) -> None:
+        self.run = run
+        self.measured_at = 0.0
+        self.kept_counted = 0
+        self.kept_bytes = 0
+        self.last = 0
+
+    def total(self) -> int:
+        """The bytes recorded at the last measurement (measured again if it is old)."""
+        now = time.monotonic()
+        if now - self.measured_at < SIZE_CHECK_SECONDS:
+            return self.last
+        self.measured_at = now
+        kept = list(self.run.log.kept)
+        self.kept_bytes += sum(len(json.dumps(e)) + 1 for e in kept[self.kept_counted :])
+        self.kept_counted = len(kept)
+        files = 0
+        for path in self.run.directory.glob("*.jsonl"):
+            with contextlib.suppress(OSError):
+                files += path.stat().st_size
+        self.last = files + self.kept_bytes
+        return self.last
 
 
 class _DecisionCounter:

@@ -45,6 +45,8 @@ class SharedEtcd:
         with self.lock:
             if self.server is not None and self.server.endpoint is not None and self.server.pid:
                 return self.server.endpoint
+            if self.server is not None:
+                self.server.stop()  # it died: remove its data dir before starting another
             self.server = self._start()
             assert self.server.endpoint is not None
             return self.server.endpoint

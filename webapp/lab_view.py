@@ -14,9 +14,11 @@ from typing import Any, Final
 import streamlit as st
 
 from lab.checker import CHECKED, TITLES
+from lab.etcd import ETCD_ENV, endpoint_from
 from lab.experiment import run_randomized, run_scenario
-from lab.history import history_to_json
+from lab.history import History, history_to_json
 from lab.report import LabReport
+from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import RECEIVERS, TOKENS, LabError, LabInputError, Settings
@@ -29,6 +31,7 @@ from webapp.timeline import timeline_figure
 
 RESULTS: Final = "lab-results"
 MESSAGE: Final = "lab-message"
+PARTIAL: Final = "lab-partial"
 DEFAULT: Final = "(the scenario's own)"
 RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
 
@@ -36,6 +39,19 @@ RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
 def escaped(text: str) -> str:
     """Text shown as-is inside Markdown: every Markdown and HTML character escaped."""
     return escape_markdown(text, limit=2_000)
+
+
+def address_problem() -> str:
+    """Why the etcd address the server was given cannot be used ('' when it can, or when
+    none was given and the lab starts its own etcd)."""
+    try:
+        endpoint_from(None)
+    except LabInputError as error:
+        return (
+            f"The lab cannot run: {error}. Fix {ETCD_ENV} where the server is started, or "
+            "unset it to let the lab start its own etcd."
+        )
+    return ""
 
 
 def _scenario_settings() -> tuple[str, Settings]:
@@ -116,6 +132,8 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
             return
         bar = st.progress(0.0, text=f"{label}: starting etcd")
         reports = []
+        st.session_state[PARTIAL] = None
+        st.session_state[RESULTS] = []  # an older run's report is not shown under a failure
         try:
             endpoint = SHARED_ETCD.endpoint()
             share = 1 / len(plans)
@@ -133,6 +151,15 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
                     reports.append(run_randomized(endpoint, settings, progress=progress))
                 else:
                     reports.append(run_scenario(endpoint, name, settings, progress=progress))
+        except LabStopped as stop:
+            st.session_state[MESSAGE] = (
+                "error",
+                f"The run stopped early: {escaped(stop.reason)}. Every process it started was "
+                f"stopped; what it recorded up to then ({len(stop.history.events):,} events) "
+                "is kept as a partial history below.",
+            )
+            st.session_state[PARTIAL] = stop.history
+            return
         except (LabError, LabInputError) as error:
             st.session_state[MESSAGE] = ("error", f"The run failed: {escaped(str(error))}")
             return
@@ -267,12 +294,24 @@ def render_lab() -> None:
         plans = [(name, settings)]
     else:
         plans = [("random", settings) for settings in _random_settings()]
-    if st.button("Run", type="primary", key="lab-run", disabled=not plans):
+    problem = address_problem()
+    if problem:
+        st.error(escaped(problem))
+    if st.button("Run", type="primary", key="lab-run", disabled=not plans or bool(problem)):
         _run("Lab", plans)
     message = st.session_state.get(MESSAGE)
     if message:
         kind, text = message
         getattr(st, kind)(text)
+    partial: History | None = st.session_state.get(PARTIAL)
+    if partial is not None:
+        st.download_button(
+            "Download the partial history (JSON)",
+            history_to_json(partial),
+            file_name=f"lab-{partial.scenario}-{partial.settings.receiver}-partial.json",
+            mime="application/json",
+            key="lab-partial-download",
+        )
     reports: list[LabReport] = st.session_state.get(RESULTS) or []
     if len(reports) > 1:
         _comparison(reports)

@@ -132,3 +132,119 @@ def paused_worker(receiver: str, late_outcome: str) -> History:
     if late_outcome == "accepted":
         events.append(release(1.60, 1, 2, False, 5))
     return History("paused-worker", Settings(receiver=receiver), tuple(events))
+
+
+def busy_history(cycles: int, seconds: float = 60.0) -> History:
+    """The busiest randomized run the lab can have, as its processes record it: five
+    workers in turn, each grant four read-modify-write writes checked then applied (seven
+    events each), spread over `seconds`, with every field the real processes write."""
+    events: list[dict[str, Any]] = []
+    step = seconds / max(1, cycles * 34)
+    t, revision, version = 0.5, 1, 0
+    for cycle in range(cycles):
+        w = cycle % 5 + 1
+        revision += 1
+        token = revision
+        events.append(grant(t, w, revision, asked=round(t - 0.001, 6)))
+        events.append(watch_put(t + step / 2, w, revision))
+        for n in range(1, 9, 2):
+            fields = {"worker": w, "token": token, "grant": revision}
+            read, write = f"W{w}-{cycle * 8 + n}", f"W{w}-{cycle * 8 + n + 1}"
+            common = {"source": "storage", **fields}
+            events += [
+                {
+                    "t": t + step,
+                    "source": f"W{w}",
+                    "kind": "send",
+                    "request": read,
+                    **fields,
+                    "op": "read",
+                },
+                {
+                    "t": t + 2 * step,
+                    "kind": "deliver",
+                    "outcome": "read",
+                    "version_before": version,
+                    "request": read,
+                    "op": "read",
+                    "value": None,
+                    "read_version": None,
+                    **common,
+                },
+                {
+                    "t": t + 3 * step,
+                    "source": f"W{w}",
+                    "kind": "reply",
+                    "worker": w,
+                    "request": read,
+                    "outcome": "read",
+                },
+                {
+                    "t": t + 4 * step,
+                    "source": f"W{w}",
+                    "kind": "send",
+                    "request": write,
+                    **fields,
+                    "value": version + 1,
+                    "read_version": version,
+                    "op": "write",
+                },
+                {
+                    "t": t + 5 * step,
+                    "kind": "check",
+                    "passed": True,
+                    "mark_before": token - 1,
+                    "request": write,
+                    "op": "write",
+                    "value": version + 1,
+                    "read_version": version,
+                    **common,
+                },
+                {
+                    "t": t + 6 * step,
+                    "kind": "apply",
+                    "outcome": "accepted",
+                    "mark_before": token - 1,
+                    "mark_after": token,
+                    "version_before": version,
+                    "version_after": version + 1,
+                    "request": write,
+                    "op": "write",
+                    "value": version + 1,
+                    "read_version": version,
+                    **common,
+                },
+                {
+                    "t": t + 7 * step,
+                    "source": f"W{w}",
+                    "kind": "reply",
+                    "worker": w,
+                    "request": write,
+                    "outcome": "accepted",
+                },
+            ]
+            t += 7 * step
+            version += 1
+        revision += 1
+        events.append(release(t + step, w, revision - 1, True, revision))
+        events.append(
+            {
+                "t": t + step * 1.5,
+                "source": "lab",
+                "kind": "lock-delete",
+                "revision": revision,
+                "grant": revision - 1,
+                "holder": f"W{w}",
+            }
+        )
+        t += 2 * step
+    settings = Settings(
+        receiver="fenced-nonatomic",
+        workload="rmw",
+        workers=5,
+        writes=4,
+        gap=0.0,
+        seconds=seconds,
+        seed=1,
+    )
+    return History("random", settings, tuple(events), seconds=seconds)

@@ -4,6 +4,8 @@ and the busy message when every run slot is taken; the shared etcd and the run s
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -13,10 +15,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import etcd as etcd_module
+from lab import runner
 from lab.etcd import ETCD_ENV, Endpoint, free_port
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
 from tests.app.helpers import all_text
+from webapp.lab_view import address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 
@@ -80,6 +84,49 @@ def test_a_run_that_cannot_reach_etcd_says_so(
     assert "drop \\-\\-etcd" in errors[0]  # escaped for Markdown
 
 
+def test_a_bad_etcd_address_is_one_sentence_and_the_run_button_is_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server started with an unusable FENCING_LAB_ETCD says so before any run, in one
+    sentence shown as text (no exception box), and offers no Run."""
+    monkeypatch.setenv(ETCD_ENV, "http://[::1")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page("screens/lab.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    sentence = address_problem()
+    assert sentence.startswith(
+        "The lab cannot run: the etcd address 'http://[::1' is not a valid URL"
+    )
+    assert f"Fix {ETCD_ENV}" in sentence and sentence.count(". ") == 1
+    assert [e.value for e in at.error] == [escaped(sentence)]
+    assert at.button(key="lab-run").disabled
+    monkeypatch.setenv(ETCD_ENV, "http://127.0.0.1:2379")
+    assert address_problem() == ""
+
+
+def test_a_run_that_stops_early_says_why_and_offers_its_partial_history(
+    lab_page: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A randomized run that records as much as a history may hold (the limit made small
+    here) stops: the page says so and why, shows no report, and offers what was recorded."""
+    monkeypatch.setattr(runner, "REPLAY_LIMIT_BYTES", 8_000)
+    monkeypatch.setattr(runner, "HEADER_ALLOWANCE_BYTES", 0)
+    lab_page.radio(key="lab-mode").set_value("A randomized run").run()
+    lab_page.number_input(key="lab-seconds").set_value(20).run()
+    lab_page.multiselect(key="lab-receivers").set_value(["none"]).run()
+    lab_page.button(key="lab-run").click().run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    errors = [e.value for e in lab_page.error]
+    assert len(errors) == 1
+    assert errors[0].startswith("The run stopped early: the run had recorded ")
+    assert "is kept as a partial history below" in errors[0]
+    buttons = lab_page.get("download_button")
+    assert len(buttons) == 1 and "partial history" in buttons[0].proto.label
+    assert not lab_page.get("plotly_chart") and not lab_page.table
+
+
 def test_every_slot_taken_and_the_queue_full_means_busy(lab_page: AppTest) -> None:
     taken = [SLOTS.free.acquire(blocking=False) for _ in range(SLOTS.limit)]
     waiting = SLOTS.waiting
@@ -137,3 +184,22 @@ def test_the_shared_etcd_outlives_the_thread_that_asked_for_it(
     finally:
         shared.stop()
     assert SHARED_ETCD is not shared
+
+
+def test_a_shared_etcd_that_died_is_replaced_and_its_files_removed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(ETCD_ENV, raising=False)
+    shared = SharedEtcd()
+    try:
+        first = shared.endpoint()
+        dead = shared.server
+        assert dead is not None and dead.pid is not None and dead._dir is not None
+        data = dead._dir
+        os.kill(dead.pid, signal.SIGKILL)
+        dead.wait()
+        second = shared.endpoint()
+        assert second != first and second.client().status()["header"]
+        assert shared.server is not dead and not data.exists()
+    finally:
+        shared.stop()

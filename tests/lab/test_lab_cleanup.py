@@ -6,6 +6,7 @@ left running and no run directory of this process remains."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -124,17 +125,27 @@ def wait_for_pause(process: subprocess.Popen[str], mark: str) -> None:
     pytest.fail("the lab never paused a worker")
 
 
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_stops_every_process_and_says_so(sent: signal.Signals, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_stops_every_process_and_says_so(
+    sent: signal.Signals, status: int, tmp_path: Path
+) -> None:
+    """SIGINT exits with 130 and SIGTERM with 143 (128 plus the signal's number); both stop
+    every process, remove the run's files and keep the partial history, marked partial."""
     mark = f"interrupt-{sent.name}"
-    process = start_cli(mark, "run", "paused-worker", "--history", str(tmp_path / "h.json"))
+    path = tmp_path / "h.json"
+    process = start_cli(mark, "run", "paused-worker", "--history", str(path))
     wait_for_pause(process, mark)
     process.send_signal(sent)
-    _, err = process.communicate(timeout=30)
-    assert process.returncode == 130
-    assert "interrupted; every process the lab started was stopped" in err
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == status
+    assert f"interrupted by {sent.name}" in err and err.count("\n") == 1
+    assert "every process the lab started was stopped" in err and str(path) in err
+    assert out == ""  # no report that looks like a finished run
     assert marked_processes(mark) == []
     assert owned_directories(process.pid) == []
+    partial = json.loads(path.read_text())
+    assert partial["partial"].startswith(f"interrupted by {sent.name}")
+    assert any(event["kind"] == "pause" for event in partial["events"])
 
 
 def test_a_killed_lab_takes_its_children_along_and_its_files_are_swept(tmp_path: Path) -> None:
