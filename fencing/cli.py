@@ -20,7 +20,7 @@ from typing import Any, Final, NoReturn, assert_never
 
 from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
-from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
+from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
 from model.itf import trace_from_any_data
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
@@ -164,14 +164,14 @@ def add_budget_arguments(
 def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
     """Flags for W, L, T, G, K with their allowed ranges in the help."""
     group = parser.add_argument_group("bounds")
-    letters = {"workers": "W", "lease": "L", "horizon": "T", "grants": "G", "writes": "K"}
-    for name, (low, high) in BOUND_LIMITS.items():
+    for bound in BOUNDS:
         group.add_argument(
-            f"--{name}",
+            f"--{bound.name}",
             type=int,
-            default=getattr(defaults, name),
-            metavar=letters[name],
-            help=f"{low}..{high} (default {getattr(defaults, name)})",
+            default=getattr(defaults, bound.name),
+            metavar=bound.letter,
+            help=f"{bound.label}: {bound.low}..{bound.high} "
+            f"(default {getattr(defaults, bound.name)})",
         )
 
 

@@ -25,6 +25,7 @@ from model.options import (
 )
 
 __all__ = [
+    "BOUNDS",
     "BOUND_LIMITS",
     "MAX_GRANTS",
     "MAX_HORIZON",
@@ -34,6 +35,7 @@ __all__ = [
     "MAX_WORKERS",
     "MAX_WRITES",
     "REFERENCE_BOUNDS",
+    "Bound",
     "Bounds",
     "Design",
     "DesignError",
@@ -60,33 +62,66 @@ def _check_range(field: str, value: object, low: int, high: int) -> None:
 
 
 @dataclass(frozen=True)
+class Bound:
+    """One size of the model: its name, letter, words, allowed range and default."""
+
+    name: str
+    letter: str
+    label: str
+    """The size for a form, e.g. `Lease, in ticks`."""
+    noun: str
+    """What it counts, for a sentence: `2 workers`, `lease 2 ticks`."""
+    low: int
+    high: int
+    default: int
+    before: str = ""
+    after: str = ""
+
+    @property
+    def form_label(self) -> str:
+        """The label with its letter: `Lease, in ticks (L)`."""
+        return f"{self.label} ({self.letter})"
+
+    def in_words(self, value: int) -> str:
+        """The size in a sentence: `lease 2 ticks`, `2 writes per grant`."""
+        return f"{self.before}{_count(value, self.noun)}{self.after}"
+
+
+BOUNDS: Final = (
+    Bound("workers", "W", "Workers", "worker", 1, MAX_WORKERS, 2),
+    Bound("lease", "L", "Lease, in ticks", "tick", 1, MAX_LEASE, 2, before="lease "),
+    Bound("horizon", "T", "Last tick of the clock", "tick", 0, MAX_HORIZON, 4, before="horizon "),
+    Bound("grants", "G", "Grants per run", "grant", 1, MAX_GRANTS, 2),
+    Bound("writes", "K", "Writes per grant", "write", 1, MAX_WRITES, 1, after=" per grant"),
+)
+"""The sizes W, L, T, G, K of docs/model.md#constants: every surface that reads, shows or
+ranges a bound takes it from here."""
+
+BOUND_LIMITS: Final = {bound.name: (bound.low, bound.high) for bound in BOUNDS}
+"""Allowed range of each bound, for help texts and widgets."""
+
+
+@dataclass(frozen=True)
 class Bounds:
     """Sizes of the model: workers W, lease L, horizon T, grants G, writes per grant K."""
 
-    workers: int = 2
-    lease: int = 2
-    horizon: int = 4
-    grants: int = 2
-    writes: int = 1
+    workers: int = BOUNDS[0].default
+    lease: int = BOUNDS[1].default
+    horizon: int = BOUNDS[2].default
+    grants: int = BOUNDS[3].default
+    writes: int = BOUNDS[4].default
 
     def __post_init__(self) -> None:
-        _check_range("workers", self.workers, 1, MAX_WORKERS)
-        _check_range("lease", self.lease, 1, MAX_LEASE)
-        _check_range("horizon", self.horizon, 0, MAX_HORIZON)
-        _check_range("grants", self.grants, 1, MAX_GRANTS)
-        _check_range("writes", self.writes, 1, MAX_WRITES)
+        for bound in BOUNDS:
+            _check_range(bound.name, getattr(self, bound.name), bound.low, bound.high)
 
     def short(self) -> str:
         """A compact label such as `W=2 L=2 T=4 G=2 K=1`."""
-        return f"W={self.workers} L={self.lease} T={self.horizon} G={self.grants} K={self.writes}"
+        return " ".join(f"{b.letter}={getattr(self, b.name)}" for b in BOUNDS)
 
     def in_words(self) -> str:
         """The bounds for people: `2 workers, lease 2 ticks, horizon 4 ticks, 2 grants, 1 write`."""
-        return (
-            f"{_count(self.workers, 'worker')}, lease {_count(self.lease, 'tick')}, "
-            f"horizon {_count(self.horizon, 'tick')}, {_count(self.grants, 'grant')}, "
-            f"{_count(self.writes, 'write')} per grant"
-        )
+        return ", ".join(b.in_words(getattr(self, b.name)) for b in BOUNDS)
 
     def to_dict(self) -> dict[str, int]:
         """Plain dict for JSON."""
@@ -97,15 +132,6 @@ class Bounds:
         """Bounds from a JSON object; unknown keys are refused."""
         return _from_dict(Bounds, data, "bounds")
 
-
-BOUND_LIMITS: Final = {
-    "workers": (1, MAX_WORKERS),
-    "lease": (1, MAX_LEASE),
-    "horizon": (0, MAX_HORIZON),
-    "grants": (1, MAX_GRANTS),
-    "writes": (1, MAX_WRITES),
-}
-"""Allowed range of each bound, for help texts and widgets."""
 
 REFERENCE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=2)
 """The bounds of the preset verdicts in docs/model.md#reference-figures and of `fencing matrix`."""

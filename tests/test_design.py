@@ -102,3 +102,20 @@ def test_ghosts_equal_core_variables_in_the_core() -> None:
         s = system.view(state)
         assert s.grants == s.issued and s.lastg == s.last
         assert all(s.gid[w] == s.tok[w] for w in (1, 2))
+
+
+def test_each_bound_is_one_row_that_every_surface_reads() -> None:
+    from model.design import BOUND_LIMITS, BOUNDS
+    from webapp.design_form import BOUND_HELP
+
+    assert [b.name for b in BOUNDS] == list(Bounds().to_dict())
+    assert {b.name: b.default for b in BOUNDS} == Bounds().to_dict()
+    assert BOUND_LIMITS == {b.name: (b.low, b.high) for b in BOUNDS}
+    assert BOUND_HELP["lease"] == "Lease, in ticks (L)"
+    assert Bounds(3, 4, 9, 5, 2).short() == "W=3 L=4 T=9 G=5 K=2"
+    assert Bounds(1, 1, 1, 1, 1).in_words() == (
+        "1 worker, lease 1 tick, horizon 1 tick, 1 grant, 1 write per grant"
+    )
+    for bound in BOUNDS:
+        with pytest.raises(DesignError, match=f"{bound.name} = {bound.high + 1} is out of range"):
+            Bounds(**{**Bounds().to_dict(), bound.name: bound.high + 1})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from model.design import BOUND_LIMITS, Bounds, Design
+from model.design import BOUND_LIMITS, BOUNDS, Bounds, Design
 from model.options import OPTIONS, Kind, Option
 
 CUSTOM: Final = "(custom)"
@@ -19,13 +19,7 @@ OPTION_FIELDS: Final = OPTIONS
 """The design options as form fields: the model's own option table."""
 
 
-BOUND_HELP: Final = {
-    "workers": "Workers (W)",
-    "lease": "Lease, in ticks (L)",
-    "horizon": "Last tick of the clock (T)",
-    "grants": "Grants per run (G)",
-    "writes": "Writes per grant (K)",
-}
+BOUND_HELP: Final = {bound.name: bound.form_label for bound in BOUNDS}
 """Each bound in words first, its letter after (the letters of docs/model.md)."""
 
 
