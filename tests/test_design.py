@@ -110,7 +110,7 @@ def test_each_bound_is_one_row_that_every_surface_reads() -> None:
 
     assert [b.name for b in BOUNDS] == list(Bounds().to_dict())
     assert {b.name: b.default for b in BOUNDS} == Bounds().to_dict()
-    assert BOUND_LIMITS == {b.name: (b.low, b.high) for b in BOUNDS}
+    assert {b.name: (b.low, b.high) for b in BOUNDS} == BOUND_LIMITS
     assert BOUND_HELP["lease"] == "Lease, in ticks (L)"
     assert Bounds(3, 4, 9, 5, 2).short() == "W=3 L=4 T=9 G=5 K=2"
     assert Bounds(1, 1, 1, 1, 1).in_words() == (
