@@ -19,7 +19,7 @@ from lab import runner
 from lab.etcd import ETCD_ENV, Endpoint, free_port
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, shown
 from webapp.lab_view import address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
@@ -80,8 +80,10 @@ def test_a_run_that_cannot_reach_etcd_says_so(
     monkeypatch.setattr(etcd_module, "REACH_SECONDS", 0.5)
     lab_page.button(key="lab-run").click().run()
     errors = [e.value for e in lab_page.error]
-    assert errors and errors[0].startswith("The run failed: etcd at http://127\\.0\\.0\\.1:")
-    assert "drop \\-\\-etcd" in errors[0]  # escaped for Markdown
+    read = shown(errors[0]).replace("\u2060", "") if errors else ""
+    assert read.startswith("The run failed: etcd at http://127.0.0.1:")
+    assert "http\\:\u2060//" in errors[0]  # escaped for Markdown, and never a link
+    assert "drop \\-\\-etcd" in errors[0]
 
 
 def test_a_bad_etcd_address_is_one_sentence_and_the_run_button_is_off(
