@@ -207,8 +207,8 @@ def _wait(
         if reader.poll(TICK_SECONDS):
             return _answer(reader)
         now = time.monotonic()
-        if not process.is_alive():
-            return Ending.CRASHED, None
+        if not process.is_alive():  # it may have answered just before it ended
+            return _answer(reader) if reader.poll(0) else (Ending.CRASHED, None)
         if now >= kill_at:
             return Ending.OUT_OF_TIME, None
         if not threading.main_thread().is_alive():
