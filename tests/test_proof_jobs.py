@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
+from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,19 @@ def test_no_module_of_the_web_app_loads_z3_in_the_server() -> None:
         check=True,
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_job_that_cannot_be_started_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No process can be made (say the machine is out of them): a sentence, not a traceback."""
+
+    def refuse(self: object) -> None:
+        """What starting a process does when the kernel refuses to fork."""
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(ForkServerProcess, "start", refuse)
+    outcome = run_isolated(_raise, (), deadline=10, what="z3")
+    assert outcome.ending is Ending.FAILED
+    assert outcome.problem == (
+        "z3 failed before it could say: it could not be started "
+        "([Errno 11] Resource temporarily unavailable)"
+    )

@@ -163,11 +163,17 @@ def run_isolated(
         target=_job_main, args=(function, args, writer, cpu), name="proof job", daemon=True
     )
     started = time.monotonic()
+    payload: Any = None
     try:
-        process.start()
-        writer.close()
-        ending, payload = _wait(reader, process, started + deadline + grace, started, on_tick)
+        try:
+            process.start()
+        except OSError as error:  # no process could be made (out of processes or memory)
+            ending, payload = Ending.FAILED, f"it could not be started ({error})"
+        else:
+            writer.close()
+            ending, payload = _wait(reader, process, started + deadline + grace, started, on_tick)
     finally:
+        writer.close()
         reader.close()
         exitcode = _end(process)
     seconds = time.monotonic() - started
