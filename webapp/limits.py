@@ -55,7 +55,9 @@ def _take(held: _Held, wait: float) -> None:
         left = ends - time.monotonic()
         if left <= 0:
             break
-        note.caption(f"Waiting for a free slot: other visitors' work is running ({left:.0f} s)…")
+        note.caption(
+            f"Waiting for a free slot while other visitors' work runs (at most {left:.0f} s more)…"
+        )
         if _SLOTS.acquire(timeout=min(WAIT_STEP_SECONDS, left)):
             held.slot = True
             break

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.forkserver
 import pickle
 import resource
 import signal
@@ -93,6 +94,13 @@ def _context() -> ForkServerContext:
     assert isinstance(context, ForkServerContext)
     context.set_forkserver_preload(list(PRELOADED))
     return context
+
+
+def start_fork_server() -> None:
+    """Start the fork server now if it is not running (it then imports the prover while the
+    visitor reads the page), so the first proof does not wait for it; cheap when running."""
+    _context()
+    multiprocessing.forkserver.ensure_running()
 
 
 def _limit_self(cpu_seconds: int) -> None:

@@ -27,6 +27,7 @@ from webapp.proof_jobs import (
     Ending,
     JobOutcome,
     prove_isolated,
+    start_fork_server,
 )
 from webapp.proofs_view import METHOD_WORDS, ProofRow
 from webapp.text import escape_markdown
@@ -160,6 +161,7 @@ def render_proofs() -> None:
         return
     if "proof-run" not in st.session_state:
         st.session_state["proof-run"] = st.query_params.get("run") == "1"
+    start_fork_server()
     if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
         st.caption("Switch on to run z3 for this design and these bounds.")
         return

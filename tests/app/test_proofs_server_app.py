@@ -214,6 +214,26 @@ async def _open_all(server: Server, queries: list[str]) -> list[Run]:
     return await asyncio.gather(*(_open(server, q) for q in queries))
 
 
+def _fork_servers(server_pid: int) -> list[int]:
+    """The server's children that are the proof jobs' fork server."""
+    return [
+        pid
+        for pid in _children(server_pid)
+        if b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+
+
+def test_the_proofs_page_starts_the_fork_server_before_any_proof(server: Server) -> None:
+    """Opening the page without running the prover starts the fork server (once), so the
+    first proof does not wait for it; no proof job runs."""
+    assert _fork_servers(server.process.pid) == []
+    for _ in range(2):
+        run = asyncio.run(_open(server, "preset=fencing"))
+        assert run.errors == () and "Switch on to run z3" in " ".join(_texts(run))
+    assert _wait_until(lambda: len(_fork_servers(server.process.pid)) == 1, 10)
+    assert _proof_jobs(server.process.pid) == []
+
+
 def test_twelve_proof_links_at_once_end_in_a_result_or_the_busy_message(server: Server) -> None:
     """12 different designs proved at once: each page shows its proof or the busy message,
     none shows an error, the server lives on and answers a fresh page afterwards."""
