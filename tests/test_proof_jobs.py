@@ -26,6 +26,11 @@ HANG_BOUND_SECONDS = 30.0
 """Generous upper bound for a job that must be ended (catches a hang, not a timing)."""
 
 
+def _main_module_file() -> str | None:
+    """The file of the job's main module: the parent's, had multiprocessing run it again."""
+    return getattr(sys.modules["__main__"], "__file__", None)
+
+
 def _segfault() -> None:
     """A job that dies the way a crash inside native code does."""
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -90,6 +95,13 @@ def test_a_proof_job_gives_the_same_rows_as_proving_in_process(name: str) -> Non
             assert theirs.prop in replay(design, SMALL, theirs.actions).steps[-1].violations
     again = prove_isolated(design, SMALL, max_states=300_000, max_seconds=20)
     assert again.value == outcome.value  # each job starts from the same fresh z3
+
+
+def test_a_job_does_not_run_the_parent_main_module() -> None:
+    """In the server the main module is the page Streamlit ran last: a job must not run it."""
+    assert getattr(sys.modules["__main__"], "__file__", None)  # pytest's own script
+    outcome = run_isolated(_main_module_file, (), deadline=10)
+    assert outcome.ending is Ending.DONE and outcome.value is None
 
 
 def test_a_crash_in_the_job_is_one_sentence_naming_the_signal() -> None:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from multiprocessing import spawn
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
@@ -49,17 +50,12 @@ TICK_SECONDS: Final = 0.25
 """How often the waiting side looks at the job and calls `on_tick`."""
 MEMORY_BYTES: Final = 4 * 2**30
 """Address space one job may use; past it the job fails on its own, the server is untouched."""
-PRELOADED: Final = (
-    "streamlit.web.cli",
-    "proofs.report",
-    "webapp.proofs_view",
-    "webapp.proof_jobs",
-    "webapp.proof_jobs_warmup",
-)
-"""Modules the fork server imports once, so a job starts in milliseconds: the prover with the
-explorer's kernels loaded, and what the server's main module imports (multiprocessing runs
-that module again in every worker; `streamlit run`'s main module starts the server only
-under its `__main__` guard)."""
+PRELOADED: Final = ("proofs.report", "webapp.proofs_view", "webapp.proof_jobs_warmup")
+"""Modules the fork server imports once, so a job starts in milliseconds with the prover
+imported and the explorer's kernels loaded."""
+JOB_NAME: Final = "fencing lab proof job"
+"""The name of every job's process; multiprocessing prepares processes of this name without
+the parent's main module (see `_context`)."""
 
 
 class Ending(Enum):
@@ -87,13 +83,41 @@ class JobOutcome(Generic[T]):
         return self.ending is Ending.DONE
 
 
+def _without_main(prepare: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """multiprocessing's preparation of a new process, minus the main module for jobs.
+
+    A new process normally runs the parent's main module again first. In the server that is
+    whatever script Streamlit ran last (Streamlit installs each page run as `__main__`), so
+    a job would run a page of the app before its proof. A job needs nothing from the main
+    module: its function lives in an importable module.
+    """
+
+    def preparation(name: str) -> dict[str, Any]:
+        """The preparation data for a process called `name`."""
+        data = prepare(name)
+        if name == JOB_NAME:
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    return preparation
+
+
+_SETUP_LOCK = threading.Lock()
+
+
 @cache
 def _context() -> ForkServerContext:
     """The fork-server context, its server set to import the prover once when it starts."""
-    context = multiprocessing.get_context("forkserver")
-    assert isinstance(context, ForkServerContext)
-    context.set_forkserver_preload(list(PRELOADED))
-    return context
+    with _SETUP_LOCK:
+        context = multiprocessing.get_context("forkserver")
+        assert isinstance(context, ForkServerContext)
+        context.set_forkserver_preload(list(PRELOADED))
+        if not hasattr(spawn.get_preparation_data, "without_main"):
+            preparation = _without_main(spawn.get_preparation_data)
+            preparation.without_main = True  # type: ignore[attr-defined]
+            setattr(spawn, "get_preparation_data", preparation)  # noqa: B010
+        return context
 
 
 def start_fork_server() -> None:
@@ -159,16 +183,16 @@ def run_isolated(
 ) -> JobOutcome[T]:
     """Run `function(*args)` in a worker process; its value, or why there is none.
 
-    `function` and its arguments and value must be picklable (a module-level function and
-    plain data). The worker is killed `grace` seconds after `deadline` seconds; `what` names
-    the work in the sentences. `on_tick` gets the seconds elapsed; an exception it raises
-    ends the worker and propagates.
+    `function` and its arguments and value must be picklable (a function of an importable
+    module, not of the main script, and plain data). The worker is killed `grace` seconds
+    after `deadline` seconds; `what` names the work in the sentences. `on_tick` gets the
+    seconds elapsed; an exception it raises ends the worker and propagates.
     """
     context = _context()
     reader, writer = context.Pipe(duplex=False)
     cpu = math.ceil(deadline + grace) + 1
     process = context.Process(
-        target=_job_main, args=(function, args, writer, cpu), name="proof job", daemon=True
+        target=_job_main, args=(function, args, writer, cpu), name=JOB_NAME, daemon=True
     )
     started = time.monotonic()
     payload: Any = None
