@@ -190,7 +190,7 @@ def run_isolated(
     """
     context = _context()
     reader, writer = context.Pipe(duplex=False)
-    cpu = math.ceil(deadline + grace) + 1
+    cpu = 2 * math.ceil(deadline + grace) + 1  # a backstop: the explorer may use two cores
     process = context.Process(
         target=_job_main, args=(function, args, writer, cpu), name=JOB_NAME, daemon=True
     )

@@ -76,7 +76,7 @@ def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[Pro
     return outcome
 
 
-def proof_rows(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
+def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
     """The proof's rows (kept, or proved now in a job); None after saying why there are none."""
     rows = finished_rows(design, bounds)
     if rows is not None:
@@ -165,7 +165,7 @@ def render_proofs() -> None:
     if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
         st.caption("Switch on to run z3 for this design and these bounds.")
         return
-    rows = proof_rows(choice.design, choice.bounds)
+    rows = proof_rows_for_page(choice.design, choice.bounds)
     if rows is None:
         return
     _table(rows)
