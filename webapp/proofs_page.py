@@ -66,7 +66,7 @@ def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[Pro
         """Move the bar (also where Streamlit stops the script if the visitor has gone)."""
         bar.progress(
             min(seconds / WEB_PROVE_SECONDS, 1.0),
-            text=f"z3 is proving… {seconds:.0f} s of at most {WEB_PROVE_SECONDS:g} s",
+            text=f"z3 is proving… {seconds:.0f} s (its budget is {WEB_PROVE_SECONDS:g} s)",
         )
 
     outcome = prove_isolated(
