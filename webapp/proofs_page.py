@@ -1,9 +1,16 @@
 """The proofs page: z3's verdict per property for the chosen design, said in words first,
 with the invariant, the counterexample to induction and BMC counterexamples for those who
-want the precise form. The design, bounds and the run switch live in the link."""
+want the precise form. The design, bounds and the run switch live in the link.
+
+z3 never runs in the server: each proof is a job in a process of its own (webapp.proof_jobs),
+under the heavy-work limit, ended at its deadline. Finished proofs are kept, so a link
+opened again shows its result without waiting for a slot.
+"""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Final
 
 import streamlit as st
@@ -11,25 +18,79 @@ import streamlit as st
 from model.design import Bounds, Design
 from model.trace import TraceError, replay
 from model.verdicts import Status
-from proofs.report import prove
 from webapp.limits import heavy_work
 from webapp.player import show_traces
 from webapp.preset_picker import choose
-from webapp.proofs_view import METHOD_WORDS, ProofRow, rows_of
+from webapp.proof_jobs import (
+    WEB_PROVE_SECONDS,
+    WEB_PROVE_STATES,
+    Ending,
+    JobOutcome,
+    prove_isolated,
+    start_fork_server,
+)
+from webapp.proofs_view import METHOD_WORDS, ProofRow
 from webapp.text import escape_markdown
 
 START_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
-WEB_PROVE_SECONDS: Final = 20.0
-WEB_PROVE_STATES: Final = 300_000
-"""One proof from the web app stops after this long and this many explored states, so a
-link cannot keep the server busy for others."""
+KEPT_PROOFS: Final = 64
+"""How many finished proofs the server keeps (the most recently used)."""
+
+_FINISHED: OrderedDict[tuple[Design, Bounds], tuple[ProofRow, ...]] = OrderedDict()
+_FINISHED_LOCK = threading.Lock()
 
 
-@st.cache_data(show_spinner="z3 is proving…", max_entries=64)
-def proof_rows_cached(design: Design, bounds: Bounds) -> tuple[ProofRow, ...]:
-    """The prover's report as plain rows, once per design and bounds, within the page's budget."""
-    report = prove(design, bounds, max_states=WEB_PROVE_STATES, max_seconds=WEB_PROVE_SECONDS)
-    return rows_of(report)
+def finished_rows(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
+    """A proof finished earlier for this design and bounds, if the server still keeps it."""
+    with _FINISHED_LOCK:
+        rows = _FINISHED.get((design, bounds))
+        if rows is not None:
+            _FINISHED.move_to_end((design, bounds))
+        return rows
+
+
+def _keep(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> None:
+    """Keep a finished proof, forgetting the least recently used beyond `KEPT_PROOFS`."""
+    with _FINISHED_LOCK:
+        _FINISHED[(design, bounds)] = rows
+        _FINISHED.move_to_end((design, bounds))
+        while len(_FINISHED) > KEPT_PROOFS:
+            _FINISHED.popitem(last=False)
+
+
+def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[ProofRow, ...]]:
+    """Run the proof job with a progress bar that counts its time budget down."""
+    bar = st.progress(0.0, text="z3 is proving…")
+
+    def tick(seconds: float) -> None:
+        """Move the bar (also where Streamlit stops the script if the visitor has gone)."""
+        bar.progress(
+            min(seconds / WEB_PROVE_SECONDS, 1.0),
+            text=f"z3 is proving… {seconds:.0f} s (its budget is {WEB_PROVE_SECONDS:g} s)",
+        )
+
+    outcome = prove_isolated(
+        design, bounds, max_states=WEB_PROVE_STATES, max_seconds=WEB_PROVE_SECONDS, on_tick=tick
+    )
+    bar.empty()
+    return outcome
+
+
+def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
+    """The proof's rows (kept, or proved now in a job); None after saying why there are none."""
+    rows = finished_rows(design, bounds)
+    if rows is not None:
+        return rows
+    with heavy_work("z3's proof") as admitted:
+        if not admitted:
+            return None
+        outcome = _prove_with_progress(design, bounds)
+    if outcome.value is None:
+        show = st.warning if outcome.ending is Ending.OUT_OF_TIME else st.error
+        show(escape_markdown(outcome.problem, limit=600))
+        return None
+    _keep(design, bounds, outcome.value)
+    return outcome.value
 
 
 def _table(rows: tuple[ProofRow, ...]) -> None:
@@ -100,13 +161,13 @@ def render_proofs() -> None:
         return
     if "proof-run" not in st.session_state:
         st.session_state["proof-run"] = st.query_params.get("run") == "1"
+    start_fork_server()
     if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
         st.caption("Switch on to run z3 for this design and these bounds.")
         return
-    with heavy_work("z3's proof") as admitted:
-        if not admitted:
-            return
-        rows = proof_rows_cached(choice.design, choice.bounds)
+    rows = proof_rows_for_page(choice.design, choice.bounds)
+    if rows is None:
+        return
     _table(rows)
     for row in rows:
         _details(choice.design, choice.bounds, row)

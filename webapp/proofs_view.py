@@ -1,20 +1,23 @@
 """The prover's report made readable: one row per property, each invariant one conjunct a line.
 
-Rows hold only text and actions, so the page can cache them. Nothing here imports
-Streamlit.
+Rows hold only text and actions, so the page can cache them and a proof job can send them
+back from its own process. Nothing here imports Streamlit, nor z3 (the prover's types are
+for annotations only), so the web server never loads z3.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from model.properties import BY_NAME
 from model.rules import Action
 from model.verdicts import Status
-from proofs.report import ProofReport, PropertyResult
 from webapp.style import verdict_label
+
+if TYPE_CHECKING:
+    from proofs.report import ProofReport, PropertyResult
 
 METHOD_WORDS: Final = {
     "induction": "induction (a fact no step can break)",
