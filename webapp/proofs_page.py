@@ -20,7 +20,7 @@ from model.trace import TraceError, replay
 from model.verdicts import Status
 from webapp.limits import heavy_work
 from webapp.player import show_traces
-from webapp.preset_picker import choose
+from webapp.preset_picker import choose, show_command
 from webapp.proof_jobs import (
     WEB_PROVE_SECONDS,
     WEB_PROVE_STATES,
@@ -159,6 +159,7 @@ def render_proofs() -> None:
     choice = choose("proof", "fencing", START_BOUNDS)
     if choice is None:
         return
+    show_command(choice.design, choice.bounds, "prove")
     if "proof-run" not in st.session_state:
         st.session_state["proof-run"] = st.query_params.get("run") == "1"
     start_fork_server()

@@ -82,3 +82,21 @@ def test_a_link_too_big_to_explore_gives_a_message_not_a_traceback() -> None:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "P1, monotonic acceptance: ✘ violated" in all_text(at)
+
+
+def test_a_custom_design_from_the_link_shows_its_prove_command() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    at.switch_page("screens/z3_proofs.py")
+    at.query_params["token"] = "random"
+    at.query_params["receiver"] = "lease-aware"
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="proof-preset").value == "(custom)"
+    assert any(
+        c.value.startswith("fencing prove --token random --receiver lease-aware") for c in at.code
+    )
