@@ -122,6 +122,8 @@ CATALOGUE: dict[str, tuple[Change | TextChange, str]] = {
     "revision with 40 digits": (_set("events.1.revision", 10**45), "number too long to read"),
     "token as a list": (_set("events.7.token", [4]), "field 'token' must be a whole number"),
     "token null in a delivery": (_set("events.7.token", None), "it has no field 'token'"),
+    "lease null in a grant": (_set("events.0.lease", None), "'lease' must be a whole number"),
+    "grant null in a revocation": (_set("events.3.grant", None), "'grant' must be a whole"),
     "deleted as text": (_set("events.8.deleted", "yes"), "'deleted' must be true or false"),
     "grant missing in a release": (_drop("events.8.grant"), "it has no field 'grant'"),
     "holder not a worker": (_set("events.1.holder", "Wx"), "'holder' must be W1, W2"),
