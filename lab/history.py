@@ -12,6 +12,11 @@ the only order the checker, the conformance replay and the figures use:
   observations of every event etcd ordered after it (etcd's revision order is authoritative
   among lock events; this moves a time back by at most the latency of one request);
 - everything else keeps the time its process recorded before acting on it.
+
+Reading a history file checks it like a trace file: its size, nesting and values are
+measured before it is decoded (`model.reading`), then every field of every event has its
+type and range checked, and every text must be printable (a name from a file can never
+put a terminal escape on the screen). A bad file gets one line naming the event and field.
 """
 
 from __future__ import annotations
@@ -101,8 +106,9 @@ def looks_like_history(data: Any) -> bool:
 
 
 def looks_like_history_file(raw: bytes) -> bool:
-    """Whether a file's bytes, not yet decoded, name the lab history format anywhere (then it
-    is read with the history's limits; a trace file never holds that text)."""
+    """Whether a file's bytes, not yet decoded, hold the lab history format's name as a whole
+    JSON value (then the file is read with the history's limits and checks; a trace file
+    would hold it only as a title of exactly that text)."""
     return f'"{HISTORY_FORMAT}"'.encode() in raw
 
 

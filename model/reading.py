@@ -39,8 +39,9 @@ action (a variant and its fields)."""
 
 MAX_HISTORY_BYTES: Final = 8_000_000
 """A lab history: a 60-second randomized run writes about 1 MB."""
-MAX_HISTORY_VALUES: Final = 2_000_000
-"""Objects, lists and entries in a lab history (an event is about a dozen)."""
+MAX_HISTORY_VALUES: Final = 1_000_000
+"""Objects, lists and entries in a lab history: 8 MB of recorded events hold about 550,000
+(a dozen per event); decoding a million empty objects costs about 90 MB."""
 MAX_HISTORY_EVENTS: Final = 150_000
 """Events a lab history may hold (a 60-second run records about 6,000)."""
 
