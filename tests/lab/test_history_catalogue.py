@@ -5,6 +5,7 @@ control character (a terminal escape in a file is shown escaped or refused)."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -241,3 +242,48 @@ def test_a_long_run_history_is_read_and_replayed(
     assert code == 0, err
     delivered = sum(1 for event in events if event["kind"] == "deliver")
     assert delivered > 3_000 and f"{delivered} writes decided" in out
+
+
+MUTATION_VALUES: tuple[Any, ...] = (0, 1, 2, 5, -1, 2**63 - 1, None, True, "", "W1", "W9", "x", 0.5)
+MUTATION_FIELDS: tuple[str, ...] = (
+    *("worker", "revision", "version", "lease", "token", "grant", "etcd_revision"),
+    *("create_revision", "mark_before", "version_before", "read_version", "value"),
+    *("deleted", "passed", "unanswered", "etcd_after", "op", "outcome", "holder"),
+)
+
+
+def test_random_changes_to_a_history_never_escape_as_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seeded random edits of good histories (a field's value or an event's kind changed,
+    a field or an event dropped or repeated): each replays or gets one line and exit 2."""
+    from lab.history import KNOWN_KINDS
+
+    chance = random.Random(20261201)
+    bases = [
+        json.loads(history_to_json(paused_worker(receiver, outcome)))
+        for receiver, outcome in (("none", "accepted"), ("fenced", "rejected"))
+    ]
+    outcomes = {0: 0, 2: 0}
+    for _ in range(300):
+        data = json.loads(json.dumps(chance.choice(bases)))
+        for _ in range(chance.randint(1, 3)):
+            event = chance.choice(data["events"])
+            roll = chance.random()
+            if roll < 0.2:
+                event["kind"] = chance.choice(KNOWN_KINDS)
+            elif roll < 0.3:
+                event.pop(chance.choice([k for k in event if k not in ("t", "kind")]), None)
+            elif roll < 0.4:
+                data["events"].append(dict(event, t=round(chance.random() * 2, 3)))
+            else:
+                event[chance.choice(MUTATION_FIELDS)] = chance.choice(MUTATION_VALUES)
+        data["settings"]["token"] = chance.choice(("create-revision", "version", "lease-id"))
+        path = tmp_path / "history.json"
+        path.write_text(json.dumps(data))
+        code, out, err = run(["replay", str(path)], capsys)
+        assert code in outcomes, err
+        assert code == 0 or (err.count("\n") == 1 and out == ""), err
+        assert _clean(out) and _clean(err)
+        outcomes[code] += 1
+    assert outcomes[0] > 20 and outcomes[2] > 20, outcomes
