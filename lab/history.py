@@ -35,7 +35,7 @@ from lab.lock import Grant
 from lab.settings import LabInputError, Settings
 from model import reading
 from model.properties import PROPERTY_NAMES
-from model.reading import MAX_TRACE_STEPS, shown
+from model.reading import MAX_TRACE_STEPS, quoted, shown
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
@@ -344,7 +344,7 @@ def history_from_dict(data: Any) -> History:
     version = data.get("version")
     if type(version) is not int or version != HISTORY_VERSION:
         raise LabInputError(
-            f"unsupported lab history version {shown(version, 20)}: expected {HISTORY_VERSION}"
+            f"unsupported lab history version {quoted(version, 20)}: expected {HISTORY_VERSION}"
         )
     settings = _check_settings(data.get("settings"))
     events = data.get("events")

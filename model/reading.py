@@ -313,3 +313,9 @@ def shown(value: object, limit: int = 40) -> str:
     """
     text = repr(value[: limit + 1])[1:-1] if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """A value from a file as its repr (text in quotes), escaped, at most `limit` long."""
+    text = repr(value[: limit + 1] if isinstance(value, str) else value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

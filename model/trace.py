@@ -30,6 +30,7 @@ from model.reading import (
     Limits,
     ReadError,
     load_json,
+    quoted,
     read_file,
     shown,
 )
@@ -222,7 +223,7 @@ def trace_from_dict(data: Any) -> Trace:
     version = data.get("version")
     if type(version) is not int or version != TRACE_VERSION:
         raise TraceError(
-            f"unsupported trace version {shown(version, 20)}: expected {TRACE_VERSION}"
+            f"unsupported trace version {quoted(version, 20)}: expected {TRACE_VERSION}"
         )
     title = data.get("title", "")
     if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
