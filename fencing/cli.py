@@ -22,7 +22,6 @@ from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
-from model.itf import trace_from_any_json
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
@@ -307,6 +306,8 @@ def run_replay(args: argparse.Namespace) -> int:
     handled = importlib.import_module("lab.cli").replay_history(raw, path)
     if handled is not None:
         return int(handled)
+    from model.itf import trace_from_any_json  # the ITF reader only when a file is replayed
+
     trace = trace_from_any_json(raw)
     _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
