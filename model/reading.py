@@ -4,9 +4,10 @@ Trace files (JSON and ITF), lab histories and exercise sets (TOML) all come thro
 A file is refused, with one sentence saying why, when it is not a regular file, is larger
 than its kind's byte limit, is not UTF-8 text, or when a cheap scan of its text (strings
 and comments skipped, nothing decoded) finds it nests lists or objects deeper, or holds
-more values or longer numbers, than its kind allows. Only a file that passes is decoded,
-so the memory a file can cost is bounded by its size, whatever it holds: a megabyte of
-`{}` is refused by counting braces, not by building a third of a million objects.
+more values or longer numbers, than its kind allows. Only a file that passes is decoded
+(JSON here; an exercise set by `tomllib` where its problems get their lines), so the
+memory a file can cost is bounded by its size, whatever it holds: a megabyte of `{}` is
+refused by counting braces, not by building a third of a million objects.
 
 Each kind's limits are named constants below. The readers raise `ReadError`, whose
 `problem` is a predicate ("is 2,000,000 bytes; the limit is 1,000,000 bytes") so callers
@@ -20,7 +21,6 @@ import math
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -283,23 +283,6 @@ def scan_toml(text: str, limits: Limits) -> None:
 def _line_at(text: str, position: int) -> int:
     """The 1-based line of a position in the text."""
     return text.count("\n", 0, position) + 1
-
-
-def load_toml(data: str | bytes, limits: Limits) -> dict[str, Any]:
-    """Size, text, scan, then `tomllib`: TOML data within `limits`, or a ReadError with the line."""
-    text = text_of(data, limits)
-    scan_toml(text, limits)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        line = re.search(r"at line (\d+)", str(error))
-        raise ReadError(
-            limits.what, f"is not valid TOML: {error}", int(line.group(1)) if line else None
-        ) from None
-    except RecursionError:
-        raise ReadError(limits.what, "nests lists or tables too deeply") from None
-    except ValueError:
-        raise ReadError(limits.what, "holds a number too long to read") from None
 
 
 # ----- values from a file, for messages -------------------------------------------------------
