@@ -357,6 +357,7 @@ def history_from_dict(data: Any) -> History:
     for number, event in enumerate(events, start=1):
         _check_event(number, event, settings.workers)
     where = "the history"
+    _text(where, "field 'partial'", data.get("partial", ""))  # why a run stopped early, if it did
     return History(
         scenario=_name(where, "field 'scenario'", data.get("scenario", "")),
         settings=settings,
