@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from lab.history import MAX_EVENTS, history_to_json, load_history
+from lab.history import MAX_EVENTS, History, history_to_json, load_history
 from model.reading import MAX_HISTORY_BYTES
 from tests.cli_helpers import run
 from tests.lab.histories import paused_worker
@@ -230,10 +230,14 @@ def test_a_long_run_history_is_read_and_replayed(
     limit, 8 MB, leaves room for runs longer than the lab allows."""
     base = paused_worker("none", "accepted")
     more = base.events[6:8]  # W2's send and delivery, again and again
-    size = len(json.dumps(list(more))) + 10
-    events = list(base.events) + [
-        dict(event, t=round(1.6 + n * 1e-4, 6)) for n in range(1_100_000 // size) for event in more
-    ]
+
+    def grown(pairs: int) -> History:
+        """The base history with `pairs` more sends and deliveries."""
+        added = [dict(e, t=round(1.6 + n * 1e-4, 6)) for n in range(pairs) for e in more]
+        return replace(base, events=(*base.events, *added))
+
+    per_pair = (len(history_to_json(grown(100))) - len(history_to_json(base))) / 100
+    events = list(grown(int(1_100_000 / per_pair)).events)
     path = tmp_path / "long.json"
     path.write_text(history_to_json(replace(base, events=tuple(events))))
     assert 1_000_000 <= path.stat().st_size < MAX_HISTORY_BYTES
