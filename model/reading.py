@@ -48,7 +48,7 @@ MAX_HISTORY_EVENTS: Final = 150_000
 MAX_SET_BYTES: Final = 100_000
 """An exercise set (TOML)."""
 MAX_SET_VALUES: Final = 20_000
-"""Keys, tables, lists and entries in an exercise set (the default set holds about 300)."""
+"""Keys, tables, lists and entries in an exercise set (the default set holds about 140)."""
 
 MAX_DEPTH: Final = 32
 """Lists and objects (or tables) inside each other: the files written here nest at most 7."""
