@@ -22,14 +22,13 @@ from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
-from model.itf import trace_from_any_data
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
+from model.reading import REPLAY_LIMITS
 from model.trace import (
     Trace,
     TraceError,
-    decode_json,
     read_limited,
     replay,
     trace_to_dict,
@@ -303,11 +302,13 @@ def run_check(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """`fencing replay FILE`: re-check and narrate a trace file."""
     path = Path(args.file)
-    data = decode_json(read_limited(path))
-    handled = importlib.import_module("lab.cli").replay_history(data, path)
+    raw = read_limited(path, REPLAY_LIMITS)
+    handled = importlib.import_module("lab.cli").replay_history(raw, path)
     if handled is not None:
         return int(handled)
-    trace = trace_from_any_data(data)
+    from model.itf import trace_from_any_json  # the ITF reader only when a file is replayed
+
+    trace = trace_from_any_json(raw)
     _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")
     print("\n".join(format_trace(trace)))

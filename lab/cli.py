@@ -328,28 +328,31 @@ def side_by_side(reports: list[Any]) -> str:
     return "\n".join(lines)
 
 
-def replay_history(data: object, path: Path) -> int | None:
-    """`fencing replay FILE` for a lab history already read (bounded) and decoded: None when
-    the data is not a lab history (then it is a model trace)."""
-    from lab.history import history_from_dict, looks_like_history
+def replay_history(raw: bytes, path: Path) -> int | None:
+    """`fencing replay FILE` for a file already read (bounded): None when it is not a lab
+    history (then it is a model trace). The history is measured, decoded and validated
+    (`lab.history`); what is printed has every control character escaped."""
+    from fencing.cli import terminal_safe
+    from lab.history import history_from_json, looks_like_history_file
     from lab.report import analyse
 
-    if not looks_like_history(data):
+    if not looks_like_history_file(raw):
         return None
 
     def body() -> int:
-        report = analyse(history_from_dict(data), path)
-        print(report.text())
+        report = analyse(history_from_json(raw), path)
+        lines = [report.text()]
         if not report.history.prediction:
-            print("\nThe history, event by event:")
-            print("\n".join(report.narrated()))
+            lines += ["", "The history, event by event:", *report.narrated()]
         trace = report.conformance.trace
         if trace is not None and trace.steps:
-            print(f"\nThe model's run of it ({trace.design.label()}, {trace.bounds.short()}):")
+            lines.append(
+                f"\nThe model's run of it ({trace.design.label()}, {trace.bounds.short()}):"
+            )
             for step in trace.steps:
-                print(f"  {step.number:>3}. [{step.actor}] {step.sentence}")
-                for reason in step.reasons:
-                    print(f"       ✗ {reason.text}")
+                lines.append(f"  {step.number:>3}. [{step.actor}] {step.sentence}")
+                lines.extend(f"       ✗ {reason.text}" for reason in step.reasons)
+        print(terminal_safe("\n".join(lines)))
         return 0
 
     return _main(body)

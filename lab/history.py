@@ -12,12 +12,18 @@ the only order the checker, the conformance replay and the figures use:
   observations of every event etcd ordered after it (etcd's revision order is authoritative
   among lock events; this moves a time back by at most the latency of one request);
 - everything else keeps the time its process recorded before acting on it.
+
+Reading a history file checks it like a trace file: its size, nesting and values are
+measured before it is decoded (`model.reading`), then every field of every event has its
+type and range checked, and every text must be printable (a name from a file can never
+put a terminal escape on the screen). A bad file gets one line naming the event and field.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,10 +33,12 @@ from typing import Any, Final
 from lab.events import Event
 from lab.lock import Grant
 from lab.settings import LabInputError, Settings
+from model import reading
+from model.properties import PROPERTY_NAMES
+from model.reading import MAX_TRACE_STEPS, quoted, shown
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
-MAX_HISTORY_BYTES: Final = 50_000_000
 KNOWN_KINDS: Final = (
     "grant",
     "lock-put",
@@ -106,74 +114,285 @@ def looks_like_history(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == HISTORY_FORMAT
 
 
+def looks_like_history_file(raw: bytes) -> bool:
+    """Whether a file's bytes, not yet decoded, hold the lab history format's name as a whole
+    JSON value (then the file is read with the history's limits and checks; a trace file
+    would hold it only as a title of exactly that text)."""
+    return f'"{HISTORY_FORMAT}"'.encode() in raw
+
+
+# ----- validation: every field of a history file, before anything reads it ----------------------
+
+MAX_HISTORY_BYTES: Final = reading.MAX_HISTORY_BYTES
+"""A history file's size limit: a 60-second randomized run writes about 1 MB."""
+MAX_EVENTS: Final = reading.MAX_HISTORY_EVENTS
+MAX_EVENT_SECONDS: Final = 3_600.0
+"""Latest time an event may have (seconds since the run started): runs last at most 60 s."""
+MAX_NUMBER: Final = 2**63 - 1
+"""Largest whole number in a history: etcd's revisions, versions and lease IDs are int64."""
+MAX_NAME_CHARS: Final = 100
+MAX_TEXT_CHARS: Final = 1_000
+MAX_SENTENCES: Final = 500
+
+WHOLE_FIELDS: Final = frozenset(
+    {
+        "worker",
+        "revision",
+        "version",
+        "lease",
+        "ttl",
+        "token",
+        "grant",
+        "etcd_revision",
+        "create_revision",
+        "mark",
+        "mark_before",
+        "mark_after",
+        "version_before",
+        "version_after",
+        "value",
+        "read_version",
+        "incarnation",
+    }
+)
+"""Event fields that hold a whole number from 0 to `MAX_NUMBER` (or null)."""
+NULLABLE: Final = frozenset(
+    {"value", "read_version", "mark", "mark_before", "mark_after", "etcd_revision"}
+)
+"""Whole-number fields the lab writes as null (a read's value, a blind write's read version,
+a receiver without a mark, a store that is not etcd); every other one is a number or absent."""
+TRUTH_FIELDS: Final = frozenset({"deleted", "passed", "unanswered", "etcd_after"})
+TIME_FIELDS: Final = frozenset({"t", "asked"})
+NAME_FIELDS: Final = frozenset(
+    {"source", "kind", "request", "op", "outcome", "during", "holder", "phase", "receiver"}
+)
+"""Event fields that hold a short printable name (no control characters at all)."""
+TEXT_FIELDS: Final = frozenset({"error"})
+"""Event fields that hold a message: printable, with tabs and line breaks allowed."""
+REQUIRED: Final = {
+    "grant": ("worker", "revision", "token"),
+    "lock-put": ("revision",),
+    "lock-delete": ("revision",),
+    "release": ("worker", "grant", "etcd_revision", "deleted"),
+    "deliver": ("worker", "token", "grant"),
+    "apply": ("worker", "token", "grant"),
+}
+"""The fields each kind of event cannot do without (not null)."""
+HOLDER: Final = re.compile(r"(W[0-9]{1,3})?")
+"""The lock key's value: the holder's name, `W1`…, or nothing."""
+
+
+def _refuse(where: str, message: str) -> LabInputError:
+    """One line naming the place in the history and what is wrong there."""
+    return LabInputError(f"{where}: {message}")
+
+
+def _whole(where: str, label: str, value: Any, low: int = 0, high: int = MAX_NUMBER) -> int:
+    """A whole number within low..high, or the error saying what it is instead."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _refuse(where, f"{label} must be a whole number, not {shown(value)}")
+    if not low <= value <= high:
+        raise _refuse(where, f"{label} must be from {low:,} to {high:,}, not {shown(value)}")
+    return value
+
+
+def _seconds(where: str, label: str, value: Any) -> float:
+    """A time in seconds from 0 to `MAX_EVENT_SECONDS`."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _refuse(where, f"{label} must be a number of seconds, not {shown(value)}")
+    if not 0 <= value <= MAX_EVENT_SECONDS:
+        raise _refuse(
+            where, f"{label} must be from 0 to {MAX_EVENT_SECONDS:g} seconds, not {value:g}"
+        )
+    return float(value)
+
+
+def _name(where: str, label: str, value: Any, limit: int = MAX_NAME_CHARS) -> str:
+    """Short printable text: a name, never a terminal escape."""
+    if not isinstance(value, str) or len(value) > limit:
+        raise _refuse(
+            where, f"{label} must be text of at most {limit} characters, not {shown(value)}"
+        )
+    if not value.isprintable():
+        raise _refuse(where, f"{label} holds control characters (escaped: {shown(value)})")
+    return value
+
+
+def _text(where: str, label: str, value: Any) -> str:
+    """A message: printable text, with tabs and line breaks allowed."""
+    if not isinstance(value, str) or len(value) > MAX_TEXT_CHARS:
+        raise _refuse(
+            where,
+            f"{label} must be text of at most {MAX_TEXT_CHARS:,} characters, not {shown(value)}",
+        )
+    if not value.replace("\n", "").replace("\t", "").isprintable():
+        raise _refuse(where, f"{label} holds control characters (escaped: {shown(value)})")
+    return value
+
+
+def _scalar(where: str, label: str, value: Any) -> None:
+    """A field this version does not read: null, true/false, a number or a message."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        _whole(where, label, value, -MAX_NUMBER, MAX_NUMBER)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise _refuse(where, f"{label} must be a finite number, not {value}")
+    elif isinstance(value, str):
+        _text(where, label, value)
+    else:
+        raise _refuse(
+            where, f"{label} must be a number, text, true/false or null, not {shown(value)}"
+        )
+
+
+def _check_event(number: int, event: Any, workers: int) -> None:
+    """Refuse an event whose kind is unknown or whose fields have the wrong type or range."""
+    where = f"event {number} of the history"
+    if not isinstance(event, dict):
+        raise _refuse(where, "it is not an object")
+    if "t" not in event:
+        raise _refuse(where, "it has no time 't'")
+    kind = event.get("kind")
+    if kind not in KNOWN_KINDS:
+        raise _refuse(where, f"it has an unknown kind '{shown(kind)}'")
+    where = f"event {number} ({kind}) of the history"
+    _seconds(where, "field 't'", event["t"])
+    for name in REQUIRED.get(kind, ()):
+        if event.get(name) is None:
+            raise _refuse(where, f"it has no field '{name}'")
+    for name, value in event.items():
+        label = f"field '{shown(name)}'"
+        if name in TIME_FIELDS:
+            _seconds(where, label, value)
+        elif value is None and (name in NULLABLE or name not in WHOLE_FIELDS):
+            continue
+        elif name == "worker":
+            _whole(where, label, value, 0, workers)
+        elif name in WHOLE_FIELDS:
+            _whole(where, label, value)
+        elif name in TRUTH_FIELDS:
+            if not isinstance(value, bool):
+                raise _refuse(where, f"{label} must be true or false, not {shown(value)}")
+        elif name in NAME_FIELDS:
+            _name(where, label, value)
+        elif name in TEXT_FIELDS:
+            _text(where, label, value)
+        else:
+            _name(where, "a field's name", name)
+            _scalar(where, label, value)
+    if isinstance(event.get("holder"), str) and not HOLDER.fullmatch(event["holder"]):
+        raise _refuse(where, "field 'holder' must be W1, W2, … or empty")
+
+
+def _check_settings(data: Any) -> Settings:
+    """The run's settings: short names and numbers only, then the settings' own checks."""
+    if not isinstance(data, dict):
+        raise LabInputError("the history's settings must be an object")
+    where = "the history's settings"
+    for name, value in data.items():
+        _name(where, "a field's name", name, 40)
+        if isinstance(value, str):
+            _name(where, f"field '{name}'", value, 40)
+        elif value is not None and not isinstance(value, bool | int | float):
+            raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
+    return Settings.from_dict(data)
+
+
+def _check_etcd(data: Any) -> dict[str, Any]:
+    """Where the run's etcd was: names and numbers only."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LabInputError("the history's field 'etcd' must be an object")
+    where = "the history's field 'etcd'"
+    for name, value in data.items():
+        _name(where, "a field's name", name, 40)
+        if isinstance(value, str):
+            _name(where, f"field '{name}'", value, 200)
+        else:
+            _scalar(where, f"field '{name}'", value)
+    return data
+
+
+def _check_prediction(data: Any) -> dict[str, Any] | None:
+    """The model's prediction for a scripted run: a summary, verdicts, outcomes, sentences."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise LabInputError("the history's field 'prediction' must be an object or null")
+    if not data:
+        return data
+    where = "the history's prediction"
+    _text(where, "field 'summary'", data.get("summary"))
+    for name in ("accepted", "rejected"):
+        _whole(where, f"field '{name}'", data.get(name), 0, MAX_TRACE_STEPS)
+    verdicts = data.get("properties")
+    if not isinstance(verdicts, dict) or set(verdicts) != set(PROPERTY_NAMES):
+        raise _refuse(
+            where, f"field 'properties' must give a verdict for each of {', '.join(PROPERTY_NAMES)}"
+        )
+    for name, verdict in verdicts.items():
+        if not isinstance(verdict, dict) or not isinstance(verdict.get("violated"), bool):
+            raise _refuse(where, f"the verdict for {name} must have 'violated' true or false")
+        _whole(where, f"the count for {name}", verdict.get("count", 0), 0, MAX_TRACE_STEPS)
+    sentences = data.get("sentences")
+    if not isinstance(sentences, list) or len(sentences) > MAX_SENTENCES:
+        raise _refuse(where, f"field 'sentences' must be a list of at most {MAX_SENTENCES}")
+    for number, sentence in enumerate(sentences, start=1):
+        _text(where, f"sentence {number}", sentence)
+    return data
+
+
 def history_from_dict(data: Any) -> History:
-    """Validate a decoded history object; errors name the field."""
+    """Validate a decoded history object: every field's type and range, every text printable
+    (a name shown on a terminal can never carry an escape code); errors name the field."""
     if not looks_like_history(data):
         raise LabInputError(f"not a lab history: field 'format' must be {HISTORY_FORMAT!r}")
-    if data.get("version") != HISTORY_VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != HISTORY_VERSION:
         raise LabInputError(
-            f"unsupported lab history version {data.get('version')!r}: expected {HISTORY_VERSION}"
+            f"unsupported lab history version {quoted(version, 20)}: expected {HISTORY_VERSION}"
         )
-    settings = Settings.from_dict(data.get("settings"))
+    settings = _check_settings(data.get("settings"))
     events = data.get("events")
     if not isinstance(events, list):
         raise LabInputError("the history's field 'events' must be a list")
+    if len(events) > MAX_EVENTS:
+        raise LabInputError(
+            f"a lab history may hold at most {MAX_EVENTS:,} events, not {len(events):,}"
+        )
     for number, event in enumerate(events, start=1):
-        _check_event(number, event)
-    prediction = data.get("prediction")
-    etcd = data.get("etcd") or {}
-    if not isinstance(etcd, dict) or not (prediction is None or isinstance(prediction, dict)):
-        raise LabInputError("the history's fields 'etcd' and 'prediction' must be objects")
+        _check_event(number, event, settings.workers)
+    where = "the history"
+    _text(where, "field 'partial'", data.get("partial", ""))  # why a run stopped early, if it did
     return History(
-        scenario=str(data.get("scenario", ""))[:100],
+        scenario=_name(where, "field 'scenario'", data.get("scenario", "")),
         settings=settings,
         events=tuple(sorted(events, key=lambda e: e["t"])),
-        etcd=etcd,
-        started=str(data.get("started", ""))[:100],
-        seconds=float(data.get("seconds", 0) or 0),
-        prediction=prediction,
+        etcd=_check_etcd(data.get("etcd")),
+        started=_name(where, "field 'started'", data.get("started", "")),
+        seconds=_seconds(where, "field 'seconds'", data.get("seconds", 0)),
+        prediction=_check_prediction(data.get("prediction")),
     )
 
 
-def _check_event(number: int, event: Any) -> None:
-    """Refuse an event that is not an object with a time, a kind and sane numbers."""
-    if not isinstance(event, dict):
-        raise LabInputError(f"event {number} of the history is not an object")
-    t, kind = event.get("t"), event.get("kind")
-    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
-        raise LabInputError(f"event {number} of the history has no valid time 't'")
-    if kind not in KNOWN_KINDS:
-        raise LabInputError(f"event {number} of the history has an unknown kind {str(kind)[:40]!r}")
-    worker = event.get("worker", 0)
-    if worker is not None and (isinstance(worker, bool) or not isinstance(worker, int)):
-        raise LabInputError(f"event {number} of the history has a bad worker {worker!r}")
-
-
 def history_from_json(text: str | bytes) -> History:
-    """Parse and validate a history file's text."""
-    if len(text) > MAX_HISTORY_BYTES:
-        raise LabInputError(f"the history file is larger than {MAX_HISTORY_BYTES:,} bytes")
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise LabInputError("the history file is not UTF-8 text") from None
+    """Measure, decode and validate a history file's text (limits: `model.reading`)."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise LabInputError(
-            f"the history file is not valid JSON: {error.msg} at line {error.lineno}"
-        ) from None
+        data = reading.load_json(text, reading.HISTORY_LIMITS)
+    except reading.ReadError as error:
+        raise LabInputError(str(error)) from None
     return history_from_dict(data)
 
 
-def read_bounded(path: Path, limit: int = MAX_HISTORY_BYTES) -> bytes:
-    """A file's bytes, refused before reading when it is larger than `limit`."""
-    if not path.is_file():
-        raise LabInputError(f"no such history file: {path}")
-    if path.stat().st_size > limit:
-        raise LabInputError(f"{path} is larger than {limit:,} bytes: not a lab history")
-    return path.read_bytes()
+def read_bounded(path: Path) -> bytes:
+    """A history file's bytes: a regular file within the size limit, or a LabInputError."""
+    try:
+        return reading.read_file(path, reading.HISTORY_LIMITS)
+    except reading.ReadError as error:
+        raise LabInputError(str(error)) from None
 
 
 def load_history(path: Path) -> History:

@@ -8,10 +8,12 @@ first state), `actor` and `violations` (the properties that step breaks), then t
 state variables: scalars as integers, per-worker variables as maps from worker to value.
 Only the variables the design uses are written.
 
-Reading an ITF document validates it like the project's own trace files: the size is
-bounded before parsing, the design and bounds are checked, the actions are replayed
-through the step interpreter, and every recorded value must equal the replay's, or the
-error names the first state that differs.
+Reading an ITF document validates it like the project's own trace files: the file is
+measured before it is decoded (`model.reading`), and before itf-py sees the decoded JSON
+its states are counted and so are the records in them (itf-py makes a new class of every
+record, about 5 kB each: a megabyte of `{}` would cost 2 GB); then the design and bounds
+are checked, the actions are replayed through the step interpreter, and every recorded
+value must equal the replay's, or the error names the first state that differs.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import itf_py
 
 from model.design import DesignError
 from model.layout import PER_WORKER, Layout
+from model.reading import MAX_ITF_RECORDS_PER_STATE, MAX_TRACE_STEPS, shown
 from model.rules import Action
 from model.system import State
 from model.trace import (
@@ -134,6 +137,7 @@ def trace_from_itf(data: Any) -> Trace:
     """Validate an ITF document written by Fencing Lab and replay it against its states."""
     if not is_itf(data):
         raise TraceError("not an ITF trace: it needs 'vars' and 'states'")
+    check_itf_size(data)
     try:
         document = itf_py.trace_from_json(data)
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
@@ -156,13 +160,55 @@ def trace_from_itf(data: Any) -> Trace:
     return trace
 
 
+def check_itf_size(data: dict[str, Any]) -> None:
+    """Refuse decoded ITF JSON with more states, or more records, than a trace may hold, before
+    itf-py builds anything from it (it makes a class of every record)."""
+    states = data["states"]
+    if not isinstance(states, list):
+        raise TraceError("the ITF trace's 'states' must be a list")
+    if len(states) > MAX_TRACE_STEPS + 1:
+        raise TraceError(
+            f"an ITF trace may hold at most {MAX_TRACE_STEPS + 1} states (the initial one and "
+            f"{MAX_TRACE_STEPS} steps), not {len(states):,}"
+        )
+    allowed = MAX_ITF_RECORDS_PER_STATE * len(states)
+    records = _records(states)
+    if records > allowed:
+        raise TraceError(
+            f"the ITF trace holds {records:,} records or variants; a Fencing Lab trace holds "
+            f"at most {MAX_ITF_RECORDS_PER_STATE} per state ({allowed:,} here)"
+        )
+
+
+def _records(states: list[Any]) -> int:
+    """How many JSON objects in the states' values itf-py would turn into records or variants:
+    every object but those whose keys name ITF's own encodings (`#bigint`, `#map`, ...)."""
+    found = 0
+    pending: list[Any] = [
+        value
+        for state in states
+        if isinstance(state, dict)
+        for key, value in state.items()
+        if key != "#meta"
+    ]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            if not any(isinstance(key, str) and key.startswith("#") for key in value):
+                found += 1
+            pending.extend(value.values())
+    return found
+
+
 def _action_of(index: int, values: dict[str, Any]) -> Action:
     """The action recorded in state `index` (the initial state records `Init`)."""
     variant = values.get("action")
     tag = type(variant).__name__ if variant is not None else None
     if index == 0:
         if tag != INITIAL_ACTION:
-            raise TraceError(f"state 0: 'action' must be {INITIAL_ACTION}, not {tag!r}")
+            raise TraceError(f"state 0: 'action' must be {INITIAL_ACTION}, not {shown(tag)}")
         return Action(INITIAL_ACTION)
     if variant is None or not hasattr(variant, "_fields"):
         raise TraceError(f"state {index}: 'action' must be a variant such as Acquire")
@@ -193,13 +239,12 @@ def _compare_states(trace: Trace, recorded: list[dict[str, Any]]) -> None:
                 )
         unknown = sorted(set(theirs) - set(mine))
         if unknown:
-            raise TraceError(f"state {index}: unknown variable {unknown[0]!r}")
+            raise TraceError(f"state {index}: unknown variable '{shown(unknown[0])}'")
 
 
 def _show(value: Any) -> str:
     """A recorded value in a short, escaped form for an error message."""
-    text = repr(dict(value) if isinstance(value, dict) else value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shown(dict(value) if isinstance(value, dict) else value, 80)
 
 
 def trace_from_any_data(data: Any) -> Trace:

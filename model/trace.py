@@ -9,7 +9,6 @@ it and names the first step that is malformed, not enabled, or differs from the 
 from __future__ import annotations
 
 import json
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,13 +23,22 @@ from model.narration import (
     explain_violation,
     reception_outcome,
 )
+from model.reading import MAX_TRACE_BYTES as MAX_TRACE_BYTES
+from model.reading import MAX_TRACE_STEPS as MAX_TRACE_STEPS
+from model.reading import (
+    TRACE_LIMITS,
+    Limits,
+    ReadError,
+    load_json,
+    quoted,
+    read_file,
+    shown,
+)
 from model.rules import Action
 from model.system import State, System
 
 TRACE_FORMAT: Final = "fencing-lab/trace"
 TRACE_VERSION: Final = 1
-MAX_TRACE_STEPS: Final = 500
-MAX_TRACE_BYTES: Final = 1_000_000
 MAX_TITLE_CHARS: Final = 200
 
 
@@ -172,49 +180,22 @@ def trace_to_json(trace: Trace) -> str:
     return json.dumps(trace_to_dict(trace), indent=2, ensure_ascii=False)
 
 
-def read_limited(path: Path, limit: int = MAX_TRACE_BYTES) -> bytes:
-    """A regular file's bytes, at most `limit` of them read; anything else is a TraceError.
-
-    Pipes, devices and directories are refused before they are opened, and no more than
-    `limit + 1` bytes are ever read, however large the file.
-    """
+def read_limited(path: Path, limits: Limits = TRACE_LIMITS) -> bytes:
+    """A regular file's bytes, at most the limits' size of them read; anything else is a
+    TraceError (see `model.reading.read_file`)."""
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise TraceError(f"no such trace file: {path}") from None
-    except OSError as error:
-        raise TraceError(f"the trace file cannot be read: {error.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise TraceError(f"not a regular file: {path}")
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as error:
-        raise TraceError(f"the trace file cannot be read: {error.strerror}") from None
-    if len(data) > limit:
-        raise TraceError(f"the trace file is larger than {limit:,} bytes")
-    return data
+        return read_file(path, limits)
+    except ReadError as error:
+        raise TraceError(str(error)) from None
 
 
-def decode_json(text: str | bytes, what: str = "trace file") -> Any:
-    """JSON text (at most `MAX_TRACE_BYTES`) as data, or a TraceError saying what is wrong."""
-    if len(text) > MAX_TRACE_BYTES:
-        raise TraceError(f"the {what} is larger than {MAX_TRACE_BYTES:,} bytes")
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TraceError(f"the {what} is not UTF-8 text") from None
+def decode_json(text: str | bytes) -> Any:
+    """A trace file's JSON text as data, measured before it is decoded (size, nesting, values,
+    numbers: `TRACE_LIMITS`), or a TraceError saying what is wrong."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TraceError(
-            f"the {what} is not valid JSON: {error.msg} at line {error.lineno}"
-        ) from None
-    except RecursionError:
-        raise TraceError(f"the {what} nests lists or objects too deeply") from None
-    except ValueError:
-        raise TraceError(f"the {what} holds a number too long to read") from None
+        return load_json(text, TRACE_LIMITS)
+    except ReadError as error:
+        raise TraceError(str(error)) from None
 
 
 def trace_from_json(text: str | bytes) -> Trace:
@@ -241,8 +222,9 @@ def trace_from_dict(data: Any) -> Trace:
         raise TraceError(f"not a Fencing Lab trace: field 'format' must be {TRACE_FORMAT!r}")
     version = data.get("version")
     if type(version) is not int or version != TRACE_VERSION:
-        shown = repr(version) if len(repr(version)) <= 20 else repr(version)[:17] + "..."
-        raise TraceError(f"unsupported trace version {shown}: expected {TRACE_VERSION}")
+        raise TraceError(
+            f"unsupported trace version {quoted(version, 20)}: expected {TRACE_VERSION}"
+        )
     title = data.get("title", "")
     if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
         raise TraceError(f"field 'title' must be text of at most {MAX_TITLE_CHARS} characters")
@@ -256,15 +238,6 @@ def trace_from_dict(data: Any) -> Trace:
     trace = replay(design, bounds, actions, title=title)
     _compare_records(trace, records)
     return trace
-
-
-def _short(value: object) -> str:
-    """A value from a file, for a message: control characters escaped, at most 40 characters.
-
-    Text is shown without quotes (`holder`), anything else as its repr (`True`, `'x'`).
-    """
-    text = repr(value)[1:-1] if isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _action_of(number: int, record: Any) -> Action:
@@ -290,7 +263,7 @@ def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
                 if type(value) is not int or actual.get(column) != value:
                     raise TraceError(
                         f"step {step.number} ({step.action.label()}): the file says "
-                        f"{_short(column)}={_short(value)} but replaying gives "
+                        f"{shown(column)}={shown(value)} but replaying gives "
                         f"{actual.get(column)!r}"
                     )
         recorded_violations = record.get("violations", list(step.violations))
@@ -301,5 +274,5 @@ def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
         if recorded_violations != list(step.violations):
             raise TraceError(
                 f"step {step.number} ({step.action.label()}): the file says it violates "
-                f"{record['violations']!r} but replaying gives {list(step.violations)!r}"
+                f"{shown(recorded_violations)} but replaying gives {list(step.violations)!r}"
             )

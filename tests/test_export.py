@@ -88,7 +88,7 @@ def test_replay_reads_at_most_the_size_limit(
     path = tmp_path / "huge.json"
     path.write_bytes(b" " * (MAX_TRACE_BYTES + 10))
     code, _, err = run(["replay", str(path)], capsys)
-    assert code == 2 and "larger than" in err
+    assert code == 2 and "the limit is 1,000,000 bytes" in err
 
 
 def test_budget_from_memory() -> None:

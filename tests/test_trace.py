@@ -126,7 +126,7 @@ def test_tampered_files_name_the_first_bad_step(change, message: str) -> None:
         (b"\xff\xfe not utf8", "not UTF-8"),
         ("{not json", "not valid JSON"),
         ("[1, 2]", "must be a JSON object"),
-        ("x" * 1_000_001, "larger than"),
+        ("x" * 1_000_001, "the limit is 1,000,000 bytes"),
     ],
 )
 def test_unreadable_files_are_refused(raw: str | bytes, message: str) -> None:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-import stat
 import threading
 import time
 import tomllib
@@ -33,6 +31,8 @@ from model.explorer import explore
 from model.options import BY_OPTION, OPTIONS, Kind, Option
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
+from model.reading import MAX_SET_BYTES as MAX_SET_BYTES
+from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
 from model.rules import Action
 from model.trace import Trace, TraceError, replay
 from webapp.links import matching_preset
@@ -42,7 +42,6 @@ DEFAULT_SET: Final = SETS_FOLDER / "default.toml"
 FOLDER_ENV: Final = "FENCING_LAB_EXERCISES"
 """Environment variable naming a folder of a teacher's own `*.toml` sets."""
 
-MAX_SET_BYTES: Final = 100_000
 MAX_SET_FILES: Final = 20
 MAX_PROBLEM_CHARS: Final = 400
 MAX_EXERCISES: Final = 50
@@ -145,16 +144,10 @@ class ExerciseSetError(ValueError):
 
 def decode_upload(data: bytes, limit: int = MAX_SET_BYTES) -> str:
     """Uploaded bytes as text: refused when larger than the limit or not UTF-8."""
-    if len(data) > limit:
-        raise ExerciseSetError(
-            [Problem(None, "file", f"is {len(data):,} bytes; the limit is {limit:,} bytes")]
-        )
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ExerciseSetError(
-            [Problem(None, "file", f"is not UTF-8 text (bad byte at position {error.start})")]
-        ) from None
+        return text_of(data, replace(SET_LIMITS, max_bytes=limit))
+    except ReadError as error:
+        raise _file_problem(error) from None
 
 
 def parse_set(text: str, source: str = "", budget: float = SOLVABILITY_SECONDS) -> ExerciseSet:
@@ -167,6 +160,10 @@ def parse_set(text: str, source: str = "", budget: float = SOLVABILITY_SECONDS) 
         raise ExerciseSetError(
             [Problem(None, "file", f"is larger than the limit of {MAX_SET_BYTES:,} bytes")]
         )
+    try:
+        scan_toml(text, SET_LIMITS)
+    except ReadError as error:
+        raise _file_problem(error) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -183,37 +180,20 @@ def parse_set(text: str, source: str = "", budget: float = SOLVABILITY_SECONDS) 
     return _Validator(text, source, budget).set_of(data)
 
 
-def _file_problem(message: str) -> ExerciseSetError:
-    """A set file that cannot even be read."""
-    return ExerciseSetError([Problem(None, "file", message)])
+def _file_problem(error: ReadError | str) -> ExerciseSetError:
+    """A set file that cannot even be read, or that holds more than a set may (with the line)."""
+    if isinstance(error, str):
+        return ExerciseSetError([Problem(None, "file", error)])
+    return ExerciseSetError([Problem(error.line, "file", error.problem)])
 
 
-def read_bounded(path: Path, limit: int = MAX_SET_BYTES) -> bytes:
-    """A regular file's bytes, read only when it is one and no larger than the limit.
-
-    Directories, pipes, devices and dangling links are refused without being opened (a
-    pipe would block a reader forever); a file that grows while being read is cut off at
-    the limit and refused.
-    """
+def read_bounded(path: Path, limits: Limits = SET_LIMITS) -> bytes:
+    """A regular file's bytes, read only when it is one and no larger than the limit (see
+    `model.reading.read_file`: pipes and devices are never opened)."""
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise _file_problem("does not exist (a dangling link?)") from None
-    except OSError as error:
-        raise _file_problem(f"cannot be read: {error.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise _file_problem("is not a regular file")
-    if info.st_size > limit:
-        raise _file_problem(f"is {info.st_size:,} bytes; the limit is {limit:,} bytes")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as error:
-        raise _file_problem(f"cannot be read: {error.strerror}") from None
-    if len(data) > limit:
-        raise _file_problem(f"is larger than the limit of {limit:,} bytes")
-    return data
+        return read_file(path, limits)
+    except ReadError as error:
+        raise _file_problem(error) from None
 
 
 def load_set(path: Path) -> ExerciseSet:

@@ -44,6 +44,7 @@ from webapp.playground import LinkError, Run, encode_actions, play
 from webapp.scheduler_view import action_buttons, run_view, status_lines
 from webapp.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.text import escape_markdown, safe_markdown
+from webapp.uploads import read_trace_upload
 
 DEFAULT_CHOICE = "The default set"
 UPLOAD_CHOICE = "Upload a set (TOML)"
@@ -300,9 +301,11 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     )
     if upload is not None and st.button("Check the trace file", key=f"ex-{exercise.id}-file"):
         try:
-            handed = trace_from_json(upload.getvalue())
+            handed = read_trace_upload(upload.getvalue(), trace_from_json)
         except TraceError as error:
             st.error(f"This trace file was not read: {escape_markdown(str(error))}")
+            return
+        if handed is None:
             return
         feedback = check_break_trace(exercise, handed)
         _record(exercise_set, exercise, encode_actions(handed.actions), feedback)

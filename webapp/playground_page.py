@@ -29,6 +29,7 @@ from webapp.playground import (
 )
 from webapp.scheduler_view import action_buttons, run_view, status_lines
 from webapp.text import escape_markdown
+from webapp.uploads import read_trace_upload
 
 CUSTOM = "(custom options)"
 MESSAGE_KEY = "playground-message"
@@ -120,7 +121,9 @@ def _load_trace() -> None:
         )
         return
     try:
-        trace = trace_from_any_json(data)
+        trace = read_trace_upload(data, trace_from_any_json)
+        if trace is None:
+            return
         _show_run(Run(trace.design, trace.bounds, trace.actions))
     except (TraceError, LinkError) as error:
         st.session_state[MESSAGE_KEY] = ("error", f"This trace file was not loaded: {error}")

@@ -223,7 +223,7 @@ def test_history_files_round_trip_and_bad_ones_get_one_line(tmp_path: Path) -> N
         (b'{"format": "fencing-lab/lab-history", "version": 9}', "unsupported lab history version"),
         (
             json.dumps({**history.to_dict(), "events": [{"t": "x", "kind": "grant"}]}).encode(),
-            "event 1 of the history has no valid time",
+            "event 1 \\(grant\\) of the history: field .t. must be a number of seconds",
         ),
         (
             json.dumps({**history.to_dict(), "settings": {"receiver": "magic"}}).encode(),
