@@ -366,7 +366,8 @@ def history_from_dict(data: Any) -> History:
     for number, event in enumerate(events, start=1):
         _check_event(number, event, settings.workers)
     where = "the history"
-    _text(where, "field 'partial'", data.get("partial", ""))  # why a run stopped early, if it did
+    partial = data.get("partial", "")
+    _text(where, "field 'partial'", partial)  # why a run stopped early, if it did
     return History(
         scenario=_name(where, "field 'scenario'", data.get("scenario", "")),
         settings=settings,
@@ -375,6 +376,7 @@ def history_from_dict(data: Any) -> History:
         started=_name(where, "field 'started'", data.get("started", "")),
         seconds=_seconds(where, "field 'seconds'", data.get("seconds", 0)),
         prediction=_check_prediction(data.get("prediction")),
+        partial=partial,
     )
 
 

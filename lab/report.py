@@ -82,6 +82,7 @@ class LabReport:
         """A human report: the run, its counts, each property, the prediction, conformance."""
         s, etcd = self.history.settings, self.history.etcd
         lines = [
+            *([f"Partial history: {self.history.partial}"] if self.history.partial else []),
             f"Live lab: {self.history.scenario} ({s.label()})",
             f"  etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}, "
             f"{s.workers} workers, lease TTL {s.ttl} s, {self.history.seconds:.1f} s",

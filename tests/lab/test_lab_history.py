@@ -256,3 +256,12 @@ def test_fencing_replay_refuses_a_broken_lab_history(
     assert main(["replay", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown kind 'explosion'" in err
+
+
+def test_a_partial_history_says_so_when_it_is_read_back_and_reported() -> None:
+    history = replace(paused_worker("fenced", "rejected"), partial="interrupted by SIGINT")
+    again = history_from_json(history_to_json(history))
+    assert again.partial == "interrupted by SIGINT"
+    assert analyse(again).text().splitlines()[0] == "Partial history: interrupted by SIGINT"
+    whole = history_from_json(history_to_json(paused_worker("fenced", "rejected")))
+    assert not analyse(whole).text().startswith("Partial")
