@@ -20,6 +20,12 @@ from typing import Any, Final, NoReturn, assert_never
 
 from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
+from fencing.random_check import (
+    RANDOM,
+    add_strategy_arguments,
+    run_random_check,
+    strategy_problem,
+)
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
 from model.itf import trace_from_any_data
@@ -280,7 +286,12 @@ def format_exploration(result: Exploration) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`fencing check`: explore one design and report."""
+    """`fencing check`: explore one design (breadth-first, or at random) and report."""
+    if (problem := strategy_problem(args)) is not None:
+        print(f"fencing check: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.strategy == RANDOM:
+        return run_random_check(args)
     design, bounds = design_from_args(args), bounds_from_args(args)
     result = explore(
         design,
@@ -422,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )
     add_budget_arguments(check, None, DEFAULT_MAX_SECONDS)
+    add_strategy_arguments(check, whole_count)
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
 

@@ -12,7 +12,7 @@ The searches here use Hypothesis' generate phase only: the test stops at the fir
 random run that reaches the violation and does not shrink it. Shrinking these machines
 costs seconds to tens of seconds per property, which 38 searches cannot afford; the
 shrunk, labelled output is exercised by tests/test_hypothesis_core.py instead. The search
-is plain random search with the default actor odds of `tests.machines.WEIGHTS`: Tick and
+is plain random search with the default actor odds of `model.random_search.WEIGHTS`: Tick and
 faults half as likely as the coordinator, workers and receiver, and a *futile* restart
 (one that would lose nothing, e.g. a storage restart while the mark is still 0) never
 taken while anything else is enabled. That last bias is the only guidance, and it
