@@ -28,7 +28,6 @@ from fencing.random_check import (
 )
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
-from model.itf import trace_from_any_data
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
@@ -40,7 +39,7 @@ from model.trace import (
     replay,
     trace_to_dict,
 )
-from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
+from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
@@ -318,6 +317,8 @@ def run_replay(args: argparse.Namespace) -> int:
     handled = importlib.import_module("lab.cli").replay_history(data, path)
     if handled is not None:
         return int(handled)
+    from model.itf import trace_from_any_data  # the ITF reader only when a file is replayed
+
     trace = trace_from_any_data(data)
     _print_title(trace)
     print(f"Design: {trace.design.label()}\nBounds: {trace.bounds.short()}\n")

@@ -136,12 +136,17 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         explore(Design(), Bounds(), start=tuple(bad))
 
 
-def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
-    """The hash set's first occurrences of new keys equal those of a stable sort, batch by batch."""
+@pytest.mark.parametrize("sorted_up_to", [0, 7_000, 10**9], ids=["tables", "moves", "sorted"])
+def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeypatch) -> None:
+    """The seen set's first occurrences of new keys equal those of a stable sort, batch by
+    batch: in hash tables, in a sorted array, and moving from the one to the other."""
     import numpy as np
 
+    import model.keys as keys_module
     from model.keys import KeyCodec, SeenSet, first_occurrences
     from model.layout import Layout
+
+    monkeypatch.setattr(keys_module, "SORTED_UP_TO", sorted_up_to)
 
     codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
     seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
@@ -154,6 +159,7 @@ def test_seen_set_finds_first_occurrences_like_a_sort() -> None:
         assert fresh.tolist() == np.sort(first[new]).tolist()
         everything = np.union1d(everything, batch)
     assert seen.count == everything.size
+    assert (seen.sorted is None) is (sorted_up_to < 6 * 3_000)  # a batch went past it
 
 
 @pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
