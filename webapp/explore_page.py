@@ -56,8 +56,17 @@ DEFAULT_RUNS = 200
 """Random runs per property the page offers first."""
 MAX_SEED = 2**31 - 1
 
-FORM_KEYS = (*(o.name for o in OPTION_FIELDS), *BOUND_LIMITS, "budget", "preset_choice")
-"""Session keys of the form's widgets."""
+SEARCH_KEYS = ("strategy", "runs", "seed")
+"""Session keys (and link parameters) of the search strategy's widgets."""
+FORM_KEYS = (
+    *(o.name for o in OPTION_FIELDS),
+    *BOUND_LIMITS,
+    "budget",
+    "preset_choice",
+    "strategy",
+)
+"""Session keys of the form's widgets that every run shows (runs and seed only show for a
+random search, and lose their session value while hidden)."""
 
 RESULT_PARAMS = ("run", "cex", "step")
 """URL parameters that belong to one set of results, dropped when the form changes."""
@@ -89,11 +98,28 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     return design, bounds, budget, problems
 
 
+def _search_from_url(problems: list[str]) -> dict[str, Any]:
+    """The strategy, runs and seed a link asks for (bad values reported, defaults kept)."""
+    search: dict[str, Any] = {"strategy": BREADTH_FIRST, "runs": DEFAULT_RUNS, "seed": 0}
+    if st.query_params.get("strategy") == RANDOM:
+        search["strategy"] = RANDOM
+    elif "strategy" in st.query_params:
+        problems.append(f"strategy in the link must be one of {', '.join(STRATEGIES)}")
+    for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
+        if (text := st.query_params.get(key)) is not None:
+            try:
+                search[key] = whole_number(text[:20], key, 1 if key == "runs" else 0, high)
+            except LinkError as error:
+                problems.append(str(error))
+    return search
+
+
 def _fill_form_from_url() -> None:
-    """On a fresh page, put the link's design, bounds and budget into the widgets."""
+    """On a fresh page, put the link's design, bounds, budget and search into the widgets."""
     if all(key in st.session_state for key in FORM_KEYS):
         return
     design, bounds, budget, problems = _url_state()
+    st.session_state.update(_search_from_url(problems))
     for key, value in values_of(design).items():
         st.session_state[key] = value
     for name in BOUND_LIMITS:
@@ -104,12 +130,14 @@ def _fill_form_from_url() -> None:
         st.error(f"This link was partly not understood: {escape_markdown(problem)}")
 
 
-def _write_url(design: Design, bounds: Bounds, budget: int) -> None:
+def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, Any]) -> None:
     """Keep the whole form in the URL, plus the results parameters that still apply."""
     kept = {key: st.query_params[key] for key in RESULT_PARAMS if key in st.query_params}
     params = {**design_params(design), **bounds_params(bounds)}
     if budget != WEB_MAX_STATES:
         params["budget"] = str(budget)
+    if search.get("strategy") == RANDOM:
+        params.update({key: str(search[key]) for key in SEARCH_KEYS})
     if dict(st.query_params) != {**params, **kept}:
         st.query_params.from_dict({**params, **kept})
 
@@ -182,7 +210,6 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _strategy_inputs(sizes: dict[str, Any]) -> None:
     """The search strategy, and for a random search its runs per property and seed."""
-    st.session_state.setdefault("strategy", BREADTH_FIRST)
     st.session_state.setdefault("runs", DEFAULT_RUNS)
     st.session_state.setdefault("seed", 0)
     sizes["strategy"] = st.radio(
@@ -329,7 +356,7 @@ def render_explore() -> None:
     except DesignError as error:
         st.error(f"This design is not valid: {escape_markdown(str(error))}")
         return
-    _write_url(design, bounds, budget)
+    _write_url(design, bounds, budget, sizes)
     preset = matching_preset(design)
     label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
     st.markdown(f"This is {label} at {bounds.in_words()}.")
