@@ -20,9 +20,11 @@ from typing import Any, Final, NoReturn, assert_never
 
 from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
-from fencing.random_check import (
+from fencing.strategies import (
     RANDOM,
+    REFERENCE,
     add_strategy_arguments,
+    reference_exploration,
     run_random_check,
     strategy_problem,
 )
@@ -292,14 +294,17 @@ def run_check(args: argparse.Namespace) -> int:
     if args.strategy == RANDOM:
         return run_random_check(args)
     design, bounds = design_from_args(args), bounds_from_args(args)
-    result = explore(
-        design,
-        bounds,
-        symmetry=args.symmetry,
-        max_states=args.max_states,
-        max_seconds=args.max_seconds,
-        progress=_progress_printer(not args.json and sys.stderr.isatty()),
-    )
+    if args.strategy == REFERENCE:
+        result = reference_exploration(args, design, bounds)
+    else:
+        result = explore(
+            design,
+            bounds,
+            symmetry=args.symmetry,
+            max_states=args.max_states,
+            max_seconds=args.max_seconds,
+            progress=_progress_printer(not args.json and sys.stderr.isatty()),
+        )
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
     print(

@@ -20,13 +20,18 @@ design and bounds, and the tests compare the two. What it computes:
 - **Vacuity.** A property no transition violates holds, unless no transition it speaks
   of (its trigger: an accepted write, a rejected request) ever happened: then it is
   vacuous.
+
+A budget of states or seconds may stop the search after a level (`fencing check
+--strategy reference` sets both): a property it has not seen violated is then unknown.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from model.design import Bounds, Design
+from model.explorer import Exploration
 from model.rules import Action, Rule
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status, exploration_status
@@ -42,6 +47,29 @@ class ReferenceResult:
     transitions: int
     level_sizes: tuple[int, ...]
     verdicts: dict[str, PropertyVerdict]
+    seconds: float = 0.0
+    stopped_by: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether every reachable state was explored (no budget stopped the search)."""
+        return self.stopped_by is None
+
+    def as_exploration(self) -> Exploration:
+        """The result in the explorer's form, for everything that reports one."""
+        return Exploration(
+            self.design,
+            self.bounds,
+            self.complete,
+            self.states,
+            self.transitions,
+            self.depth,
+            False,
+            self.seconds,
+            self.verdicts,
+            self.level_sizes,
+            self.stopped_by,
+        )
 
     @property
     def states(self) -> int:
@@ -54,8 +82,17 @@ class ReferenceResult:
         return len(self.level_sizes) - 1
 
 
-def reference_search(design: Design, bounds: Bounds) -> ReferenceResult:
-    """Explore every reachable state of the design within the bounds, plainly (see above)."""
+def reference_search(
+    design: Design,
+    bounds: Bounds,
+    *,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+) -> ReferenceResult:
+    """Explore every reachable state of the design within the bounds, plainly (see above),
+    or until a level ends past `max_states` states or `max_seconds` seconds."""
+    started = time.perf_counter()
+    stopped_by = None
     system = System(design, bounds)
     start = system.initial()
     distance = {start: 0}
@@ -85,16 +122,25 @@ def reference_search(design: Design, bounds: Bounds) -> ReferenceResult:
         if found:
             level_sizes.append(len(found))
         level = found
+        if level and max_states is not None and len(distance) >= max_states:
+            stopped_by = f"state budget of {max_states:,} states reached"
+            break
+        if level and max_seconds is not None and time.perf_counter() - started > max_seconds:
+            stopped_by = f"time budget of {max_seconds:g} s reached"
+            break
     verdicts = {}
     for prop in system.properties:
         if prop.name not in first_violation:
-            status = exploration_status(False, True, prop.name in exercised)
+            status = exploration_status(False, stopped_by is None, prop.name in exercised)
             verdicts[prop.name] = PropertyVerdict(prop.name, status)
             continue
         state, rule = first_violation[prop.name]
         actions = (*_path_to(state, came_from), rule.action)
         verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(actions), actions)
-    return ReferenceResult(design, bounds, distance, transitions, tuple(level_sizes), verdicts)
+    seconds = time.perf_counter() - started
+    return ReferenceResult(
+        design, bounds, distance, transitions, tuple(level_sizes), verdicts, seconds, stopped_by
+    )
 
 
 def _path_to(state: State, came_from: dict[State, tuple[State, Rule]]) -> tuple[Action, ...]:

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from fencing.random_check import unknown_words
+from fencing.strategies import unknown_words
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST, Preset

@@ -9,6 +9,7 @@ counterexample actions and vacuity included.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,7 @@ from model.presets import PRESETS, PRESETS_LIST, Preset
 from model.reference import ReferenceResult, reference_search
 from model.trace import replay
 from model.verdicts import Status
+from tests.cli_helpers import run
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
 
@@ -90,3 +92,31 @@ def test_key_version_tokens_never_reject_under_compiled_loops(compiled_path: Non
     plain = reference_search(design, REFERENCE_BOUNDS)
     same_as_reference(fast, plain)
     assert fast.status("P4") is Status.VACUOUS
+
+
+def test_check_strategy_reference_prints_what_breadth_first_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--strategy reference` reports the explorer's figures (all but the seconds)."""
+    flags = ["check", "--preset", "volatile-counter", "--horizon", "5", "--json"]
+    reports = []
+    for strategy in ("breadth-first", "reference"):
+        code, out, err = run([*flags, "--strategy", strategy], capsys)
+        assert (code, err) == (0, "")
+        report = json.loads(out)
+        del report["seconds"]
+        reports.append(report)
+    assert reports[0] == reports[1]
+    assert {cell["status"] for cell in reports[0]["properties"].values()} >= {"violated", "holds"}
+
+
+def test_the_reference_search_stops_at_its_budgets(capsys: pytest.CaptureFixture[str]) -> None:
+    """A state budget ends the plain search after a level; unviolated means unknown."""
+    plain = reference_search(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_states=500)
+    assert not plain.complete and plain.stopped_by == "state budget of 500 states reached"
+    assert 500 <= plain.states < 3268
+    assert {str(v.status) for v in plain.verdicts.values()} <= {"violated", "unknown"}
+    code, out, _ = run(["check", "--strategy", "reference", "--max-seconds", "0.001"], capsys)
+    assert code == 0 and "INCOMPLETE: time budget of 0.001 s reached" in out
+    code, _, err = run(["check", "--strategy", "reference", "--symmetry"], capsys)
+    assert code == 2 and "breadth-first search only" in err

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from fencing.random_check import BREADTH_FIRST, RANDOM, STRATEGIES, unknown_words
+from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
@@ -55,6 +55,8 @@ MIN_BUDGET = 1_000
 DEFAULT_RUNS = 200
 """Random runs per property the page offers first."""
 MAX_SEED = 2**31 - 1
+STRATEGIES = (BREADTH_FIRST, RANDOM)
+"""The page's search strategies (the reference search is for the command line)."""
 
 SEARCH_KEYS = ("strategy", "runs", "seed")
 """Session keys (and link parameters) of the search strategy's widgets."""

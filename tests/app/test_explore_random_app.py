@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from fencing.random_check import unknown_words
+from fencing.strategies import unknown_words
 from model.design import Bounds
 from model.presets import PRESETS
 from model.random_search import random_search

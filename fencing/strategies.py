@@ -1,6 +1,8 @@
-"""`fencing check --strategy random`: the random search's flags, report and JSON.
+"""`fencing check --strategy`: breadth-first (the explorer), reference, or random.
 
-The JSON has the shape of a breadth-first `check --json` (a property's `status` is
+The reference search (`model.reference`) is the plain statement of what the explorer
+computes, for cross-checks at small bounds; it reports like the explorer. The random
+search's JSON has the shape of a breadth-first `check --json` (a property's `status` is
 `violated` or `unknown`, never `holds`), with the runs and steps tried per property. The
 random search itself (and Hypothesis) is only imported when it runs.
 """
@@ -17,11 +19,16 @@ from model.random_search import DEFAULT_RUNS
 from model.trace import replay, trace_to_dict
 
 if TYPE_CHECKING:
+    from model.design import Bounds, Design
+    from model.explorer import Exploration
     from model.random_search import RandomSearch
 
 BREADTH_FIRST: Final = "breadth-first"
+REFERENCE: Final = "reference"
 RANDOM: Final = "random"
-STRATEGIES: Final = (BREADTH_FIRST, RANDOM)
+STRATEGIES: Final = (BREADTH_FIRST, REFERENCE, RANDOM)
+REFERENCE_MAX_STATES: Final = 1_000_000
+"""The reference search keeps Python tuples (hundreds of bytes a state): its state budget."""
 MAX_SEED: Final = 2**64 - 1
 RANDOM_ONLY: Final = ("runs", "seed", "max_steps")
 
@@ -43,6 +50,8 @@ def add_strategy_arguments(parser: argparse.ArgumentParser, count: Callable[[str
         choices=STRATEGIES,
         default=BREADTH_FIRST,
         help="breadth-first: every reachable state, shortest counterexamples (default); "
+        "reference: the same results by a plain, slow search, for cross-checks "
+        f"(at most {REFERENCE_MAX_STATES:,} states); "
         "random: random runs driven by Hypothesis, for bounds beyond exhaustive reach "
         "(it finds violations, shrunk, and never says a property holds)",
     )
@@ -63,12 +72,27 @@ def add_strategy_arguments(parser: argparse.ArgumentParser, count: Callable[[str
 
 def strategy_problem(args: argparse.Namespace) -> str | None:
     """Why the strategy flags given do not go together, or None."""
+    if args.strategy != BREADTH_FIRST and args.symmetry:
+        return "--symmetry applies to the breadth-first search only"
     if args.strategy == RANDOM:
-        return "--symmetry applies to the breadth-first search only" if args.symmetry else None
+        return None
     given = [f"--{name.replace('_', '-')}" for name in RANDOM_ONLY if getattr(args, name)]
     if given:
         return f"{', '.join(given)} applies to --strategy random only"
     return None
+
+
+def reference_exploration(args: argparse.Namespace, design: Design, bounds: Bounds) -> Exploration:
+    """`fencing check --strategy reference`: the plain search, within the run's budgets."""
+    from model.reference import reference_search
+
+    found = reference_search(
+        design,
+        bounds,
+        max_states=min(args.max_states, REFERENCE_MAX_STATES),
+        max_seconds=args.max_seconds,
+    )
+    return found.as_exploration()
 
 
 def random_to_dict(result: RandomSearch) -> dict[str, Any]:
