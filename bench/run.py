@@ -4,8 +4,9 @@ Prints the start-up time of a small `fencing check` (target: 0.2 s), states per 
 and peak memory for the benchmark design
 (W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
 the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
-the reference bounds (target: under 10 s). Other `bench_*.py` scripts beside this one are
-run after it.
+the reference bounds (target: under 10 s), and the random search at the reference
+bounds (the seconds it takes to find each preset's violations). Other `bench_*.py`
+scripts beside this one are run after it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fencing.golden import BENCHMARK  # noqa: E402
 from fencing.matrix import verdict_matrix  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
 from model.explorer import Exploration, explore  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
 
-BENCH_BOUNDS = Bounds(workers=3, lease=3, horizon=10, grants=5, writes=2)
+BENCH_BOUNDS = BENCHMARK
 REPEATS = 3
 STARTS = 10
 SMALL_CHECK = ("check", "--preset", "fencing")
@@ -82,6 +84,26 @@ def traced_peak_mb(design: Design, bounds: Bounds) -> float:
     return peak / 1e6
 
 
+RANDOM_RUNS = 200
+"""The random search's budget per property in the tests (tests/test_random_search.py)."""
+
+
+def print_random_search() -> None:
+    """Per preset at the reference bounds: the seconds the random search took to find every
+    violation the breadth-first search finds, and to spend its whole budget."""
+    from model.random_search import random_search
+
+    print(f"\nRandom search at {REFERENCE_BOUNDS.short()}, {RANDOM_RUNS} runs per property, seed 0")
+    for preset in PRESETS_LIST:
+        found = random_search(preset.design, REFERENCE_BOUNDS, runs=RANDOM_RUNS, seed=0)
+        violated = [name for name, verdict in found.verdicts.items() if verdict.violated]
+        finding = sum(found.tried[name].seconds for name in violated)
+        print(
+            f"  {preset.name:<28} violated {','.join(violated) or '-':<12} found in "
+            f"{finding:6.2f} s; whole search {found.seconds:6.2f} s"
+        )
+
+
 def main() -> None:
     """Print the figures and their ratios to the targets."""
     print_startup()
@@ -112,6 +134,7 @@ def main() -> None:
     verdict_matrix(REFERENCE_BOUNDS)
     took = time.perf_counter() - started
     print(f"\nfencing matrix at {REFERENCE_BOUNDS.short()}: {took:.2f} s (target 10 s)")
+    print_random_search()
     for script in sorted(Path(__file__).parent.glob("bench_*.py")):
         print(f"\n== {script.name} ==", flush=True)
         runpy.run_path(str(script), run_name="__main__")
