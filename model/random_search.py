@@ -22,6 +22,7 @@ giving the same seed (unless the time budget cuts it short).
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -290,18 +291,24 @@ def first_violation_at(system: System, actions: Sequence[Action], target: str) -
     return None
 
 
-def shorten(system: System, actions: tuple[Action, ...], target: str) -> tuple[Action, ...]:
+def shorten(
+    system: System, actions: tuple[Action, ...], target: str, deadline: float = math.inf
+) -> tuple[Action, ...]:
     """Drop single steps from a violating run while it still violates `target` (at its
-    last step): Hypothesis shrinks the choices, this shrinks the run they made."""
+    last step): Hypothesis shrinks the choices, this shrinks the run they made. Passes from
+    the last step to the first, until a pass drops nothing or the deadline passes."""
     changed = True
     while changed:
         changed = False
-        for i in range(len(actions) - 1, -1, -1):
+        i = len(actions) - 1
+        while i >= 0:
+            if time.perf_counter() > deadline:
+                return actions
             candidate = actions[:i] + actions[i + 1 :]
             end = first_violation_at(system, candidate, target)
             if end is not None:
                 actions, changed = candidate[:end], True
-                break
+            i = min(i, len(actions)) - 1
     return actions
 
 
@@ -338,7 +345,7 @@ def random_search(
     for prop in system.properties:
         run = found.get(prop.name, walker.seen.get(prop.name))
         if run is not None:
-            run = shorten(system, run, prop.name)
+            run = shorten(system, run, prop.name, walker.deadline)
         if run is None:
             verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
         else:
