@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve-class test lint typecheck pytest bench bench-class mutation clean
+.PHONY: run serve-class test lint typecheck pytest bench bench-class golden mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# The recorded figures (docs/golden.json) and the README and docs tables made from them.
+golden: $(STAMP)
+	$(BIN)/python -m fencing.golden
 
 # Only the class benchmark: SESSIONS students at once against the real server (default 30).
 SESSIONS ?= 30

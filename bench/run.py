@@ -1,16 +1,20 @@
 """`make bench`: speed and memory figures of the explorer and the matrix (not pass/fail).
 
-Prints states per second and peak memory for the benchmark design
+Prints the start-up time of a small `fencing check` (target: 0.2 s), states per second
+and peak memory for the benchmark design
 (W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
 the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
-the reference bounds (target: under 10 s). Other `bench_*.py` scripts beside this one are
-run after it.
+the reference bounds (target: under 10 s), and the random search at the reference
+bounds (the seconds it takes to find each preset's violations). Other `bench_*.py`
+scripts beside this one are run after it.
 """
 
 from __future__ import annotations
 
 import resource
 import runpy
+import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -19,13 +23,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fencing.golden import BENCHMARK  # noqa: E402
 from fencing.matrix import verdict_matrix  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
 from model.explorer import Exploration, explore  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
 
-BENCH_BOUNDS = Bounds(workers=3, lease=3, horizon=10, grants=5, writes=2)
+BENCH_BOUNDS = BENCHMARK
 REPEATS = 3
+STARTS = 10
+SMALL_CHECK = ("check", "--preset", "fencing")
+"""A 321-state check: its time is almost all start-up (interpreter and imports)."""
+
+
+def startup_seconds() -> list[float]:
+    """Wall-clock seconds of a whole small `fencing check` process, one per start."""
+    times = []
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "fencing.cli", *SMALL_CHECK],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def print_startup() -> None:
+    """The start-up figures: fastest and median of `STARTS` processes."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    times = startup_seconds()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / STARTS
+    print(f"Start-up: `fencing {' '.join(SMALL_CHECK)}` (321 states), {STARTS} processes")
+    print(
+        f"  fastest {min(times):.3f} s, median {statistics.median(times):.3f} s, "
+        f"{cpu:.3f} s of processor time each (target 0.2 s: {min(times) / 0.2:.2f} of it)\n"
+    )
 
 
 def best_of(design: Design, bounds: Bounds, symmetry: bool = False) -> tuple[Exploration, float]:
@@ -48,8 +84,29 @@ def traced_peak_mb(design: Design, bounds: Bounds) -> float:
     return peak / 1e6
 
 
+RANDOM_RUNS = 200
+"""The random search's budget per property in the tests (tests/test_random_search.py)."""
+
+
+def print_random_search() -> None:
+    """Per preset at the reference bounds: the seconds the random search took to find every
+    violation the breadth-first search finds, and to spend its whole budget."""
+    from model.random_search import random_search
+
+    print(f"\nRandom search at {REFERENCE_BOUNDS.short()}, {RANDOM_RUNS} runs per property, seed 0")
+    for preset in PRESETS_LIST:
+        found = random_search(preset.design, REFERENCE_BOUNDS, runs=RANDOM_RUNS, seed=0)
+        violated = [name for name, verdict in found.verdicts.items() if verdict.violated]
+        finding = sum(found.tried[name].seconds for name in violated)
+        print(
+            f"  {preset.name:<28} violated {','.join(violated) or '-':<12} found in "
+            f"{finding:6.2f} s; whole search {found.seconds:6.2f} s"
+        )
+
+
 def main() -> None:
     """Print the figures and their ratios to the targets."""
+    print_startup()
     print(f"Explorer benchmark, core design at {BENCH_BOUNDS.short()}")
     result, seconds = best_of(Design(), BENCH_BOUNDS)
     print(f"  states {result.states:,}  transitions {result.transitions:,}  depth {result.depth}")
@@ -77,6 +134,7 @@ def main() -> None:
     verdict_matrix(REFERENCE_BOUNDS)
     took = time.perf_counter() - started
     print(f"\nfencing matrix at {REFERENCE_BOUNDS.short()}: {took:.2f} s (target 10 s)")
+    print_random_search()
     for script in sorted(Path(__file__).parent.glob("bench_*.py")):
         print(f"\n== {script.name} ==", flush=True)
         runpy.run_path(str(script), run_name="__main__")

@@ -20,6 +20,14 @@ from typing import Any, Final, NoReturn, assert_never
 
 from fencing.budget import resolve_max_states
 from fencing.matrix import MatrixRow, verdict_matrix
+from fencing.strategies import (
+    RANDOM,
+    REFERENCE,
+    add_strategy_arguments,
+    reference_exploration,
+    run_random_check,
+    strategy_problem,
+)
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
@@ -33,7 +41,7 @@ from model.trace import (
     replay,
     trace_to_dict,
 )
-from proofs.report import PROVE_MAX_SECONDS, PROVE_MAX_STATES
+from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
@@ -279,16 +287,24 @@ def format_exploration(result: Exploration) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`fencing check`: explore one design and report."""
+    """`fencing check`: explore one design (breadth-first, or at random) and report."""
+    if (problem := strategy_problem(args)) is not None:
+        print(f"fencing check: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.strategy == RANDOM:
+        return run_random_check(args)
     design, bounds = design_from_args(args), bounds_from_args(args)
-    result = explore(
-        design,
-        bounds,
-        symmetry=args.symmetry,
-        max_states=args.max_states,
-        max_seconds=args.max_seconds,
-        progress=_progress_printer(not args.json and sys.stderr.isatty()),
-    )
+    if args.strategy == REFERENCE:
+        result = reference_exploration(args, design, bounds)
+    else:
+        result = explore(
+            design,
+            bounds,
+            symmetry=args.symmetry,
+            max_states=args.max_states,
+            max_seconds=args.max_seconds,
+            progress=_progress_printer(not args.json and sys.stderr.isatty()),
+        )
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
     print(
@@ -423,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )
     add_budget_arguments(check, None, DEFAULT_MAX_SECONDS)
+    add_strategy_arguments(check, whole_count)
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
 

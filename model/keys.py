@@ -38,6 +38,9 @@ INITIAL_SLOTS: Final = 256
 """Slots of each partition's table at the start (they grow as states are found)."""
 SPILL: Final = 1 << 12
 """Slots past the end of the table where probing continues instead of wrapping around."""
+SORTED_UP_TO: Final = 1 << 17
+"""One-word keys are kept in a sorted array (numpy alone) until this many are seen; then
+they move to the hash tables, whose compiled loops are only loaded for such searches."""
 
 
 @dataclass(frozen=True)
@@ -173,17 +176,46 @@ class SeenSet:
     parent wins without sorting the batch. The set is partitioned by hash into tables
     that grow one at a time (by a quarter, once `MAX_LOAD` full), so growing never holds two
     copies of the whole set; two threads insert into disjoint halves of the tables at
-    once. The probing loops are compiled (`model.probing`).
+    once. The probing loops are compiled (`model.probing`). A small search of one-word
+    keys never needs them: its keys stay in one sorted array (`SORTED_UP_TO`).
     """
 
     def __init__(self, codec: KeyCodec, threads: int = 1) -> None:
-        from model import probing
-
         self.codec = codec
         self.threads = max(1, min(threads, 2))
+        self.tables: list[np.ndarray] = []
+        self.rooms = np.zeros(0, dtype=np.int64)
+        self.count = 0
+        self.sorted: np.ndarray | None = None if codec.wide else np.zeros(0, dtype=np.int64)
+        if self.sorted is None:
+            self._make_tables()
+
+    def _make_tables(self) -> None:
+        """Empty hash tables (this loads the compiled probing loops)."""
+        from model import probing
+
         self.tables = [self._empty(INITIAL_SLOTS) for _ in range(probing.PARTS)]
         self.rooms = np.array([self._room(INITIAL_SLOTS)] * probing.PARTS, dtype=np.int64)
+
+    def _add_sorted(self, keys: Keys) -> np.ndarray:
+        """`add` on the sorted array: first occurrences of the keys it does not hold."""
+        assert self.sorted is not None
+        unique, first = first_occurrences(keys)
+        place = np.searchsorted(self.sorted, unique)
+        held = place < len(self.sorted)
+        held[held] = self.sorted[place[held]] == unique[held]
+        fresh = first[~held]
+        self.sorted = np.union1d(self.sorted, unique[~held])
+        self.count += len(fresh)
+        return fresh
+
+    def _leave_sorted(self) -> None:
+        """Move the sorted array's keys into hash tables."""
+        assert self.sorted is not None
+        held, self.sorted = self.sorted, None
+        self._make_tables()
         self.count = 0
+        self.add(held)
 
     def _empty(self, size: int) -> np.ndarray:
         """A table of free slots."""
@@ -197,15 +229,20 @@ class SeenSet:
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the tables."""
-        return sum(int(table.nbytes) for table in self.tables)
+        """Memory held by the tables (or the sorted array)."""
+        held = int(self.sorted.nbytes) if self.sorted is not None else 0
+        return held + sum(int(table.nbytes) for table in self.tables)
 
     def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""
-        from model import probing
-
         if not len(keys):
             return np.zeros(0, dtype=np.int64)
+        if self.sorted is not None:
+            if self.count + len(keys) <= SORTED_UP_TO:
+                return self._add_sorted(keys)
+            self._leave_sorted()
+        from model import probing
+
         if len(keys) >= 2**31:
             raise ValueError("a batch of keys must hold fewer than 2^31 keys")
         order, bounds = probing.partition(keys)

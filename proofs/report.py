@@ -19,6 +19,7 @@ from model.properties import BY_NAME, PROPERTIES
 from model.rules import Action
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
+from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS
 from proofs.induction import (
     DEFAULT_SPACER_TIMEOUT_MS,
@@ -36,11 +37,6 @@ UNKNOWN: Final = Status.UNKNOWN
 HOLDS: Final = Status.HOLDS
 VACUOUS: Final = Status.VACUOUS
 STATUSES: Final = (PROVED, HOLDS, VIOLATED, VACUOUS, UNKNOWN)
-
-PROVE_MAX_STATES: Final = 1_000_000
-"""State budget of the exploration a proof starts with (the web app's budget too)."""
-PROVE_MAX_SECONDS: Final = 120.0
-"""One overall deadline for a whole `prove`: exploration, induction, BMC and Spacer."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A `FencingMachine` walks one random run of a design within bounds. Its one Hypothesis
 rule, `step`, first draws *who* moves (the clock, the coordinator, a worker, the receiver,
-or a fault) with the odds of `WEIGHTS`, then which of that actor's currently enabled action
+or a fault) with the odds of `model.random_search.WEIGHTS` (the product's random search
+uses the same odds and groups), then which of that actor's currently enabled action
 instances it takes. The weights keep `Tick` and faults rarer than the other actors, which
 lets random runs reach the interleavings where a paused worker's write lands late. The
 machine only ever takes actions that `System.enabled` lists, and it records each one as a
@@ -37,41 +38,9 @@ from hypothesis.stateful import (
 
 from model.design import Bounds, Design
 from model.explorer import Exploration, explore
+from model.random_search import GROUPS, WEIGHTS, group_of, max_run_length
 from model.rules import Action, Rule
 from model.system import State, System
-
-GROUPS = ("clock", "coordinator", "worker", "receiver", "fault", "futile")
-"""Who may move next: the clock, the coordinator, a worker, the receiver, or a fault.
-
-A `futile` fault is a restart that would lose nothing (it changes no variable but its own
-restart counter, e.g. a storage restart while the mark is still 0): it only uses up the
-run's single restart before the restart can matter.
-"""
-
-WEIGHTS: Mapping[str, int] = {
-    "clock": 1,
-    "coordinator": 2,
-    "worker": 2,
-    "receiver": 2,
-    "fault": 1,
-    "futile": 0,
-}
-"""Default odds of each group when several can move: Tick and faults half as often as the
-coordinator, workers and receiver, and futile faults never (unless nothing else is enabled).
-"""
-
-FAULTS = ("StorageRestart", "CoordinatorRestart")
-
-
-def group_of(rule_: Rule, changed: Sequence[str] = ()) -> str:
-    """The group of a rule: workers `W1`, `W2`, ... are one group; restarts are faults.
-
-    `changed` names the variables the transition changes; a restart that changes only
-    restart counters is futile.
-    """
-    if rule_.action.name in FAULTS:
-        return "futile" if all(name.endswith("restarts") for name in changed) else "fault"
-    return "worker" if rule_.actor.startswith("W") else rule_.actor
 
 
 def labels(actions: Sequence[Action]) -> str:
@@ -326,15 +295,4 @@ def find_violation(machine: type[FencingMachine], budget: settings) -> Found | N
     return None
 
 
-def max_run_length(design: Design, bounds: Bounds) -> int:
-    """An upper bound on the transitions of any run, from the bounds alone.
-
-    Every run is finite: at most T ticks and the allowed restarts, and per grant (at most
-    G) one Acquire, one Release and K writes. A write takes Send and Deliver (Send, Check,
-    Apply with a non-atomic receiver), and with read-modify-write a read precedes it,
-    taking as many steps again.
-    """
-    per_request = 3 if design.receiver == "fenced-nonatomic" else 2
-    per_write = per_request * (2 if design.workload == "rmw" else 1)
-    faults = design.storage_restarts + design.coordinator_restarts
-    return bounds.horizon + faults + bounds.grants * (2 + bounds.writes * per_write)
+__all__ = ["GROUPS", "WEIGHTS", "group_of", "max_run_length"]

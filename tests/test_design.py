@@ -95,10 +95,10 @@ def test_unused_options_add_no_columns_values() -> None:
 
 def test_ghosts_equal_core_variables_in_the_core() -> None:
     """In the core gid = tok, lastg = last and grants = issued (docs/model.md#variables)."""
-    from tests.naive import naive_explore
+    from model.reference import reference_search
 
     system = System(Design(receiver="none"), Bounds(2, 2, 4, 2, 1))
-    for state in naive_explore(system.design, system.bounds).states:
+    for state in reference_search(system.design, system.bounds).distance:
         s = system.view(state)
         assert s.grants == s.issued and s.lastg == s.last
         assert all(s.gid[w] == s.tok[w] for w in (1, 2))

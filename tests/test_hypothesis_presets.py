@@ -12,7 +12,7 @@ The searches here use Hypothesis' generate phase only: the test stops at the fir
 random run that reaches the violation and does not shrink it. Shrinking these machines
 costs seconds to tens of seconds per property, which 38 searches cannot afford; the
 shrunk, labelled output is exercised by tests/test_hypothesis_core.py instead. The search
-is plain random search with the default actor odds of `tests.machines.WEIGHTS`: Tick and
+is plain random search with the default actor odds of `model.random_search.WEIGHTS`: Tick and
 faults half as likely as the coordinator, workers and receiver, and a *futile* restart
 (one that would lose nothing, e.g. a storage restart while the mark is still 0) never
 taken while anything else is enabled. That last bias is the only guidance, and it
@@ -28,6 +28,7 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from fencing.golden import read_golden
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS, PRESETS_LIST, Preset
 from model.trace import replay
@@ -47,13 +48,8 @@ HOLD_EXAMPLES = 40
 SEARCH_EXAMPLES = 1000
 """The budget within which Hypothesis must reach each reported violation."""
 
-SPEC_VERDICTS = {
-    "lease-only": {"P1": 8, "P2": 5, "P3": 8, "P4": None, "P5": None},
-    "fencing": {"P1": None, "P2": 5, "P3": None, "P4": None, "P5": None},
-    "key-version-token": {"P1": None, "P2": 5, "P3": 8, "P4": None, "P5": None},
-    "rmw-fencing-unfenced-reads": {"P1": None, "P2": 7, "P3": None, "P4": None, "P5": 12},
-}
-"""docs/model.md's reference verdicts: shortest violation, or None for "holds"."""
+GOLDEN = read_golden()["presets"]
+"""The recorded verdicts at the reference bounds (docs/golden.json)."""
 
 
 def holding(preset: Preset) -> frozenset[str]:
@@ -75,13 +71,12 @@ def violated_pairs() -> list[tuple[str, str]]:
 VIOLATED = violated_pairs()
 
 
-@pytest.mark.parametrize("name", sorted(SPEC_VERDICTS))
-def test_explorer_matches_the_spec_reference_verdicts(name: str) -> None:
-    """The verdicts the random runs are compared with agree with docs/model.md."""
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_explorer_matches_the_recorded_verdicts(name: str) -> None:
+    """The verdicts the random runs are compared with are the recorded ones."""
     verdicts = exploration_of(PRESETS[name].design, BOUNDS).verdicts
-    expected = SPEC_VERDICTS[name]
-    shown = {prop: v.shortest if (v := verdicts.get(prop)) else None for prop in expected}
-    assert shown == expected
+    shown = {p: {"status": str(v.status), "shortest": v.shortest} for p, v in verdicts.items()}
+    assert shown == GOLDEN[name]["verdicts"]
 
 
 def test_the_explorer_verdicts_are_complete() -> None:

@@ -11,9 +11,9 @@ from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESET_NAMES, PRESETS, PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
+from model.reference import reference_search
 from model.system import System
 from model.verdicts import Status
-from tests.naive import naive_explore
 
 
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
@@ -67,7 +67,7 @@ def test_grant_fences_only_loses_p2_before_any_newer_grant() -> None:
     """The grant-fences lesson: every write accepted outside its lease has no newer grant."""
     design, bounds = PRESETS["grant-fences"].design, Bounds(2, 2, 5, 3, 1)
     system = System(design, bounds)
-    for state in naive_explore(design, bounds).states:
+    for state in reference_search(design, bounds).distance:
         view = system.view(state)
         for rule in system.enabled(state):
             if rule.write_accepted(view):

@@ -13,6 +13,7 @@ import streamlit as st
 
 from model.design import Bounds, Design
 from model.explorer import Exploration, Progress, explore
+from model.random_search import RandomSearch
 from model.rules import Action
 from model.trace import Trace, replay
 from webapp.chapters import chapter_traces
@@ -52,6 +53,21 @@ def explore_cached(
         )
     finally:
         bar.empty()
+
+
+WEB_MAX_RUNS: Final = 2_000
+"""Most random runs per property one random search started from the web app may take."""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def random_search_cached(
+    design: Design, bounds: Bounds, runs: int, seed: int, max_seconds: float = WEB_MAX_SECONDS
+) -> RandomSearch:
+    """A random search once per design, bounds, runs and seed, within the web time budget."""
+    from model.random_search import random_search
+
+    with st.spinner(f"Searching at random: up to {runs:,} runs per property…"):
+        return random_search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
+from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
+from model.random_search import RandomSearch
 from model.trace import trace_to_json
-from webapp.cache import WEB_MAX_SECONDS, WEB_MAX_STATES, explore_cached, replay_cached
+from model.verdicts import PropertyVerdict, Status
+from webapp.cache import (
+    WEB_MAX_RUNS,
+    WEB_MAX_SECONDS,
+    WEB_MAX_STATES,
+    explore_cached,
+    random_search_cached,
+    replay_cached,
+)
 from webapp.captions import lesson_caption
 from webapp.design_form import (
     BOUND_HELP,
@@ -36,14 +47,29 @@ from webapp.links import (
 )
 from webapp.option_widgets import option_input
 from webapp.player import show_traces
+from webapp.style import STATUS_GLYPHS, verdict_label
 from webapp.text import escape_markdown
-from webapp.verdicts import verdict_rows, violated
+from webapp.verdicts import verdict_rows
 
 MIN_BUDGET = 1_000
 """Smallest state budget the page accepts."""
+DEFAULT_RUNS = 200
+"""Random runs per property the page offers first."""
+MAX_SEED = 2**31 - 1
+STRATEGIES = (BREADTH_FIRST, RANDOM)
+"""The page's search strategies (the reference search is for the command line)."""
 
-FORM_KEYS = (*(o.name for o in OPTION_FIELDS), *BOUND_LIMITS, "budget", "preset_choice")
-"""Session keys of the form's widgets."""
+SEARCH_KEYS = ("strategy", "runs", "seed")
+"""Session keys (and link parameters) of the search strategy's widgets."""
+FORM_KEYS = (
+    *(o.name for o in OPTION_FIELDS),
+    *BOUND_LIMITS,
+    "budget",
+    "preset_choice",
+    "strategy",
+)
+"""Session keys of the form's widgets that every run shows (runs and seed only show for a
+random search, and lose their session value while hidden)."""
 
 RESULT_PARAMS = ("run", "cex", "step")
 """URL parameters that belong to one set of results, dropped when the form changes."""
@@ -75,11 +101,28 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     return design, bounds, budget, problems
 
 
+def _search_from_url(problems: list[str]) -> dict[str, Any]:
+    """The strategy, runs and seed a link asks for (bad values reported, defaults kept)."""
+    search: dict[str, Any] = {"strategy": BREADTH_FIRST, "runs": DEFAULT_RUNS, "seed": 0}
+    if st.query_params.get("strategy") == RANDOM:
+        search["strategy"] = RANDOM
+    elif "strategy" in st.query_params:
+        problems.append(f"strategy in the link must be one of {', '.join(STRATEGIES)}")
+    for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
+        if (text := st.query_params.get(key)) is not None:
+            try:
+                search[key] = whole_number(text[:20], key, 1 if key == "runs" else 0, high)
+            except LinkError as error:
+                problems.append(str(error))
+    return search
+
+
 def _fill_form_from_url() -> None:
-    """On a fresh page, put the link's design, bounds and budget into the widgets."""
+    """On a fresh page, put the link's design, bounds, budget and search into the widgets."""
     if all(key in st.session_state for key in FORM_KEYS):
         return
     design, bounds, budget, problems = _url_state()
+    st.session_state.update(_search_from_url(problems))
     for key, value in values_of(design).items():
         st.session_state[key] = value
     for name in BOUND_LIMITS:
@@ -90,12 +133,14 @@ def _fill_form_from_url() -> None:
         st.error(f"This link was partly not understood: {escape_markdown(problem)}")
 
 
-def _write_url(design: Design, bounds: Bounds, budget: int) -> None:
+def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, Any]) -> None:
     """Keep the whole form in the URL, plus the results parameters that still apply."""
     kept = {key: st.query_params[key] for key in RESULT_PARAMS if key in st.query_params}
     params = {**design_params(design), **bounds_params(bounds)}
     if budget != WEB_MAX_STATES:
         params["budget"] = str(budget)
+    if search.get("strategy") == RANDOM:
+        params.update({key: str(search[key]) for key in SEARCH_KEYS})
     if dict(st.query_params) != {**params, **kept}:
         st.query_params.from_dict({**params, **kept})
 
@@ -162,7 +207,42 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
             help="The explorer stops after this many states (or after "
             f"{WEB_MAX_SECONDS:.0f} s) and reports what it found so far.",
         )
+        _strategy_inputs(sizes)
     return options, sizes
+
+
+def _strategy_inputs(sizes: dict[str, Any]) -> None:
+    """The search strategy, and for a random search its runs per property and seed."""
+    st.session_state.setdefault("runs", DEFAULT_RUNS)
+    st.session_state.setdefault("seed", 0)
+    sizes["strategy"] = st.radio(
+        "Strategy",
+        STRATEGIES,
+        key="strategy",
+        horizontal=True,
+        on_change=_results_stale,
+        help="Breadth-first checks every reachable state and finds shortest runs; random "
+        "tries random runs (for bounds too large to search), shrinks each violating run "
+        "it finds, and never says that a property holds.",
+    )
+    if sizes["strategy"] == RANDOM:
+        sizes["runs"] = st.number_input(
+            f"Random runs per property (1..{WEB_MAX_RUNS:,})",
+            min_value=1,
+            max_value=WEB_MAX_RUNS,
+            step=100,
+            key="runs",
+            on_change=_results_stale,
+        )
+        sizes["seed"] = st.number_input(
+            f"Seed (0..{MAX_SEED:,})",
+            min_value=0,
+            max_value=MAX_SEED,
+            step=1,
+            key="seed",
+            on_change=_results_stale,
+            help="The same seed repeats the same search.",
+        )
 
 
 def _summary(exploration: Exploration) -> None:
@@ -182,9 +262,42 @@ def _summary(exploration: Exploration) -> None:
     st.dataframe(rows, hide_index=True)
 
 
-def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -> None:
+def random_rows(found: RandomSearch) -> list[dict[str, str]]:
+    """The verdict table of a random search: violated with the run's length, or unknown
+    with the runs and steps tried (a random search never says holds)."""
+    row = {"design": "this design"}
+    for name, verdict in found.verdicts.items():
+        tried = found.tried[name]
+        row[name] = (
+            verdict_label(Status.VIOLATED, verdict.shortest)
+            if verdict.violated
+            else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
+        )
+    row["states"] = f"{found.states:,}"
+    row["complete"] = f"no ({found.stopped_by or 'a random search never shows a property holds'})"
+    return [row]
+
+
+def _random_summary(found: RandomSearch) -> None:
+    """Runs, steps and states of a random search, and its verdict table."""
+    if found.stopped_by:
+        st.warning(f"The random search stopped early ({found.stopped_by}).")
+    cols = st.columns(4)
+    cols[0].metric("runs", f"{sum(t.runs for t in found.tried.values()):,}")
+    cols[1].metric("steps", f"{found.steps:,}")
+    cols[2].metric("distinct states met", f"{found.states:,}")
+    cols[3].metric("seconds", f"{found.seconds:.2f}")
+    st.dataframe(random_rows(found), hide_index=True)
+
+
+def _counterexamples(
+    design: Design,
+    bounds: Bounds,
+    verdicts: Mapping[str, PropertyVerdict],
+    kind: str = "Shortest",
+) -> None:
     """A chooser of violated properties and the chosen counterexample on the timeline."""
-    names = violated(exploration)
+    names = tuple(name for name, verdict in verdicts.items() if verdict.violated)
     if not names:
         st.success("No property is violated in the explored runs.")
         return
@@ -192,7 +305,7 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
     chosen = st.radio(
         "Violated property",
         list(names),
-        format_func=lambda n: f"{n}, {BY_NAME[n].title} ({exploration.verdicts[n].shortest} steps)",
+        format_func=lambda n: f"{n}, {BY_NAME[n].title} ({verdicts[n].shortest} steps)",
         key="cex",
         horizontal=True,
         index=list(names).index(st.query_params["cex"])
@@ -203,8 +316,8 @@ def _counterexamples(design: Design, bounds: Bounds, exploration: Exploration) -
     name = chosen if chosen in names else names[0]
     if st.query_params.get("cex") != name:
         st.query_params["cex"] = name
-    verdict = exploration.verdicts[name]
-    trace = replay_cached(design, bounds, verdict.actions or (), f"Shortest {name} counterexample")
+    verdict = verdicts[name]
+    trace = replay_cached(design, bounds, verdict.actions or (), f"{kind} {name} counterexample")
     step = trace.first_violation(name)
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
@@ -246,12 +359,18 @@ def render_explore() -> None:
     except DesignError as error:
         st.error(f"This design is not valid: {escape_markdown(str(error))}")
         return
-    _write_url(design, bounds, budget)
+    _write_url(design, bounds, budget, sizes)
     preset = matching_preset(design)
     label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
     st.markdown(f"This is {label} at {bounds.in_words()}.")
     caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
+    if sizes.get("strategy") == RANDOM:
+        if preset:
+            lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, None)
+            caption.caption(f"Mirrors {PRESETS[preset].mirrors}. {lesson}")
+        _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]))
+        return
     exploration = None
     if st.query_params.get("run") == "1":
         with heavy_work("the exploration") as admitted:
@@ -269,4 +388,20 @@ def render_explore() -> None:
     if exploration is None:
         return
     _summary(exploration)
-    _counterexamples(design, bounds, exploration)
+    _counterexamples(design, bounds, exploration.verdicts)
+
+
+def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> None:
+    """Run the random search when asked, then show its table and the runs it found."""
+    if st.query_params.get("run") != "1":
+        return
+    with heavy_work("the random search") as admitted:
+        if not admitted:
+            return
+        try:
+            found = random_search_cached(design, bounds, runs, seed)
+        except DesignError as error:
+            st.error(f"These bounds cannot be searched: {escape_markdown(str(error))}")
+            return
+    _random_summary(found)
+    _counterexamples(design, bounds, found.verdicts, kind="Random")

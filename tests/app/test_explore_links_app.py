@@ -26,7 +26,7 @@ def explore_page(**params: str) -> AppTest:
 def seen(at: AppTest) -> tuple[object, ...]:
     """What a reader sees: the metrics, the verdict table and the chosen counterexample."""
     table = at.dataframe[0].value.to_dict("records") if at.dataframe else []
-    radio = at.radio(key="cex").value if at.get("radio") else None
+    radio = next((r.value for r in at.radio if r.key == "cex"), None)
     return ([m.value for m in at.metric[:3]], table, radio)
 
 

@@ -1,0 +1,177 @@
+"""`fencing check --strategy`: breadth-first (the explorer), reference, or random.
+
+The reference search (`model.reference`) is the plain statement of what the explorer
+computes, for cross-checks at small bounds; it reports like the explorer. The random
+search's JSON has the shape of a breadth-first `check --json` (a property's `status` is
+`violated` or `unknown`, never `holds`), with the runs and steps tried per property. The
+random search itself (and Hypothesis) is only imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from model.properties import BY_NAME
+from model.random_search import DEFAULT_RUNS
+from model.trace import replay, trace_to_dict
+
+if TYPE_CHECKING:
+    from model.design import Bounds, Design
+    from model.explorer import Exploration
+    from model.random_search import RandomSearch
+
+BREADTH_FIRST: Final = "breadth-first"
+REFERENCE: Final = "reference"
+RANDOM: Final = "random"
+STRATEGIES: Final = (BREADTH_FIRST, REFERENCE, RANDOM)
+REFERENCE_MAX_STATES: Final = 1_000_000
+"""The reference search keeps Python tuples (hundreds of bytes a state): its state budget."""
+MAX_SEED: Final = 2**64 - 1
+RANDOM_ONLY: Final = ("runs", "seed", "max_steps")
+
+
+def seed_number(text: str) -> int:
+    """A whole number from 0 to 2^64 - 1 (argparse type)."""
+    digits = text.strip().replace("_", "")
+    if not digits.isdigit() or len(digits) > 20 or int(digits) > MAX_SEED:
+        shown = repr(text[:30])
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, not {shown}")
+    return int(digits)
+
+
+def add_strategy_arguments(parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
+    """`--strategy` and the random search's budgets (`count` validates a whole count)."""
+    group = parser.add_argument_group("strategy")
+    group.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default=BREADTH_FIRST,
+        help="breadth-first: every reachable state, shortest counterexamples (default); "
+        "reference: the same results by a plain, slow search, for cross-checks "
+        f"(at most {REFERENCE_MAX_STATES:,} states); "
+        "random: random runs driven by Hypothesis, for bounds beyond exhaustive reach "
+        "(it finds violations, shrunk, and never says a property holds)",
+    )
+    group.add_argument(
+        "--runs",
+        type=count,
+        metavar="N",
+        help=f"random: runs per property before giving up on it (default {DEFAULT_RUNS:,})",
+    )
+    group.add_argument("--seed", type=seed_number, metavar="S", help="random: the seed (default 0)")
+    group.add_argument(
+        "--max-steps",
+        type=count,
+        metavar="N",
+        help="random: steps per run at most (default: as many as any run can take)",
+    )
+
+
+def strategy_problem(args: argparse.Namespace) -> str | None:
+    """Why the strategy flags given do not go together, or None."""
+    if args.strategy != BREADTH_FIRST and args.symmetry:
+        return "--symmetry applies to the breadth-first search only"
+    if args.strategy == RANDOM:
+        return None
+    given = [f"--{name.replace('_', '-')}" for name in RANDOM_ONLY if getattr(args, name)]
+    if given:
+        return f"{', '.join(given)} applies to --strategy random only"
+    return None
+
+
+def reference_exploration(args: argparse.Namespace, design: Design, bounds: Bounds) -> Exploration:
+    """`fencing check --strategy reference`: the plain search, within the run's budgets."""
+    from model.reference import reference_search
+
+    found = reference_search(
+        design,
+        bounds,
+        max_states=min(args.max_states, REFERENCE_MAX_STATES),
+        max_seconds=args.max_seconds,
+    )
+    return found.as_exploration()
+
+
+def random_to_dict(result: RandomSearch) -> dict[str, Any]:
+    """The JSON of a random search, in the shape of `fencing check --json`."""
+    properties = {}
+    for name, verdict in result.verdicts.items():
+        trace = replay(result.design, result.bounds, verdict.actions) if verdict.actions else None
+        tried = result.tried[name]
+        properties[name] = {
+            **verdict.to_dict(),
+            "trace": trace_to_dict(trace)["steps"] if trace else None,
+            "runs": tried.runs,
+            "steps": tried.steps,
+        }
+    return {
+        "strategy": RANDOM,
+        "complete": False,
+        "stopped_by": result.stopped_by or "a random search never shows that a property holds",
+        "states": result.states,
+        "transitions": result.steps,
+        "depth": result.longest,
+        "symmetry": False,
+        "seconds": round(result.seconds, 4),
+        "seed": result.seed,
+        "runs": result.runs,
+        "max_steps": result.max_steps,
+        "design": result.design.to_dict(),
+        "bounds": result.bounds.to_dict(),
+        "properties": properties,
+    }
+
+
+def unknown_words(runs: int, steps: int) -> str:
+    """What an unviolated property's cell says after a random search."""
+    return f"unknown (random search: {runs:,} runs, {steps:,} steps)"
+
+
+def format_random(result: RandomSearch) -> str:
+    """Human report: the budget and totals, a verdict per property, the runs found."""
+    from fencing.cli import format_trace
+
+    cut = f" ({result.stopped_by})" if result.stopped_by else ""
+    lines = [
+        f"Design: {result.design.label()}",
+        f"Bounds: {result.bounds.short()}",
+        f"Random search, seed {result.seed}: up to {result.runs:,} runs per property of at "
+        f"most {result.max_steps:,} steps; {result.steps:,} steps taken, "
+        f"{result.states:,} distinct states met, in {result.seconds:.2f} s{cut}",
+        "",
+    ]
+    for name, verdict in result.verdicts.items():
+        title = f"{name} {BY_NAME[name].title}"
+        tried = result.tried[name]
+        status = (
+            f"VIOLATED (a run of {verdict.shortest} steps)"
+            if verdict.violated
+            else unknown_words(tried.runs, tried.steps)
+        )
+        lines.append(f"  {title:<32} {status}")
+    for name, verdict in result.verdicts.items():
+        if verdict.actions:
+            lines += ["", f"A run violating {name} (found at random and shrunk):"]
+            lines += format_trace(replay(result.design, result.bounds, verdict.actions))
+    return "\n".join(lines)
+
+
+def run_random_check(args: argparse.Namespace) -> int:
+    """`fencing check --strategy random`: search the design at random and report."""
+    from fencing.cli import bounds_from_args, design_from_args
+    from model.random_search import random_search
+
+    design, bounds = design_from_args(args), bounds_from_args(args)
+    result = random_search(
+        design,
+        bounds,
+        runs=args.runs or DEFAULT_RUNS,
+        max_steps=args.max_steps,
+        max_seconds=args.max_seconds,
+        seed=args.seed or 0,
+    )
+    print(json.dumps(random_to_dict(result), indent=2) if args.json else format_random(result))
+    return 0
