@@ -1,0 +1,76 @@
+"""AppTest: the Exercises page keeps the set, the exercise and the student in its link, opens
+on a teachers' folder's set, keeps progress across a reload, and offers the format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.helpers import all_text
+from webapp import set_checks
+from webapp.exercise_schema import FOLDER_ENV, TEMPLATE_SET
+
+PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "exercises.py")
+
+
+def run(**params: str) -> AppTest:
+    """The page with query parameters, failing on any exception."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def settled(at: AppTest) -> AppTest:
+    """The page again once the background checks of the sets are done."""
+    assert set_checks.CHECKER.idle(timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_link_opens_the_set_and_the_exercise_and_follows_the_menu() -> None:
+    at = run(set="default", exercise="lease-break-p2")
+    assert at.selectbox(key="ex-choice").value == "lease-break-p2"
+    assert at.query_params["set"] == "default" and at.query_params["exercise"] == "lease-break-p2"
+    at.selectbox(key="ex-choice").set_value("lease-fix-p1").run()
+    assert at.query_params["exercise"] == "lease-fix-p1"
+    assert run(exercise="no-such-exercise").selectbox(key="ex-choice").value == "lease-predict"
+
+
+def test_progress_survives_a_reload_under_the_student_link() -> None:
+    at = run()
+    token = str(at.query_params["student"])
+    at.checkbox(key="ex-lease-predict-P1").check().run()
+    at.button(key="ex-lease-predict-check").click().run()
+    assert "Not quite" in all_text(at)
+    again = run(student=token, set="default", exercise="lease-predict")  # F5
+    text = all_text(again)
+    assert "Not quite" in text and "Hint 1" in text
+    assert again.dataframe[0].value["attempts"].iloc[0] == 1
+    other = run()  # another student's fresh link
+    assert other.query_params["student"] != token
+    assert "Not quite" not in all_text(other)
+
+
+def test_a_teachers_folder_set_opens_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "week1.toml").write_bytes(TEMPLATE_SET.read_bytes())
+    monkeypatch.setenv(FOLDER_ENV, str(tmp_path))
+    at = settled(run())
+    assert at.selectbox(key="ex-set").value == "Folder: week1.toml"
+    assert at.query_params["set"] == "week1.toml"
+    assert "My class on fencing tokens" in all_text(at)
+    assert settled(run(set="default")).selectbox(key="ex-set").value == "The default set"
+
+
+def test_the_page_offers_the_template_and_the_default_set() -> None:
+    at = run()
+    template = TEMPLATE_SET.read_text(encoding="utf-8").strip()
+    assert template in [str(c.value).strip() for c in at.code]
+    assert "fencing exercises check" in all_text(at)
