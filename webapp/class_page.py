@@ -244,8 +244,22 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
         st.error(escape_markdown(str(error)))
         return
     counts = exercise_counts(view, [e.id for e in exercise_set.exercises])
-    total = len(view.members)
-    st.metric("Students joined", total)
+    titles = {e.id: e.title for e in exercise_set.exercises}
+    chosen = st.selectbox(
+        "Look at one exercise",
+        list(titles),
+        format_func=lambda i: titles[i],
+        key="class-exercise",
+    )
+    exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    row = next(c for c in counts if c.exercise_id == exercise.id)
+    figures = st.columns(4)
+    figures[0].metric("Students joined", len(view.members))
+    figures[1].metric("Tried this exercise", row.tried)
+    figures[2].metric("Solved it", row.solved)
+    figures[3].metric("Answers given", row.answers)
+    _exercise_detail(view, exercise)
+    st.markdown("**Every exercise**")
     st.dataframe(
         [
             {
@@ -261,15 +275,6 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
         hide_index=True,
         width="stretch",
     )
-    titles = {e.id: e.title for e in exercise_set.exercises}
-    chosen = st.selectbox(
-        "Look at one exercise",
-        list(titles),
-        format_func=lambda i: titles[i],
-        key="class-exercise",
-    )
-    exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
-    _exercise_detail(view, exercise)
     st.markdown("**Students**")
     _students_table(view, exercise_set)
     st.download_button(
@@ -292,13 +297,10 @@ def _dashboard(class_id: str, key: str) -> None:
     info = view.info
     st.subheader(escape_markdown(info.title))
     links = class_links(str(st.context.url or ""), info.id, key)
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**For the students** (share it):")
-        st.code(links.students, language=None)
-    with right:
-        st.markdown("**For you only** (it holds the class's key; keep it to come back):")
-        st.code(links.teacher, language=None)
+    st.markdown("**For the students** (share it):")
+    st.code(links.students, language=None)
+    st.markdown("**For you only** (it holds the class's key; keep it to come back):")
+    st.code(links.teacher, language=None)
     ends = datetime.fromtimestamp(info.expires, UTC).strftime("%Y-%m-%d %H:%M UTC")
     st.caption(
         f"Set: {escape_markdown(info.set_name)}. The class ends at {escape_markdown(ends)}, "

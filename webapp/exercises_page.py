@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -587,7 +588,7 @@ def _join(info: ClassInfo) -> None:
         st.rerun()
 
 
-def _class_book() -> tuple[Book, Member] | None:
+def _class_book() -> tuple[Book, Member, ClassInfo] | None:
     """In a class link: the class's set and the student's book (None: joining, or why not)."""
     class_id = str(st.query_params.get(CLASS_PARAM, ""))
     try:
@@ -603,7 +604,7 @@ def _class_book() -> tuple[Book, Member] | None:
     exercise_set = _class_set(info)
     if exercise_set is None:
         return None
-    return Book(exercise_set, member.token, info.id), member
+    return Book(exercise_set, member.token, info.id), member, info
 
 
 def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
@@ -630,6 +631,12 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
     return exercise
 
 
+def share_link(params: dict[str, str]) -> str:
+    """This page's link for someone else: the set and the exercise, never the student's code."""
+    kept = {k: v for k, v in params.items() if k in (SET_PARAM, EXERCISE_PARAM)}
+    return "/exercises?" + urlencode(kept)
+
+
 def render_exercises() -> None:
     """The whole page."""
     st.title("Exercises")
@@ -642,10 +649,10 @@ def render_exercises() -> None:
         found = _class_book()
         if found is None:
             return
-        book, member = found
+        book, member, info = found
         student = member.nickname
         who = f" as {escape_markdown(member.nickname)}" if member.nickname else ""
-        st.info(f"You are in the class {escape_markdown(book.exercise_set.title)}{who}.")
+        st.info(f"You are in the class **{escape_markdown(info.title)}**{who}.")
     else:
         token = _solo_token()
         exercise_set = _choose_set()
@@ -659,6 +666,12 @@ def render_exercises() -> None:
     if exercise_set.description:
         st.markdown(safe_markdown(exercise_set.description))
     exercise = _choose_exercise(exercise_set, progress)
+    if not book.class_id and SET_PARAM in st.query_params:
+        st.caption(
+            "To send this exercise to someone, share this path on this server (your own "
+            "link also holds your answers' code):"
+        )
+        st.code(share_link(st.query_params.to_dict()), language=None)
     st.subheader(safe_markdown(exercise.title))
     _describe(exercise)
     {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](book, exercise)

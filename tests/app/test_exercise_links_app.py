@@ -39,6 +39,7 @@ def test_a_link_opens_the_set_and_the_exercise_and_follows_the_menu() -> None:
     assert at.query_params["set"] == "default" and at.query_params["exercise"] == "lease-break-p2"
     at.selectbox(key="ex-choice").set_value("lease-fix-p1").run()
     assert at.query_params["exercise"] == "lease-fix-p1"
+    assert "/exercises?set=default&exercise=lease-fix-p1" in [str(c.value) for c in at.code]
     assert run(exercise="no-such-exercise").selectbox(key="ex-choice").value == "lease-predict"
 
 
