@@ -232,6 +232,7 @@ class ClassStore:
         self._idle: list[sqlite3.Connection] = []
         self._opened: list[sqlite3.Connection] = []
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._writing = threading.Lock()
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         os.close(fd)
         with self._connected() as db:
@@ -272,8 +273,11 @@ class ClassStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken at once (`BEGIN IMMEDIATE`), committed or undone."""
-        with self._connected() as connection:
+        """One write transaction, taken at once (`BEGIN IMMEDIATE`), committed or undone.
+
+        The server's own writers queue on a lock (SQLite's busy handler would make them
+        sleep and retry); the busy timeout is left for another process on the same file."""
+        with self._writing, self._connected() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
