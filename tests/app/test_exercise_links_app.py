@@ -75,3 +75,34 @@ def test_the_page_offers_the_template_and_the_default_set() -> None:
     template = TEMPLATE_SET.read_text(encoding="utf-8").strip()
     assert template in [str(c.value).strip() for c in at.code]
     assert "fencing exercises check" in all_text(at)
+
+
+PHISHING = "[Log in again](https://evil.example)"
+BEACON = "![x](http://127.0.0.1:9/t.png)"
+
+
+@pytest.mark.parametrize(
+    "page, params",
+    [
+        ("exercises.py", {"set": PHISHING, "exercise": BEACON, "student": PHISHING}),
+        ("exercises.py", {"student": "x" * 5000, "exercise": "lease-fix-p1"}),
+        ("exercises.py", {"class": PHISHING, "student": BEACON}),
+        ("class_page.py", {"class": PHISHING, "key": BEACON}),
+        ("class_page.py", {"class": "a" * 12, "key": "b" * 5000}),
+    ],
+)
+def test_hostile_links_are_answered_in_words(
+    page: str, params: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FENCING_LAB_CLASSES", str(tmp_path / "classes"))
+    at = AppTest.from_file(str(Path(PAGE).parent / page), default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    kinds = ("error", "warning", "info", "success", "markdown", "caption", "code")
+    text = "\n".join(str(e.value) for kind in kinds for e in getattr(at, kind))
+    assert "](http" not in text, text
+    if page == "exercises.py" and "class" not in params:  # a fresh code replaces a bad one
+        assert str(at.query_params["student"]).isascii()
+        assert at.query_params["student"] != params.get("student")
