@@ -9,6 +9,7 @@ import pytest
 
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
+from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
 from webapp import exercises
@@ -168,7 +169,7 @@ def test_predict_is_graded_by_the_explorer() -> None:
     found = verdicts(exercise.design, exercise.bounds)
     assert check_predict(exercise, ["P1", "P3", "P4", "P5"], found).correct
     wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5"], found)
-    assert not wrong.correct and "1 of the five" in wrong.message
+    assert not wrong.correct and f"1 of the {len(PROPERTY_NAMES)} properties is" in wrong.message
 
 
 def test_break_replays_the_run() -> None:

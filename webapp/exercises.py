@@ -2,7 +2,7 @@
 
 Three kinds of exercise:
 
-- *predict*: which of P1..P5 does this design keep? Checked against the explorer.
+- *predict*: which properties does this design keep? Checked against the explorer.
 - *break*: reach a violation of a property within N steps; the run is replayed to check it.
 - *fix*: change some options so a broken design keeps a property without losing the ones
   it kept; the chosen design is explored.
@@ -561,7 +561,7 @@ class _Validator:
             return None
 
     def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
-        """The property of a break or fix exercise, one of P1..P5."""
+        """The property of a break or fix exercise, one of `PROPERTY_NAMES`."""
         value = entry.get("property")
         if value is None:
             return ""  # reported with the other missing fields
@@ -833,8 +833,9 @@ def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) ->
     wrong = len(picked ^ truth)
     return Feedback(
         False,
-        f"Not quite: {wrong} of the five properties {'is' if wrong == 1 else 'are'} "
-        "misjudged. Picture the runs the scheduler could choose, and try again.",
+        f"Not quite: {wrong} of the {len(PROPERTY_NAMES)} properties "
+        f"{'is' if wrong == 1 else 'are'} misjudged. Picture the runs the scheduler could "
+        "choose, and try again.",
     )
 
 

@@ -327,7 +327,7 @@ def _describe(exercise: Exercise) -> None:
 
 
 def _predict(book: Book, exercise: Exercise) -> None:
-    """Checkboxes for P1..P5 and a check button graded by the explorer."""
+    """A checkbox per property and a check button graded by the explorer."""
     st.markdown("**Which properties does this design keep?** Tick every one that holds.")
     for name in PROPERTY_NAMES:
         st.checkbox(
