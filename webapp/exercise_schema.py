@@ -175,7 +175,9 @@ EXERCISE_FIELDS: Final = (
         "exercise",
         ("fix",),
         (),
-        "a list of option names (options below, all but `offsets`)",
+        "a list of option names (options below"
+        + "".join(f", not `{o.name}`" for o in OPTIONS if o.kind is Kind.OFFSETS)
+        + ")",
         "The options the student may change.",
         _list(DEFAULT_FIX_OPTIONS),
     ),
@@ -266,6 +268,11 @@ def reference_markdown() -> str:
         "starting the app: its sets are offered to everyone, and the first one (by file "
         "name) opens by default;",
         "- choose it when creating a class on the **Class** page.",
+        "",
+        "A link keeps the set and the exercise: `/exercises?set=default&exercise=ID` opens "
+        "an exercise of the default set, `set=FILE.toml` one of the folder's sets. A "
+        "student's answers are kept on the server under the `student` code the page adds "
+        "to its link, or, in a class, in the class's database.",
         "",
         "Check a file before class with `fencing exercises check FILE`: it makes exactly the "
         "page's checks (every field, then whether each exercise can be solved), prints every "
