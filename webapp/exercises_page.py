@@ -7,6 +7,7 @@ token, so a reload or a shared link opens the same place with the same progress.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -152,7 +153,7 @@ class Book:
                 st.session_state["ex-class-error"] = str(error)
             return
         kept = Answer(
-            self.token, exercise.id, answer, None, feedback.correct, feedback.message, 0.0
+            self.token, exercise.id, answer, None, feedback.correct, feedback.message, time.time()
         )
         SOLO.add(self.token, self.set_key, kept)
 

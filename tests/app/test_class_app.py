@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import all_text
 from webapp import class_store
+from webapp.class_page import class_links
 from webapp.class_store import shared_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,3 +132,12 @@ def test_a_link_to_a_class_that_does_not_exist_says_so() -> None:
     assert "This class cannot be opened: there is no such class" in all_text(at)
     at = run(EXERCISES_PAGE, **{"class": "../x"})
     assert "not complete" in all_text(at)
+
+
+def test_the_links_follow_the_server_the_teacher_uses() -> None:
+    links = class_links("http://10.0.0.5:8501/class?x=1", "abcdefgh1234", "k" * 32)
+    assert links.students == "http://10.0.0.5:8501/exercises?class=abcdefgh1234"
+    assert links.teacher == f"http://10.0.0.5:8501/class?class=abcdefgh1234&key={'k' * 32}"
+    behind = class_links("https://school.example/fencing/class", "abcdefgh1234", "key")
+    assert behind.students == "https://school.example/fencing/exercises?class=abcdefgh1234"
+    assert class_links("", "abcdefgh1234", "key").students == "/exercises?class=abcdefgh1234"
