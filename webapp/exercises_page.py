@@ -235,7 +235,7 @@ def _folder_choices() -> dict[str, Checked | None]:
 
 
 def _remember_choice() -> None:
-    """Keep the chosen set across pages of the session and in the link."""
+    """Keep the chosen set across pages of this visit and in the link."""
     choice = st.session_state.get("ex-set", DEFAULT_CHOICE)
     st.session_state[CHOICE_KEY] = choice
     link = set_link(choice)
@@ -257,7 +257,7 @@ def set_link(choice: str) -> str:
 
 
 def first_choice(names: Sequence[str], linked: str | None, remembered: str | None) -> str:
-    """The set the page opens on: the link's, else the one chosen earlier in the session,
+    """The set the page opens on: the link's, else the one chosen earlier in this visit,
     else the teachers' folder's first set (when there is one), else the default set."""
     by_link = {set_link(name): name for name in names if set_link(name)}
     if linked in by_link:
