@@ -147,6 +147,11 @@ def test_limits_of_classes_students_answers_and_text(
     with pytest.raises(ClassError, match="3 answers"):
         store.answer(made.info.id, ada.token, "e", "a", False, "m")
     assert len(store.answers_of(made.info.id, ada.token)) == 3
+    monkeypatch.setattr(class_store, "MAX_ANSWERS_PER_CLASS", 4)
+    second = store.view(made.info.id, made.key).members[1]  # the other student
+    store.answer(made.info.id, second.token, "e", "a", False, "m")
+    with pytest.raises(ClassError, match="this class has 4 answers"):
+        store.answer(made.info.id, second.token, "e", "a", False, "m")
 
 
 def test_a_class_expires_and_is_deleted(tmp_path: Path) -> None:

@@ -45,15 +45,18 @@ DEFAULT_HOURS: Final = 24
 MAX_HOURS: Final = 7 * 24
 DATABASE_NAME: Final = "classes.sqlite3"
 
-MAX_CLASSES: Final = 200
+MAX_CLASSES: Final = 50
 """Most classes alive at once on one server."""
 MAX_STUDENTS: Final = 100
 """Most students in one class."""
 MAX_ANSWERS_PER_STUDENT: Final = 500
 """Most answers one student may give in one class."""
+MAX_ANSWERS_PER_CLASS: Final = 20_000
+"""Most answers kept for one class (with `MAX_CLASSES`, the database stays under a few
+hundred megabytes whatever the students do)."""
 MAX_TITLE_CHARS: Final = 120
 MAX_NICKNAME_CHARS: Final = 40
-MAX_ANSWER_CHARS: Final = 500
+MAX_ANSWER_CHARS: Final = 300
 MAX_MESSAGE_CHARS: Final = 800
 MAX_EXERCISE_ID_CHARS: Final = 40
 MAX_SET_TEXT_BYTES: Final = 100_000
@@ -419,6 +422,13 @@ class ClassStore:
                 is None
             ):
                 raise ClassError("this student is not in this class: join from the class link")
+            (in_class,) = db.execute(
+                "SELECT COUNT(*) FROM answers WHERE class_id = ?", (class_id,)
+            ).fetchone()
+            if in_class >= MAX_ANSWERS_PER_CLASS:
+                raise ClassError(
+                    f"this class has {MAX_ANSWERS_PER_CLASS:,} answers, the most that are kept"
+                )
             (count,) = db.execute(
                 "SELECT COUNT(*) FROM answers WHERE class_id = ? AND token = ?", (class_id, token)
             ).fetchone()
