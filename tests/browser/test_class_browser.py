@@ -105,3 +105,30 @@ def test_a_teacher_and_two_students(app_url: str, contexts: list[Any]) -> None:
     assert stranger.get_by_test_id("stMetricValue").count() == 0
     for console in (teacher_console, ada_console, bob_console, stranger_console):
         assert console.errors == []
+
+
+def test_a_reload_keeps_the_set_the_exercise_and_the_answers(
+    app_url: str, page: tuple[Any, ConsoleLog]
+) -> None:
+    tab, _ = page
+    tab.goto(f"{app_url}/exercises?set=default&exercise=fencing-predict")
+    tab.get_by_text("5. What does fencing keep?").first.wait_for(timeout=WAIT_MS)
+    wait_idle(tab)
+    tab.get_by_test_id("stCheckbox").filter(has_text="P2,").click()
+    wait_idle(tab)
+    tab.get_by_role("button", name="Check my prediction").click()
+    tab.get_by_text("Not quite").first.wait_for(timeout=WAIT_MS)
+    wait_idle(tab)
+    url = tab.url
+    assert "set=default" in url and "exercise=fencing-predict" in url and "student=" in url
+    tab.reload()  # F5
+    tab.get_by_text("5. What does fencing keep?").first.wait_for(timeout=WAIT_MS)
+    tab.get_by_text("Not quite").first.wait_for(timeout=WAIT_MS)
+    tab.get_by_text("Hint 1").first.wait_for(timeout=WAIT_MS)
+    assert tab.url == url
+    tab.get_by_text("Write your own set").click()
+    tab.get_by_role("button", name="Download the template (one exercise of each kind)").wait_for(
+        timeout=WAIT_MS
+    )
+    wait_idle(tab)
+    screenshot(tab, "exercises-after-reload")
