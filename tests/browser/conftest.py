@@ -116,6 +116,7 @@ def app_url(chromium_path: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+        shutil.rmtree(classes, ignore_errors=True)
 
 
 @dataclass
