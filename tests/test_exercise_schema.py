@@ -87,3 +87,14 @@ def test_a_missing_design_and_a_missing_property_are_named() -> None:
     assert any("`preset` or `design` is missing" in t for t in found), found
     assert any("`property` is missing: fix exercises need it" in t for t in found), found
     assert all(t.startswith("line 3: exercise 1") for t in found), found
+
+
+def test_values_the_model_refuses_are_shown_as_the_file_writes_them() -> None:
+    text = (
+        'title = "x"\n\n[[exercise]]\nid = "a"\nkind = "predict"\ntitle = "t"\nprompt = "p"\n'
+        'design = { receiver = true }\nbounds = { workers = "two" }\n'
+    )
+    found = problems(text)
+    assert any("receiver = true is not known" in t for t in found), found
+    assert any('not "two"' in t for t in found), found
+    assert all("True" not in t and "'two'" not in t for t in found), found

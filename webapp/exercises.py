@@ -539,7 +539,8 @@ class _Validator:
             design = Design.from_dict(table)
         except DesignError as error:
             bad = _named_field(str(error), table)
-            self.problem(index, f"design.{bad}" if bad else "design", str(error), ex_id)
+            message = _as_written(str(error), table.get(bad)) if bad else str(error)
+            self.problem(index, f"design.{bad}" if bad else "design", message, ex_id)
             return None, ""
         return design, design.label()
 
@@ -557,7 +558,8 @@ class _Validator:
             return Bounds.from_dict({**REFERENCE_BOUNDS.to_dict(), **table})
         except DesignError as error:
             bad = _named_field(str(error), table)
-            self.problem(index, f"bounds.{bad}" if bad else "bounds", str(error), ex_id)
+            message = _as_written(str(error), table.get(bad)) if bad else str(error)
+            self.problem(index, f"bounds.{bad}" if bad else "bounds", message, ex_id)
             return None
 
     def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
@@ -631,6 +633,15 @@ def _shown(value: object) -> str:
         text = str(value)
         return text if len(text) <= 20 else "a very long number"
     return _kind(value)
+
+
+def _as_written(message: str, value: object) -> str:
+    """A model's message about a value, with the value as the set file writes it (`true`,
+    `"two"`) rather than as the model's code shows it."""
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return message.replace(shown, _shown(value)) if shown in message else message
 
 
 def _kind(value: object) -> str:
