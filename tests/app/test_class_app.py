@@ -3,15 +3,20 @@ teacher's dashboard counts them; without the key nothing is shown; nicknames sta
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model.design import REFERENCE_BOUNDS
+from model.presets import PRESETS
+from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text
 from webapp import class_store
-from webapp.class_page import class_links
+from webapp.class_page import class_links, spread_figure
 from webapp.class_store import shared_store
+from webapp.exercises import verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASS_PAGE = str(ROOT / "webapp" / "screens" / "class_page.py")
@@ -141,3 +146,32 @@ def test_the_links_follow_the_server_the_teacher_uses() -> None:
     behind = class_links("https://school.example/fencing/class", "abcdefgh1234", "key")
     assert behind.students == "https://school.example/fencing/exercises?class=abcdefgh1234"
     assert class_links("", "abcdefgh1234", "key").students == "/exercises?class=abcdefgh1234"
+
+
+def test_the_spread_chart_hides_the_answer_until_it_is_revealed() -> None:
+    spread = {"P1": (2, 1), "P2": (0, 3)}
+    hidden = spread_figure(spread, None)
+    assert list(hidden.data[0].x) == ["P1", "P2"]
+    assert list(hidden.data[0].y) == [2, 0] and list(hidden.data[1].y) == [1, 3]
+    shown = spread_figure(spread, ("P1",))
+    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ fails"]
+
+
+def test_revealing_the_answer_on_the_dashboard() -> None:
+    class_id, key = create_class()
+    ada = join(class_id, "Ada")
+    ada.checkbox(key="ex-lease-predict-P2").check().run()
+    ada.button(key="ex-lease-predict-check").click().run()
+    teacher = run(CLASS_PAGE, **{"class": class_id, "key": key})
+    before = json.loads(teacher.get("plotly_chart")[0].proto.spec)
+    assert before["data"][0]["x"] == list(PROPERTY_NAMES)  # the answer is not shown yet
+    teacher.toggle(key="class-reveal-lease-predict").set_value(True).run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    holds = verdicts(PRESETS["lease-only"].design, REFERENCE_BOUNDS).holds
+    spec = json.loads(teacher.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["x"] == [
+        f"{name} {'✔ holds' if name in holds else '✘ fails'}" for name in PROPERTY_NAMES
+    ]
+    assert spec["data"][0]["y"] == [int(name == "P2") for name in PROPERTY_NAMES]
+    wrong = teacher.dataframe[0].value
+    assert list(wrong["answer"]) == ["P2"] and list(wrong["students"]) == [1]
