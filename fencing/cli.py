@@ -46,7 +46,12 @@ from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 EXIT_USAGE: Final = 2
 EXIT_BROKEN_PIPE: Final = 141
 EXIT_INTERRUPTED: Final = 130
-COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli", "fencing.export", "fencing.advise")
+COMMAND_MODULES: Final[tuple[str, ...]] = (
+    "lab.cli",
+    "fencing.export",
+    "fencing.advise",
+    "fencing.exercises_cli",
+)
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
 

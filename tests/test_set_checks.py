@@ -72,7 +72,7 @@ def test_a_set_past_its_budget_reports_the_unchecked_exercises_in_time() -> None
     assert took < budget + 5.0  # unbounded, the check takes tens of seconds
     unchecked = [p for p in refused.value.problems if "could not be checked" in p.message]
     assert unchecked, [p.text() for p in refused.value.problems]
-    assert unchecked[-1].where == "exercise 3 ('fix-2')"
+    assert unchecked[-1].where == 'exercise 3 ("fix-2")'
     assert "within the budget (0.5 s for the whole set)" in unchecked[-1].message
     assert unchecked[-1].line == heavy_set().splitlines().index("[[exercise]]", 20) + 1
 

@@ -2,7 +2,7 @@
 
 Three kinds of exercise:
 
-- *predict*: which of P1..P5 does this design keep? Checked against the explorer.
+- *predict*: which properties does this design keep? Checked against the explorer.
 - *break*: reach a violation of a property within N steps; the run is replayed to check it.
 - *fix*: change some options so a broken design keeps a property without losing the ones
   it kept; the chosen design is explored.
@@ -28,54 +28,60 @@ from typing import Any, Final
 from model.claims import citations, render_citations
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import explore
-from model.options import BY_OPTION, OPTIONS, Kind, Option
+from model.options import BY_OPTION, Kind, Option
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from model.reading import MAX_SET_BYTES as MAX_SET_BYTES
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
 from model.rules import Action
 from model.trace import Trace, TraceError, replay
+from webapp.exercise_schema import (
+    DEFAULT_FIX_OPTIONS,
+    EXERCISE_KEYS,
+    FIX_OPTIONS,
+    ID_PATTERN,
+    KINDS,
+    MAX_BREAK_STEPS,
+    MAX_EXERCISES,
+    MAX_HINTS,
+    MAX_SET_FILES,
+    MAX_TEXT_CHARS,
+    ONE_OF,
+    TOP_KEYS,
+    keys_of,
+    missing_message,
+    required_of,
+)
+from webapp.exercise_schema import (
+    DEFAULT_SET as DEFAULT_SET,
+)
+from webapp.exercise_schema import (
+    FOLDER_ENV as FOLDER_ENV,
+)
+from webapp.exercise_schema import (
+    MAX_SET_BYTES as MAX_SET_BYTES,
+)
+from webapp.exercise_schema import (
+    SETS_FOLDER as SETS_FOLDER,
+)
+from webapp.exercise_schema import (
+    SOLVABILITY_SECONDS as SOLVABILITY_SECONDS,
+)
+from webapp.exercise_schema import (
+    TEMPLATE_SET as TEMPLATE_SET,
+)
 from webapp.links import matching_preset
 
-SETS_FOLDER: Final = Path(__file__).resolve().parent / "exercise_sets"
-DEFAULT_SET: Final = SETS_FOLDER / "default.toml"
-FOLDER_ENV: Final = "FENCING_LAB_EXERCISES"
-"""Environment variable naming a folder of a teacher's own `*.toml` sets."""
-
-MAX_SET_FILES: Final = 20
 MAX_PROBLEM_CHARS: Final = 400
-MAX_EXERCISES: Final = 50
-MAX_TEXT_CHARS: Final = 4_000
-MAX_HINTS: Final = 10
-MAX_BREAK_STEPS: Final = 60
 MAX_PROBLEMS: Final = 20
 CHECK_MAX_STATES: Final = 300_000
 CHECK_MAX_SECONDS: Final = 10.0
 """Budget of one exploration that grades an answer."""
 
-KINDS: Final = ("predict", "break", "fix")
-FIX_OPTIONS: Final = tuple(option.name for option in OPTIONS if option.kind is not Kind.OFFSETS)
-"""Design options a *fix* exercise may let the student change: every option of the table
-but the per-worker clock offsets, which take a list a form cannot offer one by one."""
-
-SOLVABILITY_SECONDS: Final = 30.0
-"""Budget for checking, when a set loads, that every exercise in it can be solved: a deadline
-for the whole set, passed down to every exploration the check makes."""
 MAX_FIX_CANDIDATES: Final = 200
 """Most designs tried when checking that a *fix* exercise has a fix."""
 
 PRESET_CLAIMS: Final = {name: preset.claims for name, preset in PRESETS.items()}
 """What a hint may cite as `{preset:P2}`: each preset's claims, checked by the tests."""
-
-ID_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
-COMMON_KEYS: Final = ("id", "kind", "title", "prompt", "preset", "design", "bounds", "hints")
-KIND_KEYS: Final = {
-    "predict": (),
-    "break": ("property", "max_steps"),
-    "fix": ("property", "options", "keep"),
-}
-TOP_KEYS: Final = ("title", "description", "exercise")
-
 
 # ----- the data ------------------------------------------------------------------------------
 
@@ -302,17 +308,19 @@ class _Validator:
             return
         line = key_line(self.text, index, key.split(".")[-1] if key else "exercise")
         if index is None:
-            where = f"field {key!r}" if key else "the file"
+            where = f"field `{key}`" if key else "the file"
         else:
-            name = f" ({ex_id!r})" if ex_id else ""
-            where = f"exercise {index + 1}{name}" + (f", field {key!r}" if key else "")
+            name = f" ({_shown(ex_id)})" if ex_id else ""
+            where = f"exercise {index + 1}{name}" + (f", field `{key}`" if key else "")
         self.problems.append(Problem(line, where, message))
 
     def set_of(self, data: dict[str, Any]) -> ExerciseSet:
         """The validated set, or `ExerciseSetError` listing every problem found."""
         for key in data:
             if key not in TOP_KEYS:
-                self.problem(None, key, f"is not a known field: use {', '.join(TOP_KEYS)}")
+                self.problem(None, key, f"is not a field of a set file: use {', '.join(TOP_KEYS)}")
+        if "title" not in data:
+            self.problem(None, "", "`title` is missing: a set file needs it (text)")
         title = self.text_field(None, data, "title", required=True)
         description = self.text_field(None, data, "description", required=False)
         raw = data.get("exercise")
@@ -326,7 +334,9 @@ class _Validator:
             for index, entry in enumerate(raw):
                 raw_id = entry.get("id") if isinstance(entry, dict) else None
                 if isinstance(raw_id, str) and raw_id in seen:
-                    self.problem(index, "id", f"{raw_id!r} is used twice: ids must differ", raw_id)
+                    self.problem(
+                        index, "id", f"{_shown(raw_id)} is used twice: ids must differ", raw_id
+                    )
                 if isinstance(raw_id, str):
                     seen.add(raw_id)
                 exercise = self.exercise(index, entry)
@@ -370,9 +380,7 @@ class _Validator:
         """A string field, checked for presence, type and length."""
         value = data.get(key)
         if value is None:
-            if required:
-                self.problem(index, "", f'field {key!r} is missing: add {key} = "…"', ex_id)
-            return ""
+            return ""  # a missing required field is reported with the others
         if not isinstance(value, str):
             self.problem(index, key, f"must be text in quotes, not {_kind(value)}", ex_id)
             return ""
@@ -381,7 +389,11 @@ class _Validator:
         return value
 
     def exercise(self, index: int, entry: Any) -> Exercise | None:
-        """One exercise table, or None (with problems recorded) when it is not valid."""
+        """One exercise table, or None (with problems recorded) when it is not valid.
+
+        Every problem is found in one pass: unknown and missing fields are reported together,
+        and the fields every kind shares are checked even when `kind` itself is wrong.
+        """
         before = len(self.problems)
         if not isinstance(entry, dict):
             self.problem(index, "", "must be a table ([[exercise]])")
@@ -389,32 +401,28 @@ class _Validator:
         raw_id = entry.get("id")
         ex_id = raw_id if isinstance(raw_id, str) else ""
         kind = entry.get("kind")
-        if kind not in KINDS:
-            shown = "missing" if kind is None else repr(kind)
-            self.problem(index, "kind", f"is {shown}: use one of {', '.join(KINDS)}", ex_id)
-            return None
-        allowed = (*COMMON_KEYS, *KIND_KEYS[kind])
-        for key in entry:
-            if key not in allowed:
-                self.problem(
-                    index,
-                    key,
-                    f"is not a field of a {kind} exercise: use {', '.join(allowed)}",
-                    ex_id,
-                )
-        if not ID_PATTERN.match(ex_id):
+        known = kind if isinstance(kind, str) and kind in KINDS else None
+        if "kind" in entry and known is None:
+            self.problem(index, "kind", f"is {_shown(kind)}: use one of {', '.join(KINDS)}", ex_id)
+        self.fields_present(index, entry, known, ex_id)
+        if "id" in entry and not ID_PATTERN.match(ex_id):
             self.problem(
-                index, "id", "must be lower-case letters, digits and dashes (at most 40)", ex_id
+                index,
+                "id",
+                f"must be lower-case letters, digits and dashes (at most 40), not {_shown(raw_id)}",
+                ex_id,
             )
         title = self.text_field(index, entry, "title", True, ex_id)
         prompt = self.text_field(index, entry, "prompt", True, ex_id)
         hints = self.hints(index, entry, ex_id)
         design, design_name = self.design(index, entry, ex_id)
         bounds = self.bounds(index, entry, ex_id)
-        prop = self.prop(index, entry, ex_id) if kind != "predict" else ""
-        max_steps = self.max_steps(index, entry, ex_id) if kind == "break" else 0
-        options = self.options(index, entry, ex_id) if kind == "fix" else ()
-        keep = self.keep(index, entry, ex_id) if kind == "fix" else None
+        if known is None:
+            return None
+        prop = self.prop(index, entry, ex_id) if known != "predict" else ""
+        max_steps = self.max_steps(index, entry, ex_id) if known == "break" else 0
+        options = self.options(index, entry, ex_id) if known == "fix" else ()
+        keep = self.keep(index, entry, ex_id) if known == "fix" else None
         if design is not None and bounds is not None:
             try:
                 design.check_fits(bounds)
@@ -424,7 +432,7 @@ class _Validator:
             return None
         return Exercise(
             ex_id,
-            kind,
+            known,
             title,
             prompt,
             design,
@@ -436,6 +444,32 @@ class _Validator:
             options,
             keep,
         )
+
+    def fields_present(
+        self, index: int, entry: Mapping[str, Any], kind: str | None, ex_id: str
+    ) -> None:
+        """Unknown fields and missing ones, all reported (with every field of any kind
+        allowed while the kind is not known)."""
+        allowed = keys_of(kind) if kind else EXERCISE_KEYS
+        for key in entry:
+            if key in allowed:
+                continue
+            if key in EXERCISE_KEYS:
+                message = f"is not a field of a {kind} exercise: use {', '.join(allowed)}"
+            else:
+                message = f"is not a known field: use {', '.join(allowed)}"
+            self.problem(index, key, message, ex_id)
+        for name in required_of(kind) if kind else required_of(KINDS[0]):
+            if name not in entry:
+                self.problem(index, "", missing_message(name, kind), ex_id)
+        if not any(name in entry for name in ONE_OF):
+            self.problem(
+                index,
+                "",
+                "`preset` or `design` is missing: every exercise needs one of them (a preset "
+                "name, or a table of options)",
+                ex_id,
+            )
 
     def hints(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
         """The hints: a list of strings, revealed one per wrong answer."""
@@ -452,7 +486,7 @@ class _Validator:
                 self.problem(
                     index,
                     "hints",
-                    f"a hint cites {unknown[0]!r}, which is not a preset: write "
+                    f"a hint cites {_shown(unknown[0])}, which is not a preset: write "
                     "{preset:P2} with a preset name to show that preset's verdict",
                     ex_id,
                 )
@@ -463,17 +497,17 @@ class _Validator:
     def design(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[Design | None, str]:
         """The design: `preset = "name"` or a `design = { option = value }` table, not both."""
         preset, table = entry.get("preset"), entry.get("design")
-        if (preset is None) == (table is None):
-            self.problem(
-                index, "preset", 'give exactly one of preset = "…" or a design table', ex_id
-            )
+        if preset is None and table is None:
+            return None, ""  # reported with the other missing fields
+        if preset is not None and table is not None:
+            self.problem(index, "preset", "give only one of `preset` or `design`, not both", ex_id)
             return None, ""
         if preset is not None:
             if not isinstance(preset, str) or preset not in PRESETS:
                 self.problem(
                     index,
                     "preset",
-                    f"{preset!r} is not a preset: use one of {', '.join(PRESETS)}",
+                    f"{_shown(preset)} is not a preset: use one of {', '.join(PRESETS)}",
                     ex_id,
                 )
                 return None, ""
@@ -485,7 +519,8 @@ class _Validator:
             design = Design.from_dict(table)
         except DesignError as error:
             bad = _named_field(str(error), table)
-            self.problem(index, f"design.{bad}" if bad else "design", str(error), ex_id)
+            message = _as_written(str(error), table.get(bad)) if bad else str(error)
+            self.problem(index, f"design.{bad}" if bad else "design", message, ex_id)
             return None, ""
         return design, design.label()
 
@@ -503,16 +538,21 @@ class _Validator:
             return Bounds.from_dict({**REFERENCE_BOUNDS.to_dict(), **table})
         except DesignError as error:
             bad = _named_field(str(error), table)
-            self.problem(index, f"bounds.{bad}" if bad else "bounds", str(error), ex_id)
+            message = _as_written(str(error), table.get(bad)) if bad else str(error)
+            self.problem(index, f"bounds.{bad}" if bad else "bounds", message, ex_id)
             return None
 
     def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
-        """The property of a break or fix exercise, one of P1..P5."""
+        """The property of a break or fix exercise, one of `PROPERTY_NAMES`."""
         value = entry.get("property")
+        if value is None:
+            return ""  # reported with the other missing fields
         if value not in PROPERTY_NAMES:
-            shown = "missing" if value is None else repr(value)
             self.problem(
-                index, "property", f"is {shown}: use one of {', '.join(PROPERTY_NAMES)}", ex_id
+                index,
+                "property",
+                f"is {_shown(value)}: use one of {', '.join(PROPERTY_NAMES)}",
+                ex_id,
             )
             return ""
         return str(value)
@@ -520,6 +560,8 @@ class _Validator:
     def max_steps(self, index: int, entry: Mapping[str, Any], ex_id: str) -> int:
         """The step allowance of a break exercise, 1..MAX_BREAK_STEPS."""
         value = entry.get("max_steps")
+        if value is None:
+            return 0  # reported with the other missing fields
         if (
             not isinstance(value, int)
             or isinstance(value, bool)
@@ -528,7 +570,7 @@ class _Validator:
             self.problem(
                 index,
                 "max_steps",
-                f"must be a whole number from 1 to {MAX_BREAK_STEPS}, not {value!r}",
+                f"must be a whole number from 1 to {MAX_BREAK_STEPS}, not {_shown(value)}",
                 ex_id,
             )
             return 0
@@ -536,7 +578,7 @@ class _Validator:
 
     def options(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
         """The options a fix exercise lets the student change (default: token and receiver)."""
-        value = entry.get("options", ["token", "receiver"])
+        value = entry.get("options", list(DEFAULT_FIX_OPTIONS))
         if not isinstance(value, list) or not value or not all(v in FIX_OPTIONS for v in value):
             self.problem(
                 index,
@@ -558,6 +600,28 @@ class _Validator:
             )
             return None
         return tuple(sorted(set(value)))
+
+
+def _shown(value: object) -> str:
+    """A value as a teacher wrote it in TOML (`"guess"`, `600`, `true`, a list), shortened."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 42 else text[:40] + '…"'
+    if isinstance(value, int | float):
+        text = str(value)
+        return text if len(text) <= 20 else "a very long number"
+    return _kind(value)
+
+
+def _as_written(message: str, value: object) -> str:
+    """A model's message about a value, with the value as the set file writes it (`true`,
+    `"two"`) rather than as the model's code shows it."""
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return message.replace(shown, _shown(value)) if shown in message else message
 
 
 def _kind(value: object) -> str:
@@ -760,8 +824,9 @@ def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) ->
     wrong = len(picked ^ truth)
     return Feedback(
         False,
-        f"Not quite: {wrong} of the five properties {'is' if wrong == 1 else 'are'} "
-        "misjudged. Picture the runs the scheduler could choose, and try again.",
+        f"Not quite: {wrong} of the {len(PROPERTY_NAMES)} properties "
+        f"{'is' if wrong == 1 else 'are'} misjudged. Picture the runs the scheduler could "
+        "choose, and try again.",
     )
 
 

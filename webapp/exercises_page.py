@@ -1,10 +1,17 @@
-"""The exercises page: a set (default, a teacher's folder, or an upload), one exercise at a
-time, answers graded by the model, hints after wrong answers, and a summary to download."""
+"""The exercises page: a set (default, a teacher's folder, an upload, or a class's), one
+exercise at a time, answers graded by the model, hints after wrong answers, a summary.
+
+The link keeps the set, the exercise and the student (`?set=…&exercise=…&student=…`, or
+`?class=…&student=…` in a class), and answers are kept on the server under the student's
+token, so a reload or a shared link opens the same place with the same progress."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -15,9 +22,21 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
 from webapp import limits, set_checks
+from webapp.class_store import (
+    MAX_NICKNAME_CHARS,
+    SOLO,
+    Answer,
+    ClassError,
+    ClassInfo,
+    Member,
+    looks_like_token,
+    new_token,
+    shared_store,
+)
 from webapp.exercises import (
     DEFAULT_SET,
     MAX_SET_BYTES,
+    TEMPLATE_SET,
     Attempt,
     Exercise,
     ExerciseSet,
@@ -51,6 +70,13 @@ UPLOAD_CHOICE = "Upload a set (TOML)"
 UPLOADED_KEY = "ex-uploaded-set"
 CHOICE_KEY = "ex-set-remembered"
 """Session keys that outlive the page's widgets: the uploaded set and the chosen set."""
+SET_PARAM = "set"
+EXERCISE_PARAM = "exercise"
+STUDENT_PARAM = "student"
+CLASS_PARAM = "class"
+DEFAULT_LINK = "default"
+"""The link's name of the default set; a teachers' set is named by its file name."""
+FOLDER_PREFIX = "Folder: "
 
 
 BEING_CHECKED = " (being checked)"
@@ -79,19 +105,58 @@ def default_set() -> Checked | None:
         return set_checks.CHECKER.wait(data, DEFAULT_SET.name, timeout=limits.WAIT_SECONDS)
 
 
-def _progress(exercise_set: ExerciseSet) -> Progress:
-    """This session's progress on the set."""
-    progress = st.session_state.get(f"ex-progress-{exercise_set.title}")
-    return progress if isinstance(progress, Progress) else Progress()
+@dataclass(frozen=True)
+class Book:
+    """Where a student's answers on a set are kept: their class (in the database) or, outside
+    a class, the server's memory, under the student's token from the link."""
 
+    exercise_set: ExerciseSet
+    token: str
+    class_id: str = ""
 
-def _record(exercise_set: ExerciseSet, exercise: Exercise, answer: str, feedback: Feedback) -> None:
-    """Keep an answer and its verdict in the session, and show the verdict after the rerun."""
-    key = f"ex-progress-{exercise_set.title}"
-    st.session_state[key] = _progress(exercise_set).record(
-        Attempt(exercise.id, answer, feedback.correct, feedback.message)
-    )
-    st.session_state[f"ex-feedback-{exercise.id}"] = feedback
+    @property
+    def set_key(self) -> str:
+        """Names the set among a student's sets outside a class."""
+        return f"{self.exercise_set.source}\n{self.exercise_set.title}"
+
+    def answers(self) -> tuple[Answer, ...]:
+        """Every answer kept, oldest first."""
+        if self.class_id:
+            return shared_store().answers_of(self.class_id, self.token)
+        return SOLO.of(self.token, self.set_key)
+
+    def progress(self) -> Progress:
+        """The answers as the exercises' progress."""
+        return Progress(
+            tuple(Attempt(a.exercise_id, a.answer, a.correct, a.message) for a in self.answers())
+        )
+
+    def record(
+        self,
+        exercise: Exercise,
+        answer: str,
+        feedback: Feedback,
+        props: Sequence[str] | None = None,
+    ) -> None:
+        """Keep an answer and its verdict (in a class, refused past the class's limits)."""
+        if self.class_id:
+            try:
+                shared_store().answer(
+                    self.class_id,
+                    self.token,
+                    exercise.id,
+                    answer,
+                    feedback.correct,
+                    feedback.message,
+                    props,
+                )
+            except ClassError as error:
+                st.session_state["ex-class-error"] = str(error)
+            return
+        kept = Answer(
+            self.token, exercise.id, answer, None, feedback.correct, feedback.message, time.time()
+        )
+        SOLO.add(self.token, self.set_key, kept)
 
 
 # ----- choosing a set --------------------------------------------------------------------------
@@ -120,7 +185,10 @@ def _uploaded_set() -> ExerciseSet | None:
                 "another file to replace it."
             )
             return kept
-        st.info("Upload a set to start. The default set shows the format.")
+        st.info(
+            "Upload a set to start. Its format is under *Write your own set* below, with a "
+            "template to download."
+        )
         return None
     with heavy_work("the check of your set", wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
@@ -150,26 +218,55 @@ def _folder_choices() -> dict[str, Checked | None]:
     for path in paths:
         data = read_set_file(path)
         checked = set_checks.CHECKER.lookup(data, path.name) if isinstance(data, bytes) else data
-        found[f"Folder: {path.name}"] = checked
+        found[f"{FOLDER_PREFIX}{path.name}"] = checked
     pending = [name for name, loaded in found.items() if loaded is None]
     if pending:
         st.info(
             "The model is still checking that every exercise of "
-            + ", ".join(escape_markdown(name.removeprefix("Folder: ")) for name in pending)
+            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in pending)
             + " can be solved; each set opens here once its check is done."
         )
     broken = [name for name, loaded in found.items() if isinstance(loaded, ExerciseSetError)]
     if broken:
         st.warning(
             "Some of the teachers' set files cannot be used (choose one to see why): "
-            + ", ".join(escape_markdown(name.removeprefix("Folder: ")) for name in broken)
+            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in broken)
         )
     return found
 
 
 def _remember_choice() -> None:
-    """Keep the chosen set across pages of the session."""
-    st.session_state[CHOICE_KEY] = st.session_state.get("ex-set", DEFAULT_CHOICE)
+    """Keep the chosen set across pages of this visit and in the link."""
+    choice = st.session_state.get("ex-set", DEFAULT_CHOICE)
+    st.session_state[CHOICE_KEY] = choice
+    link = set_link(choice)
+    if link:
+        st.query_params[SET_PARAM] = link
+    elif SET_PARAM in st.query_params:
+        del st.query_params[SET_PARAM]
+    if EXERCISE_PARAM in st.query_params:
+        del st.query_params[EXERCISE_PARAM]
+
+
+def set_link(choice: str) -> str:
+    """A menu entry's name in the link (`default`, a file name; none for an upload)."""
+    if choice == DEFAULT_CHOICE:
+        return DEFAULT_LINK
+    if choice.startswith(FOLDER_PREFIX):
+        return choice.removeprefix(FOLDER_PREFIX)
+    return ""
+
+
+def first_choice(names: Sequence[str], linked: str | None, remembered: str | None) -> str:
+    """The set the page opens on: the link's, else the one chosen earlier in this visit,
+    else the teachers' folder's first set (when there is one), else the default set."""
+    by_link = {set_link(name): name for name in names if set_link(name)}
+    if linked in by_link:
+        return by_link[linked]
+    if remembered in names:
+        return str(remembered)
+    folder = [name for name in names if name.startswith(FOLDER_PREFIX)]
+    return folder[0] if folder else DEFAULT_CHOICE
 
 
 def _choose_set() -> ExerciseSet | None:
@@ -177,8 +274,8 @@ def _choose_set() -> ExerciseSet | None:
     warm()
     folder = _folder_choices()
     names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
-    remembered = st.session_state.get(CHOICE_KEY, DEFAULT_CHOICE)
-    index = names.index(remembered) if remembered in names else 0
+    opening = first_choice(names, st.query_params.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
+    index = names.index(opening)
     choice = st.selectbox(
         "Exercise set",
         names,
@@ -187,6 +284,9 @@ def _choose_set() -> ExerciseSet | None:
         on_change=_remember_choice,
         format_func=lambda name: name + (BEING_CHECKED if folder.get(name, 0) is None else ""),
     )
+    link = set_link(choice)
+    if link and st.query_params.get(SET_PARAM) != link:
+        st.query_params[SET_PARAM] = link
     if choice == UPLOAD_CHOICE:
         return _uploaded_set()
     loaded = default_set() if choice == DEFAULT_CHOICE else folder[choice]
@@ -194,7 +294,7 @@ def _choose_set() -> ExerciseSet | None:
         _being_checked()
         return None
     if isinstance(loaded, ExerciseSetError):
-        _show_problems(choice.removeprefix("Folder: "), loaded)
+        _show_problems(choice.removeprefix(FOLDER_PREFIX), loaded)
         return None
     return loaded
 
@@ -228,8 +328,8 @@ def _describe(exercise: Exercise) -> None:
     st.caption(f"Design: {design}. Bounds: {exercise.bounds.in_words()}.")
 
 
-def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
-    """Checkboxes for P1..P5 and a check button graded by the explorer."""
+def _predict(book: Book, exercise: Exercise) -> None:
+    """A checkbox per property and a check button graded by the explorer."""
     st.markdown("**Which properties does this design keep?** Tick every one that holds.")
     for name in PROPERTY_NAMES:
         st.checkbox(
@@ -245,14 +345,14 @@ def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         if found is None:
             return False
         answer = ", ".join(chosen) or "none"
-        _record(exercise_set, exercise, answer, check_predict(exercise, chosen, found))
+        book.record(exercise, answer, check_predict(exercise, chosen, found), props=chosen)
         return True
 
     _check_button("Check my prediction", exercise, check)
-    _feedback(_progress(exercise_set), exercise)
+    _feedback(book.progress(), exercise)
 
 
-def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
+def _break(book: Book, exercise: Exercise) -> None:
     """An inline scheduler; the run is replayed and checked when the student asks."""
     key = f"ex-run-{exercise.id}"
     actions: tuple[Action, ...] = st.session_state.get(key, ())
@@ -277,7 +377,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         """Replay the run and grade it."""
         run = st.session_state.get(key, ())
         answer = encode_actions(run) or "(no steps)"
-        _record(exercise_set, exercise, answer, check_break(exercise, run))
+        book.record(exercise, answer, check_break(exercise, run))
 
     try:
         trace = play(Run(exercise.design, exercise.bounds, actions))
@@ -291,7 +391,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
     tools[0].button("Undo", key=f"ex-{exercise.id}-undo", on_click=undo, disabled=not actions)
     tools[1].button("Reset", key=f"ex-{exercise.id}-reset", on_click=reset, disabled=not actions)
     tools[2].button("Check my run", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
-    _feedback(_progress(exercise_set), exercise)
+    _feedback(book.progress(), exercise)
     status_lines(trace)
     run_view(trace, f"ex-{exercise.id}")
     upload = st.file_uploader(
@@ -308,7 +408,7 @@ def _break(exercise_set: ExerciseSet, exercise: Exercise) -> None:
         if handed is None:
             return
         feedback = check_break_trace(exercise, handed)
-        _record(exercise_set, exercise, encode_actions(handed.actions), feedback)
+        book.record(exercise, encode_actions(handed.actions), feedback)
         st.rerun()
 
 
@@ -318,7 +418,7 @@ def _fix_widget(exercise: Exercise, name: str) -> Any:
     return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value)
 
 
-def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
+def _fix(book: Book, exercise: Exercise) -> None:
     """Widgets for the allowed options and a check button graded by the explorer."""
     original = graded_verdicts(exercise.design, exercise.bounds)
     if original is None:
@@ -344,33 +444,36 @@ def _fix(exercise_set: ExerciseSet, exercise: Exercise) -> None:
             design = fixed_design(exercise, changes)
         except DesignError as error:
             feedback = Feedback(False, f"That is not a valid design: {error}")
-            _record(exercise_set, exercise, str(changes), feedback)
+            book.record(exercise, str(changes), feedback)
             return True
         found = graded_verdicts(design, exercise.bounds)
         if found is None:
             return False
-        _record(
-            exercise_set, exercise, design.label(), check_fix(exercise, design, original, found)
-        )
+        book.record(exercise, design.label(), check_fix(exercise, design, original, found))
         return True
 
     _check_button("Check my design", exercise, check)
-    _feedback(_progress(exercise_set), exercise)
+    _feedback(book.progress(), exercise)
 
 
 def _feedback(progress: Progress, exercise: Exercise) -> None:
     """The last verdict on this exercise, and the hints earned by wrong answers."""
-    feedback = st.session_state.get(f"ex-feedback-{exercise.id}")
-    if isinstance(feedback, Feedback):
-        (st.success if feedback.correct else st.error)(escape_markdown(feedback.message, 800))
+    refused = st.session_state.pop("ex-class-error", None)
+    if refused:
+        st.error(f"This answer was not kept: {escape_markdown(refused)}")
+    answers = progress.of(exercise.id)
+    if answers:
+        last = answers[-1]
+        (st.success if last.correct else st.error)(escape_markdown(last.message, 800))
     if progress.solved(exercise.id):
         return
     for number, hint in enumerate(progress.hints(exercise), start=1):
         st.info(f"Hint {number}: {safe_markdown(hint)}")
 
 
-def _summary(exercise_set: ExerciseSet, progress: Progress) -> None:
-    """The session's progress as a table, and downloads for the teacher."""
+def _summary(book: Book, progress: Progress, student: str = "") -> None:
+    """The student's progress as a table, and downloads for the teacher."""
+    exercise_set = book.exercise_set
     st.subheader("Your progress")
     rows = summary_rows(exercise_set, progress)
     st.dataframe(
@@ -378,7 +481,17 @@ def _summary(exercise_set: ExerciseSet, progress: Progress) -> None:
         hide_index=True,
         width="stretch",
     )
-    student = st.text_input("Your name (for the summary)", max_chars=80, key="ex-student")
+    if book.class_id:
+        st.caption(
+            "Your answers are kept for your teacher and come back when you reload this page "
+            "or open your link again."
+        )
+    else:
+        st.caption(
+            "Your answers are kept on this server under the `student` code in this page's "
+            "link: bookmark it to come back to them."
+        )
+        student = st.text_input("Your name (for the summary)", max_chars=80, key="ex-student")
     left, right = st.columns(2)
     left.download_button(
         "Download the summary (Markdown)",
@@ -398,6 +511,136 @@ def _summary(exercise_set: ExerciseSet, progress: Progress) -> None:
     )
 
 
+def _writing_help() -> None:
+    """How a teacher writes a set: the format, the template and the default set to download."""
+    with st.expander("Write your own set", icon=":material/edit_note:"):
+        st.markdown(
+            "A set is a TOML file: a `title`, then one `[[exercise]]` table per exercise with "
+            "an `id`, a `kind` (`predict`, `break` or `fix`), a `title`, a `prompt` and a "
+            "`preset` (or a `design` table). *Break* exercises add `property` and "
+            "`max_steps`; *fix* exercises add `property` and the `options` a student may "
+            "change. Every field is listed in docs/exercises.md (or run "
+            "`fencing exercises doc`). Before class, `fencing exercises check my-set.toml` "
+            "makes this page's checks and prints every problem at once."
+        )
+        left, right = st.columns(2)
+        left.download_button(
+            "Download the template (one exercise of each kind)",
+            TEMPLATE_SET.read_bytes(),
+            file_name="template.toml",
+            mime="application/toml",
+            key="ex-template",
+            icon=":material/download:",
+        )
+        right.download_button(
+            "Download the default set",
+            DEFAULT_SET.read_bytes(),
+            file_name="default.toml",
+            mime="application/toml",
+            key="ex-default-download",
+            icon=":material/download:",
+        )
+        st.code(TEMPLATE_SET.read_text(encoding="utf-8"), language="toml")
+
+
+def _solo_token() -> str:
+    """The student's token from the link, made (and put in the link) on the first visit."""
+    token = st.query_params.get(STUDENT_PARAM)
+    if looks_like_token(token):
+        return str(token)
+    token = st.session_state.get("ex-student-token")
+    if not looks_like_token(token):
+        token = new_token(12)
+        st.session_state["ex-student-token"] = token
+    st.query_params[STUDENT_PARAM] = str(token)
+    return str(token)
+
+
+def _class_set(info: ClassInfo) -> ExerciseSet | None:
+    """The class's set, checked by content like every set (None: not usable, said why)."""
+    data = info.set_text.encode("utf-8")
+    with st.spinner("The model checks the class's set…"):
+        loaded = set_checks.CHECKER.wait(data, info.set_name, timeout=limits.WAIT_SECONDS)
+    if loaded is None:
+        _being_checked()
+        return None
+    if isinstance(loaded, ExerciseSetError):
+        _show_problems(info.set_name, loaded)
+        return None
+    return loaded
+
+
+def _join(info: ClassInfo) -> None:
+    """The join form of a class link: an optional nickname, then the student's own link."""
+    st.subheader(f"Join the class {escape_markdown(info.title)}")
+    st.markdown(
+        "No account is needed. Your answers are kept for your teacher under a code that is "
+        "added to this page's link; reload the page or keep the link to come back."
+    )
+    nickname = st.text_input(
+        "A nickname your teacher will see (optional)",
+        max_chars=MAX_NICKNAME_CHARS,
+        key="ex-nickname",
+    )
+    if st.button("Join the class", key="ex-join", type="primary"):
+        try:
+            member = shared_store().join(info.id, nickname)
+        except ClassError as error:
+            st.error(escape_markdown(str(error)))
+            return
+        st.query_params[STUDENT_PARAM] = member.token
+        st.rerun()
+
+
+def _class_book() -> tuple[Book, Member, ClassInfo] | None:
+    """In a class link: the class's set and the student's book (None: joining, or why not)."""
+    class_id = str(st.query_params.get(CLASS_PARAM, ""))
+    try:
+        store = shared_store()
+        info = store.get(class_id)
+    except ClassError as error:
+        st.error(f"This class cannot be opened: {escape_markdown(str(error))}.")
+        return None
+    member = store.member(info.id, str(st.query_params.get(STUDENT_PARAM, "")))
+    if member is None:
+        _join(info)
+        return None
+    exercise_set = _class_set(info)
+    if exercise_set is None:
+        return None
+    return Book(exercise_set, member.token, info.id), member, info
+
+
+def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
+    """The exercise menu, opened on the link's exercise and kept in the link."""
+    ids = [e.id for e in exercise_set.exercises]
+    titles = {e.id: e.title for e in exercise_set.exercises}
+    linked = st.query_params.get(EXERCISE_PARAM)
+
+    def remember() -> None:
+        """Put the chosen exercise in the link."""
+        st.query_params[EXERCISE_PARAM] = st.session_state["ex-choice"]
+
+    chosen = st.selectbox(
+        "Exercise",
+        ids,
+        index=ids.index(linked) if linked in ids else 0,
+        format_func=lambda i: f"{'✔ ' if progress.solved(i) else ''}{titles[i]}",
+        key="ex-choice",
+        on_change=remember,
+    )
+    exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    if st.query_params.get(EXERCISE_PARAM) != exercise.id:
+        st.query_params[EXERCISE_PARAM] = exercise.id
+    return exercise
+
+
+def share_link(params: dict[str, str]) -> str:
+    """This page's link for someone else: the set and the exercise, never the student's code."""
+    kept = {k: v for k, v in params.items() if k in (SET_PARAM, EXERCISE_PARAM)}
+    return "/exercises?" + urlencode(kept)
+
+
 def render_exercises() -> None:
     """The whole page."""
     st.title("Exercises")
@@ -405,23 +648,35 @@ def render_exercises() -> None:
         "Predict what a design keeps, break it as the scheduler, or fix it by changing its "
         "options. Every answer is checked by the model. A wrong answer earns a hint."
     )
-    exercise_set = _choose_set()
-    if exercise_set is None:
-        return
-    progress = _progress(exercise_set)
+    student = ""
+    if CLASS_PARAM in st.query_params:
+        found = _class_book()
+        if found is None:
+            return
+        book, member, info = found
+        student = member.nickname
+        who = f" as {escape_markdown(member.nickname)}" if member.nickname else ""
+        st.info(f"You are in the class **{escape_markdown(info.title)}**{who}.")
+    else:
+        token = _solo_token()
+        exercise_set = _choose_set()
+        _writing_help()
+        if exercise_set is None:
+            return
+        book = Book(exercise_set, token)
+    exercise_set = book.exercise_set
+    progress = book.progress()
     st.header(safe_markdown(exercise_set.title), anchor=False)
     if exercise_set.description:
         st.markdown(safe_markdown(exercise_set.description))
-    ids = [e.id for e in exercise_set.exercises]
-    titles = {e.id: e.title for e in exercise_set.exercises}
-    chosen = st.selectbox(
-        "Exercise",
-        ids,
-        format_func=lambda i: f"{'✔ ' if progress.solved(i) else ''}{titles[i]}",
-        key="ex-choice",
-    )
-    exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    exercise = _choose_exercise(exercise_set, progress)
+    if not book.class_id and SET_PARAM in st.query_params:
+        st.caption(
+            "To send this exercise to someone, share this path on this server (your own "
+            "link also holds your answers' code):"
+        )
+        st.code(share_link(st.query_params.to_dict()), language=None)
     st.subheader(safe_markdown(exercise.title), anchor=False)
     _describe(exercise)
-    {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](exercise_set, exercise)
-    _summary(exercise_set, _progress(exercise_set))
+    {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](book, exercise)
+    _summary(book, book.progress(), student)

@@ -124,4 +124,12 @@ PAGES: Final = (
         "exercises",
         "Predict, break it, fix it: exercises graded by the model, with hints.",
     ),
+    PageEntry(
+        "screens/class_page.py",
+        "Classroom",
+        "Class",
+        ":material/groups:",
+        "class",
+        "Run the exercises with a class: a link for the students, their answers live for you.",
+    ),
 )

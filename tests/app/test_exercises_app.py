@@ -106,7 +106,7 @@ def test_a_malformed_set_in_the_teachers_folder(
     at.selectbox(key="ex-set").set_value("Folder: bad.toml").run()
     text = all_text(at)
     assert "bad.toml was not loaded" in text
-    assert "line 10: exercise 1 ('x'), field 'max_steps'" in text
+    assert 'line 10: exercise 1 ("x"), field `max_steps`' in text
     at.selectbox(key="ex-set").set_value("Folder: broken.toml").run()
     assert "line 1: TOML syntax" in all_text(at)
 

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -74,7 +75,8 @@ def app_url(chromium_path: str) -> Iterator[str]:
     """Start the app with `streamlit run` on a free port; stop it (by its pid) at the end."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    classes = tempfile.mkdtemp(prefix="fencing-lab-classes-")  # never the user's own classes
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "FENCING_LAB_CLASSES": classes}
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
@@ -114,6 +116,7 @@ def app_url(chromium_path: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+        shutil.rmtree(classes, ignore_errors=True)
 
 
 @dataclass
