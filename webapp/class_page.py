@@ -295,7 +295,7 @@ def _dashboard(class_id: str, key: str) -> None:
         st.error(f"Nothing of this class can be shown: {escape_markdown(str(error))}.")
         return
     info = view.info
-    st.subheader(escape_markdown(info.title))
+    st.subheader(escape_markdown(info.title), anchor=False)
     links = class_links(str(st.context.url or ""), info.id, key)
     st.markdown("**For the students** (share it):")
     st.code(links.students, language=None)
