@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, NoReturn, assert_never
 
+from fencing import EXIT_INTERRUPTED, INTERRUPTED
 from fencing.budget import resolve_max_states
 from fencing.interrupts import sigint_recorded
 from fencing.matrix import MatrixRow, verdict_matrix
@@ -44,7 +45,6 @@ EXIT_USAGE: Final = 2
 EXIT_IO_ERROR: Final = 74
 """The output could not be written (the value of EX_IOERR in sysexits.h)."""
 EXIT_BROKEN_PIPE: Final = 141
-EXIT_INTERRUPTED: Final = 130
 COMMAND_MODULES: Final[tuple[str, ...]] = ("lab.cli", "fencing.export")
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
@@ -478,26 +478,33 @@ def _stdout_closed(args: argparse.Namespace) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fencing` console script."""
-    try:
-        with sigint_recorded() as interrupts, checked_stdout(interrupts):
-            code = _run(argv)
-            if code != EXIT_INTERRUPTED:
-                interrupts.check()  # a Ctrl-C whose KeyboardInterrupt was dropped
-            return code
-    except (DesignError, TraceError) as error:
-        print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except OutputError as error:
-        discard_stdout()
-        print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
-        return EXIT_IO_ERROR
-    except BrokenPipeError:
-        # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.
-        discard_stdout()
-        return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        print("fencing: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    with sigint_recorded() as interrupts:
+        try:
+            with checked_stdout(interrupts):
+                code = _run(argv)
+                if code != EXIT_INTERRUPTED:
+                    interrupts.check()  # a Ctrl-C whose KeyboardInterrupt was dropped
+                return code
+        except (DesignError, TraceError) as error:
+            print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
+            return EXIT_USAGE
+        except OutputError as error:
+            discard_stdout()
+            print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
+            return EXIT_IO_ERROR
+        except BrokenPipeError:
+            # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.
+            discard_stdout()
+            return EXIT_BROKEN_PIPE
+        except KeyboardInterrupt:
+            print(INTERRUPTED, file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except Exception:
+            # A KeyboardInterrupt that native code (numba, z3) turned into another error.
+            if not interrupts.received.is_set():
+                raise
+            print(INTERRUPTED, file=sys.stderr)
+            return EXIT_INTERRUPTED
 
 
 def _run(argv: Sequence[str] | None) -> int:
