@@ -22,6 +22,7 @@ from typing import IO
 import pytest
 import z3
 
+from fencing import cli
 from fencing.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_USAGE
 from fencing.interrupts import sigint_recorded, z3_stops_on_ctrl_c
 from proofs.report import let_ctrl_c_through
@@ -163,6 +164,35 @@ def test_an_interrupt_dropped_by_a_finalizer_still_stops_the_command(
 )
 def test_ctrl_c_during_a_search_is_an_interrupt(args: list[str]) -> None:
     assert_interrupted(*interrupt_after(args, cpu=0.6))
+
+
+def test_an_interrupt_that_native_code_turned_into_another_error_is_still_an_interrupt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """numba reports a KeyboardInterrupt raised in one of its callbacks as a SystemError."""
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored afterwards
+
+    def cut_short(argv: object) -> int:
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt as interrupt:
+            raise SystemError("returned a result with an exception set") from interrupt
+        return 0
+
+    monkeypatch.setattr(cli, "_run", cut_short)
+    code, out, err = run(["presets"], capsys)
+    assert_interrupted(code, out, err)
+
+
+def test_an_error_without_an_interrupt_is_not_called_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same error with no Ctrl-C behind it is a failure, and shown as one."""
+
+    def fails(argv: object) -> int:
+        raise SystemError("returned a result with an exception set")
+
+    monkeypatch.setattr(cli, "_run", fails)
+    with pytest.raises(SystemError):
+        cli.main(["presets"])
 
 
 WRITERS = [
