@@ -497,14 +497,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             discard_stdout()
             return EXIT_BROKEN_PIPE
         except KeyboardInterrupt:
-            print(INTERRUPTED, file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return _interrupted()
         except Exception:
             # A KeyboardInterrupt that native code (numba, z3) turned into another error.
             if not interrupts.received.is_set():
                 raise
-            print(INTERRUPTED, file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return _interrupted()
+
+
+def _interrupted() -> int:
+    """Say that Ctrl-C stopped the command, on a line of its own (after `^C` or progress)."""
+    on_terminal = sys.stderr is not None and sys.stderr.isatty()
+    print(("\n" if on_terminal else "") + INTERRUPTED, file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _run(argv: Sequence[str] | None) -> int:
