@@ -2,6 +2,9 @@
 
 Bad input never produces a traceback: argparse refuses malformed flags, and a design,
 bounds or trace error is printed as one line naming what to change, with exit status 2.
+Output that cannot be written (a full device, a closed standard output) is one line and
+exit status 74; a reader that goes away (`| head`) ends the command quietly (141); Ctrl-C
+stops any command with one line and exit status 130, never with a report.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ import argparse
 import importlib
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -18,8 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, NoReturn, assert_never
 
+from fencing import EXIT_INTERRUPTED, INTERRUPTED
 from fencing.budget import resolve_max_states
+from fencing.interrupts import sigint_recorded
 from fencing.matrix import MatrixRow, verdict_matrix
+from fencing.output import OutputError, checked_stdout, discard_stdout
 from fencing.strategies import (
     RANDOM,
     REFERENCE,
@@ -44,8 +49,9 @@ from model.trace import (
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 EXIT_USAGE: Final = 2
+EXIT_IO_ERROR: Final = 74
+"""The output could not be written (the value of EX_IOERR in sysexits.h)."""
 EXIT_BROKEN_PIPE: Final = 141
-EXIT_INTERRUPTED: Final = 130
 COMMAND_MODULES: Final[tuple[str, ...]] = (
     "lab.cli",
     "fencing.export",
@@ -392,7 +398,8 @@ def run_presets(args: argparse.Namespace) -> int:
 
 
 def run_prove(args: argparse.Namespace) -> int:
-    """`fencing prove`: bounded model checking and induction with z3."""
+    """`fencing prove`: bounded model checking and induction with z3 (Ctrl-C stops z3 at once)."""
+    from fencing.interrupts import z3_stops_on_ctrl_c
     from proofs.report import (
         format_receiver_report,
         format_report,
@@ -403,18 +410,20 @@ def run_prove(args: argparse.Namespace) -> int:
     )
 
     if args.receiver_only:
-        receiver_report = prove_receiver_only()
+        with z3_stops_on_ctrl_c():
+            receiver_report = prove_receiver_only()
         output = receiver_report_to_json(receiver_report) if args.json else None
         print(
             json.dumps(output, indent=2) if args.json else format_receiver_report(receiver_report)
         )
         return 0
-    report = prove(
-        design_from_args(args),
-        bounds_from_args(args),
-        max_states=args.max_states,
-        max_seconds=args.max_seconds,
-    )
+    with z3_stops_on_ctrl_c():
+        report = prove(
+            design_from_args(args),
+            bounds_from_args(args),
+            max_states=args.max_states,
+            max_seconds=args.max_seconds,
+        )
     print(json.dumps(report_to_json(report), indent=2) if args.json else format_report(report))
     return 0
 
@@ -485,24 +494,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_closed(args: argparse.Namespace) -> bool:
+    """Whether the command would print to a standard output that was closed (`>&-`)."""
+    return sys.stdout is None and not getattr(args, "output", None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `fencing` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        if hasattr(args, "max_states"):
-            args.max_states = resolve_max_states(args.max_states)
-        code: int = args.run(args)
-    except (DesignError, TraceError) as error:
-        print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except BrokenPipeError:
-        # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        print("fencing: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    with sigint_recorded() as interrupts:
+        try:
+            with checked_stdout(interrupts):
+                code = _run(argv)
+                if code != EXIT_INTERRUPTED:
+                    interrupts.check()  # a Ctrl-C whose KeyboardInterrupt was dropped
+                return code
+        except (DesignError, TraceError) as error:
+            print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
+            return EXIT_USAGE
+        except OutputError as error:
+            discard_stdout()
+            print(f"fencing: error: {terminal_safe(str(error))}", file=sys.stderr)
+            return EXIT_IO_ERROR
+        except BrokenPipeError:
+            # The reader went away (`fencing matrix | head`): stop quietly, as other tools do.
+            discard_stdout()
+            return EXIT_BROKEN_PIPE
+        except KeyboardInterrupt:
+            return _interrupted()
+        except Exception:
+            # A KeyboardInterrupt that native code (numba, z3) turned into another error.
+            if not interrupts.received.is_set():
+                raise
+            return _interrupted()
+
+
+def _interrupted() -> int:
+    """Say that Ctrl-C stopped the command, on a line of its own (after `^C` or progress)."""
+    on_terminal = sys.stderr is not None and sys.stderr.isatty()
+    print(("\n" if on_terminal else "") + INTERRUPTED, file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse the command line and run the command."""
+    args = build_parser().parse_args(argv)
+    if _stdout_closed(args):
+        raise OutputError("cannot write the output: standard output is closed")
+    if hasattr(args, "max_states"):
+        args.max_states = resolve_max_states(args.max_states)
+    code: int = args.run(args)
     return code
 
 

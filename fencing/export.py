@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from model.design import Bounds, DesignError
+from model.design import Bounds
 
 EXIT_NO_COUNTEREXAMPLE: Final = 1
 
 
 def register(commands: Any) -> None:
     """Add `export promela` and `export itf` to the CLI."""
-    from fencing.cli import add_bounds_arguments, add_design_arguments
+    from fencing.cli import add_bounds_arguments, add_budget_arguments, add_design_arguments
     from model.explorer import DEFAULT_MAX_SECONDS
     from model.properties import PROPERTY_NAMES
 
@@ -41,21 +41,23 @@ def register(commands: Any) -> None:
     add_design_arguments(itf)
     add_bounds_arguments(itf, Bounds())
     itf.add_argument("--property", required=True, choices=PROPERTY_NAMES, metavar="P")
-    itf.add_argument("--max-states", type=int, default=None, metavar="N")
-    itf.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S")
+    add_budget_arguments(itf, None, DEFAULT_MAX_SECONDS)
     itf.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")
     itf.set_defaults(run=run_export_itf)
 
 
 def _write(text: str, output: str | None) -> None:
-    """Print the text, or write it to a file."""
+    """Print the text, or write it to a file (OutputError, exit status 74, if it cannot be)."""
+    from fencing.cli import printable
+    from fencing.output import OutputError
+
     if output is None:
         print(text)
         return
     try:
         Path(output).write_text(text + "\n")
     except OSError as error:
-        raise DesignError(f"cannot write {output}: {error.strerror}") from None
+        raise OutputError(f"cannot write {printable(output)}: {error.strerror}") from None
 
 
 def run_export_promela(args: argparse.Namespace) -> int:

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+import z3
+
 from model.design import Bounds, Design
 from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
@@ -98,6 +100,7 @@ def prove(
     depth + 1) and tells a proof about something that never happens (vacuous) from a real
     one. Whatever the deadline leaves open is `unknown`, never `proved`.
     """
+    let_ctrl_c_through()
     started = time.perf_counter()
     deadline = _Deadline(started + max_seconds)
     names = tuple(p.name for p in PROPERTIES)
@@ -133,6 +136,15 @@ def prove(
     return ProofReport(
         design, bounds, ordered, time.perf_counter() - started, _explored(exploration)
     )
+
+
+def let_ctrl_c_through() -> None:
+    """Keep z3 from catching Ctrl-C, which it would answer as `unknown` in a normal report.
+
+    With its `ctrl_c` switched off, the interrupt reaches Python as KeyboardInterrupt when
+    the running check returns, and no verdict is made of it.
+    """
+    z3.set_param("ctrl_c", False)
 
 
 def _explored(exploration: Exploration) -> str:
@@ -304,6 +316,7 @@ def prove_receiver_only(
     rlimit: int = DEFAULT_RLIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> ReceiverReport:
     """The receiver's rule alone: the atomic proof and the non-atomic counterexample."""
+    let_ctrl_c_through()
     return prove_receiver(rlimit, timeout_ms)
 
 
