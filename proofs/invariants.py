@@ -18,7 +18,7 @@ from typing import Final
 import z3
 
 from model.design import Design, Receiver, Token, Workload
-from model.layout import PER_WORKER, Vars, slot
+from model.layout import GRANT_STATE, Vars, slot
 from model.rules import lease_is_current
 
 COUNTER_TOKENS: Final = (Token.COUNTER,)
@@ -102,7 +102,7 @@ def idle_worker_is_blank(s: Vars, c: Context) -> z3.BoolRef | None:
     """A worker gets a non-zero token only with a grant, and drops all its variables at once."""
     facts = []
     for w in c.ids:
-        others = [slot(f, w) for f in PER_WORKER if f not in ("tok", "gid")]
+        others = [slot(f, w) for f in GRANT_STATE if f not in ("tok", "gid")]
         blank = z3.And([s[column] == 0 for column in others if column in c.used])
         facts.append((s.tok[w] == 0) == (s.gid[w] == 0))
         facts.append(z3.Implies(s.gid[w] == 0, blank))

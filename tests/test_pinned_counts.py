@@ -33,6 +33,9 @@ AT_REFERENCE = (
     ("rmw-fencing-fenced-reads", 11934, 29384, 36),
     ("rmw-lease-only", 33645, 85942, 36),
     ("rmw-lease-aware", 15784, 37842, 36),
+    ("lock-without-lease", 1078, 1632, 24),
+    ("keepalive-lease", 34887, 82042, 26),
+    ("keepalive-fencing", 25998, 61138, 24),
 )
 """(preset, states, transitions, depth) at W=2 L=2 T=6 G=3 K=2."""
 
@@ -66,7 +69,7 @@ def test_grant_fences_with_random_tokens() -> None:
     result = explore(Design(token="random", grant_fences=True), REFERENCE_BOUNDS)
     assert (result.states, result.transitions, result.depth) == (11812, 28874, 23)
     shortest = {name: v.shortest for name, v in result.verdicts.items()}
-    assert shortest == {"P1": None, "P2": 5, "P3": None, "P4": 6, "P5": None}
+    assert shortest == {"P1": None, "P2": 5, "P3": None, "P4": 6, "P5": None, "P6": None}
 
 
 @pytest.mark.parametrize(
@@ -88,6 +91,73 @@ def test_non_atomic_receiver_with_read_modify_write(
     bounds = Bounds(2, 2, 4, 2, 1)
     result = explore(design, bounds)
     assert (result.states, result.transitions, result.depth) == (states, transitions, depth)
-    assert {name: v.shortest for name, v in result.verdicts.items()} == shortest
+    assert {name: v.shortest for name, v in result.verdicts.items()} == {**shortest, "P6": None}
+    plain = naive_explore(design, bounds)
+    assert (len(plain.states), plain.transitions, plain.depth) == (states, transitions, depth)
+
+
+CRASH_REFERENCE = (
+    ("lock-without-lease", 1078, 1632, {"P6": 5}),
+    ("keepalive-fencing", 25998, 61138, {"P2": 5}),
+)
+"""The two reference rows of the crashes-and-renewals options (W=2 L=2 T=6 G=3 K=2): states,
+transitions and the shortest violations (every other property holds or is vacuous)."""
+
+
+@pytest.mark.parametrize("name, states, transitions, shortest", CRASH_REFERENCE)
+def test_crash_and_renewal_reference_rows_by_two_searches(
+    name: str, states: int, transitions: int, shortest: dict[str, int]
+) -> None:
+    """The explorer and a plain breadth-first search over the interpreter both give the
+    reference row exactly: counts, and which properties fail at what shortest length."""
+    design = PRESETS[name].design
+    result = explore(design, REFERENCE_BOUNDS)
+    plain = naive_explore(design, REFERENCE_BOUNDS)
+    assert (result.states, result.transitions) == (states, transitions)
+    assert (len(plain.states), plain.transitions) == (states, transitions)
+    found = {n: v.shortest for n, v in result.verdicts.items() if v.violated}
+    assert found == shortest == plain.shortest
+
+
+def test_keepalive_lease_by_two_searches() -> None:
+    """The keepalive over a plain store: both searches agree on its counts and verdicts."""
+    design = PRESETS["keepalive-lease"].design
+    result = explore(design, REFERENCE_BOUNDS)
+    plain = naive_explore(design, REFERENCE_BOUNDS)
+    assert (len(plain.states), plain.transitions, plain.depth) == (34887, 82042, 26)
+    assert (result.states, result.transitions, result.depth) == (34887, 82042, 26)
+    found = {n: v.shortest for n, v in result.verdicts.items() if v.violated}
+    assert found == plain.shortest == {"P1": 8, "P2": 5, "P3": 8}
+
+
+@pytest.mark.parametrize(
+    "design, states, transitions, depth, shortest",
+    [
+        (
+            Design(receiver="none", renew=True, crashes=2),
+            3923,
+            7395,
+            12,
+            {"P1": 7, "P2": 4, "P3": 7},
+        ),
+        (Design(expiry="never", crashes=2), 255, 380, 12, {"P6": 4}),
+        (
+            Design(receiver="lease-aware", worker_check=True, renew=True, crashes=1),
+            4199,
+            6874,
+            12,
+            {},
+        ),
+    ],
+    ids=["two-crashes", "no-lease-two-crashes", "lease-aware-checked-renewals"],
+)
+def test_crash_and_renewal_options_beside_the_others(
+    design: Design, states: int, transitions: int, depth: int, shortest: dict[str, int]
+) -> None:
+    """Combinations no preset reaches, pinned at small bounds and equal to a plain search."""
+    bounds = Bounds(2, 1, 4, 2, 1)
+    result = explore(design, bounds)
+    assert (result.states, result.transitions, result.depth) == (states, transitions, depth)
+    assert {n: v.shortest for n, v in result.verdicts.items() if v.violated} == shortest
     plain = naive_explore(design, bounds)
     assert (len(plain.states), plain.transitions, plain.depth) == (states, transitions, depth)

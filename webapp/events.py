@@ -140,6 +140,15 @@ def time_x(time: int) -> float:
     return float(time)
 
 
+def _lane(step: Step) -> str:
+    """The lane a step is drawn on: the clock's, a crashed worker's own, or its actor's."""
+    if _is_tick(step):
+        return "clock"
+    if step.action.name == "Crash":
+        return f"W{step.action.worker}"
+    return step.actor
+
+
 def _is_tick(step: Step) -> bool:
     """Whether the step is the clock advancing."""
     return step.action.name == "Tick"
@@ -235,7 +244,7 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
         found.append(
             Event(
                 step=step,
-                lane="clock" if _is_tick(step) else step.actor,
+                lane=_lane(step),
                 x=x,
                 time=_value(trace, step.before, "now"),
                 worker=w,
