@@ -165,7 +165,7 @@ PROPERTIES: Final = (
     ),
     Property(
         "P6",
-        "a crashed holder's lock is freed",
+        "lock freed after a crash",
         "The lock of a holder that crashed is free again at most one lease (L ticks) after "
         "the crash (vacuous without crashes, where nobody crashes).",
         _tick_with_crashed_holder,

@@ -552,3 +552,21 @@ def test_the_state_table_words_follow_the_lease_predicates() -> None:
     assert "no token seen yet" in actor_rows(trace, 0)[-1].words
     rejected = paused_worker_story("fenced").trace()
     assert actor_rows(rejected, 8)[2].words == "does not hold the lock"  # gave up after refusal
+
+
+def test_a_renewed_lease_is_drawn_to_its_last_renewal() -> None:
+    """A keepalive moves the end of the bar: granted at t=0, renewed at t=1, it runs to t=3."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Tick")]
+    trace = replay(Design(renew=True), REFERENCE_BOUNDS, actions)
+    w1 = next(s for s in lease_segments(trace) if s.worker == 1)
+    assert (w1.start, w1.end) == (0.0, 3.0)
+
+
+def test_a_lock_without_a_lease_is_drawn_to_now_and_a_crash_on_its_worker() -> None:
+    """With no expiry the bar runs to the current step; the crash sits on the worker's lane."""
+    actions = [Action("Acquire", 1), Action("Crash", 1), Action("Tick"), Action("Tick")]
+    trace = replay(Design(expiry="never", crashes=1), REFERENCE_BOUNDS, actions)
+    w1 = next(s for s in lease_segments(trace) if s.worker == 1)
+    assert w1.start == 0.0 and w1.end == step_positions(trace)[-1] > 1.0
+    assert [e.lane for e in events(trace)] == ["coordinator", "W1", "clock", "clock"]
+    timeline_figure(trace).to_dict()
