@@ -2,7 +2,7 @@
 
 Three kinds of exercise:
 
-- *predict*: which of P1..P5 does this design keep? Checked against the explorer.
+- *predict*: which of P1..P6 does this design keep? Checked against the explorer.
 - *break*: reach a violation of a property within N steps; the run is replayed to check it.
 - *fix*: change some options so a broken design keeps a property without losing the ones
   it kept; the chosen design is explored.
@@ -499,7 +499,7 @@ class _Validator:
             return None
 
     def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
-        """The property of a break or fix exercise, one of P1..P5."""
+        """The property of a break or fix exercise, one of P1..P6."""
         value = entry.get("property")
         if value not in PROPERTY_NAMES:
             shown = "missing" if value is None else repr(value)

@@ -194,7 +194,7 @@ def _describe(exercise: Exercise) -> None:
 
 
 def _predict(exercise_set: ExerciseSet, exercise: Exercise) -> None:
-    """Checkboxes for P1..P5 and a check button graded by the explorer."""
+    """Checkboxes for P1..P6 and a check button graded by the explorer."""
     st.markdown("**Which properties does this design keep?** Tick every one that holds.")
     for name in PROPERTY_NAMES:
         st.checkbox(

@@ -44,7 +44,7 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
         bounds = bounds_from_params(params, bounds)
         named_prop = param(params, "prop")
         if named_prop is not None and named_prop not in PROPERTY_NAMES:
-            raise LinkError("the link's property must be one of P1..P5")
+            raise LinkError("the link's property must be one of P1..P6")
         prop = named_prop or prop
     except LinkError as error:
         problems.append(str(error))
