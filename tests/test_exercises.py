@@ -161,9 +161,9 @@ def test_key_line_finds_inline_and_sub_table_keys() -> None:
 def test_predict_is_graded_by_the_explorer() -> None:
     exercise = parse_set(GOOD).exercises[0]
     found = verdicts(exercise.design, exercise.bounds)
-    assert check_predict(exercise, ["P1", "P3", "P4", "P5"], found).correct
-    wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5"], found)
-    assert not wrong.correct and "1 of the five" in wrong.message
+    assert check_predict(exercise, ["P1", "P3", "P4", "P5", "P6"], found).correct
+    wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5", "P6"], found)
+    assert not wrong.correct and "1 of the 6 properties is misjudged" in wrong.message
 
 
 def test_break_replays_the_run() -> None:

@@ -702,7 +702,8 @@ def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) ->
     wrong = len(picked ^ truth)
     return Feedback(
         False,
-        f"Not quite: {wrong} of the five properties {'is' if wrong == 1 else 'are'} "
+        f"Not quite: {wrong} of the {len(PROPERTY_NAMES)} properties "
+        f"{'is' if wrong == 1 else 'are'} "
         "misjudged. Picture the runs the scheduler could choose, and try again.",
     )
 
