@@ -161,3 +161,24 @@ def test_crash_and_renewal_options_beside_the_others(
     assert {n: v.shortest for n, v in result.verdicts.items() if v.violated} == shortest
     plain = naive_explore(design, bounds)
     assert (len(plain.states), plain.transitions, plain.depth) == (states, transitions, depth)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, orbits",
+    [("lock-without-lease", 553), ("keepalive-lease", 17465), ("keepalive-fencing", 13013)],
+)
+def test_crash_preset_orbits_at_the_reference_bounds(name: str, orbits: int) -> None:
+    """Orbits under worker renaming (a crash moves with its worker): the explorer's count
+    equals the distinct canonical forms of every state a plain search reaches."""
+    from model.symmetry import canonical_state, renamings
+    from model.system import System
+
+    design = PRESETS[name].design
+    layout = System(design, REFERENCE_BOUNDS).layout
+    group = renamings(layout)
+    forms = {
+        canonical_state(layout, s, group) for s in naive_explore(design, REFERENCE_BOUNDS).states
+    }
+    reduced = explore(design, REFERENCE_BOUNDS, symmetry=True)
+    assert reduced.complete and reduced.states == len(forms) == orbits
