@@ -570,3 +570,19 @@ def test_a_lock_without_a_lease_is_drawn_to_now_and_a_crash_on_its_worker() -> N
     assert w1.start == 0.0 and w1.end == step_positions(trace)[-1] > 1.0
     assert [e.lane for e in events(trace)] == ["coordinator", "W1", "clock", "clock"]
     timeline_figure(trace).to_dict()
+
+
+def test_the_state_table_says_who_crashed_and_that_the_lock_has_no_lease() -> None:
+    """After a grant and a crash on a lock without a lease, the rows say so in words."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Crash", 1)]
+    trace = replay(Design(expiry="never", crashes=1), REFERENCE_BOUNDS, actions)
+    rows = {row.actor: row for row in actor_rows(trace, len(actions))}
+    assert rows["coordinator"].words.startswith(
+        "lock granted to W1 (grant #1), no lease: held until released"
+    )
+    assert rows["W1"].words.startswith(
+        "crashed at t=1, takes no step again; believes it holds token 1 (grant #1), held until "
+        "it releases it (the lock has no lease)"
+    )
+    assert "down[1]=2" in rows["W1"].variables
+    assert rows["W2"].words == "does not hold the lock"
