@@ -432,14 +432,26 @@ def test_random_runs_keep_time_on_the_axis(picks: list[int], preset: str) -> Non
         assert (x == now + 1) if step.action.name == "Tick" else (now < x < now + 1)
     ends = {x for step, x in zip(trace.steps, positions, strict=True) if step.action.name == "Tick"}
     segments = lease_segments(trace)
+    right = timeline_figure(trace).layout.xaxis.range[1]
+    renewals = [
+        (step.action.worker, x, trace.state_at(step.number - 1)["now"])
+        for step, x in zip(trace.steps, positions, strict=True)
+        if step.action.name == "Renew"
+    ]
     for lease in (s for s in segments if s.status == LEASE_ACTIVE):
         tick = int(lease.start)  # the tick it was granted in
         earlier = {s.end for s in segments if s.worker == lease.worker and s.end <= lease.start}
         assert lease.start == tick or lease.start in earlier  # after its own last grant's end
-        assert lease.end - tick <= trace.bounds.lease
-        if lease.end in ends:  # it ran out as time passed: exactly L ticks from its tick
-            assert lease.end - tick == trace.bounds.lease
-    right = timeline_figure(trace).layout.xaxis.range[1]
+        if trace.design.expiry == "never":  # no lease: held until let go, at most to now
+            assert lease.end <= right
+            continue
+        renewed = [
+            now for w, x, now in renewals if w == lease.worker and lease.start < x < lease.end
+        ]
+        since = max([tick, *renewed])  # the tick of its grant or of its last renewal
+        assert lease.end - since <= trace.bounds.lease
+        if lease.end in ends:  # it ran out as time passed: exactly L ticks from that tick
+            assert lease.end - since == trace.bounds.lease
     assert right == trace.state_at(len(trace.steps))["now"] + 1
     assert all(0 <= g.start <= g.end <= right for g in gaps(trace))
 
@@ -586,3 +598,13 @@ def test_the_state_table_says_who_crashed_and_that_the_lock_has_no_lease() -> No
     )
     assert "down[1]=2" in rows["W1"].variables
     assert rows["W2"].words == "does not hold the lock"
+
+
+def test_renewals_and_crashes_have_their_own_markers_in_the_legend() -> None:
+    """A renewal and a crash are drawn with their own symbols, named once in the legend."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Crash", 1)]
+    trace = replay(Design(renew=True, crashes=1), REFERENCE_BOUNDS, actions)
+    figure = timeline_figure(trace, len(actions))
+    entries = {t.name: t for t in figure.data if t.showlegend is not False}
+    assert entries["renewal"].marker.symbol == "triangle-up"
+    assert entries["crash"].marker.symbol == "x"
