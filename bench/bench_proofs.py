@@ -42,7 +42,7 @@ def bmc_table(names: list[str], timeout_ms: int) -> float:
     """Print BMC against the explorer for each preset; return the total BMC seconds."""
     total = 0.0
     print(f"BMC at {REFERENCE_BOUNDS.short()} (per-query timeout {timeout_ms} ms)")
-    print(f"{'preset':<28}{'depth':>6}  {'P1..P5 (bmc / explorer, method)':<90}{'seconds':>8}")
+    print(f"{'preset':<28}{'depth':>6}  {'P1..P6 (bmc / explorer, method)':<90}{'seconds':>8}")
     for name in names:
         design = PRESETS[name].design
         exploration = explore(design, REFERENCE_BOUNDS)

@@ -35,7 +35,14 @@ CORE_ROWS: Final = (
 """docs/model.md's core rows: bounds and receiver (every other option at its default)."""
 CORE_PROPERTIES: Final = ("P1", "P2")
 """The properties whose shortest violation the core table shows."""
-DOC_PRESETS: Final = ("lease-only", "fencing", "key-version-token", "rmw-fencing-unfenced-reads")
+DOC_PRESETS: Final = (
+    "lease-only",
+    "fencing",
+    "key-version-token",
+    "rmw-fencing-unfenced-reads",
+    "lock-without-lease",
+    "keepalive-fencing",
+)
 """The presets of docs/model.md's table of shortest violations at the reference bounds."""
 BENCHMARK: Final = Bounds(3, 3, 10, 5, 2)
 """The core at the bounds `make bench` times."""

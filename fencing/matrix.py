@@ -1,4 +1,4 @@
-"""The verdict matrix: every preset explored at the same bounds, P1..P5 per row."""
+"""The verdict matrix: every preset explored at the same bounds, P1..P6 per row."""
 
 from __future__ import annotations
 

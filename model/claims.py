@@ -34,7 +34,7 @@ class Claim:
 
     def __post_init__(self) -> None:
         if self.prop not in PROPERTY_NAMES or self.status not in CLAIM_STATUSES:
-            raise ValueError(f"a claim is about P1..P5 and holds, violated or vacuous: {self}")
+            raise ValueError(f"a claim is about P1..P6 and holds, violated or vacuous: {self}")
         if (self.status is Status.VIOLATED) != (self.shortest is not None):
             raise ValueError(f"a violation claim, and only one, has a shortest length: {self}")
 

@@ -14,10 +14,12 @@ from typing import Any, Final
 
 from model.options import (
     BY_OPTION,
+    MAX_CRASHES,
     MAX_RESTARTS,
     MAX_SKEW,
     OPTIONS,
     DesignError,
+    Expiry,
     MarkStore,
     Receiver,
     Token,
@@ -27,6 +29,7 @@ from model.options import (
 __all__ = [
     "BOUNDS",
     "BOUND_LIMITS",
+    "MAX_CRASHES",
     "MAX_GRANTS",
     "MAX_HORIZON",
     "MAX_LEASE",
@@ -39,6 +42,7 @@ __all__ = [
     "Bounds",
     "Design",
     "DesignError",
+    "Expiry",
     "MarkStore",
     "Receiver",
     "Token",
@@ -154,6 +158,9 @@ class Design:
     workload: Workload = Workload.BLIND
     fenced_reads: bool = False
     grant_fences: bool = False
+    expiry: Expiry = Expiry.LEASE
+    renew: bool = False
+    crashes: int = 0
     skew: tuple[int, ...] = ()
     wrap: int = 0
 
@@ -206,6 +213,16 @@ class Design:
             problems.append(
                 f"grant_fences raises the receiver's high-water mark, which receiver "
                 f"{self.receiver} does not keep: use fenced, fenced-strict or fenced-nonatomic"
+            )
+        if self.expiry is Expiry.NEVER and self.worker_check:
+            problems.append(
+                "worker_check has nothing to check with expiry never (the lock has no lease): "
+                "drop worker_check or use expiry lease"
+            )
+        if self.expiry is Expiry.NEVER and self.renew:
+            problems.append(
+                "renew has nothing to renew with expiry never (the lock has no lease): "
+                "drop renew or use expiry lease"
             )
         return problems
 

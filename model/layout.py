@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final, assert_never
 
-from model.design import Bounds, Design, DesignError, Token, Workload
+from model.design import Bounds, Design, DesignError, Expiry, Token, Workload
 from model.expression import Expr
 from model.terms import Term
 
@@ -34,8 +34,12 @@ SCALARS: Final = (
 )
 """Variables with one value per state: environment, coordinator, receiver, ghosts, faults."""
 
-PER_WORKER: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv")
-"""Variables with one value per worker; all return to 0 when the worker holds nothing."""
+PER_WORKER: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv", "down")
+"""Variables with one value per worker."""
+
+GRANT_STATE: Final = tuple(family for family in PER_WORKER if family != "down")
+"""The per-worker variables of its grant: all return to 0 when the worker holds nothing
+(`down`, whether it crashed, outlives every grant)."""
 
 MEANING: Final = {
     "now": "true time",
@@ -57,6 +61,7 @@ MEANING: Final = {
     "until": "lease expiry the worker recorded at its grant",
     "phase": "0: next request is a read; 1: a write (read-modify-write)",
     "rv": "version the worker read",
+    "down": "0 while the worker runs; 1 + the tick at which it crashed",
     "used": "token value already handed out (random tokens)",
 }
 
@@ -167,7 +172,7 @@ def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
     sizes = {
         "now": T + 1,
         "holder": W + 1,
-        "expires": T + L + 1,
+        "expires": T + L + 1 if design.expiry is Expiry.LEASE else 1,
         "issued": G + 1 if counter else 1,
         "grants": G + 1,
         "hwm": top + 1 if design.receiver.keeps_high_water_mark else 1,
@@ -186,6 +191,7 @@ def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
         "until": T + L + 1 if design.worker_check else 1,
         "phase": 2 if rmw else 1,
         "rv": G * K + 1 if rmw else 1,
+        "down": T + 2 if design.crashes else 1,
     }
     for family in PER_WORKER:
         for w in range(1, W + 1):
@@ -207,6 +213,11 @@ class Vars:
     def __init__(self, layout: Layout, values: Sequence[Term]) -> None:
         self._layout = layout
         self._values = values
+
+    @property
+    def layout(self) -> Layout:
+        """The layout the values belong to (its design and bounds)."""
+        return self._layout
 
     def __getattr__(self, name: str) -> Term:
         if name in PER_WORKER or name == "used":

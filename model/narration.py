@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.design import Expiry
 from model.layout import Vars
+from model.properties import BY_NAME
 from model.rules import Admission, Rule, holds_current_grant, lease_unexpired
 from model.system import State, System
 
@@ -27,12 +29,19 @@ class Reason:
 def lease_context(s: Vars, w: int) -> str:
     """Where a landing write stands relative to its worker's lease, asked of the predicates."""
     if holds_current_grant(s, w):
+        if never_expires(s):
+            return f"while W{w} holds the lock (it never expires)"
         if lease_unexpired(s):
             return f"within W{w}'s lease (until t={s.expires})"
         return f"after W{w}'s lease expired at t={s.expires}"
     if s.holder:
         return f"though W{w}'s grant #{s.gid[w]} was superseded by grant #{s.grants} (W{s.holder})"
     return f"though W{w}'s grant #{s.gid[w]} is no longer the coordinator's lease"
+
+
+def never_expires(s: Vars) -> bool:
+    """Whether the design's lock has no lease at all."""
+    return s.layout.design.expiry is Expiry.NEVER
 
 
 def _mark_name(system: System) -> str:
@@ -101,9 +110,14 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
             text += f" W{s.holder}'s lease expires now."
         return text
     if name == "Acquire":
+        lasts = (
+            "it is held until released (the lock never expires)"
+            if never_expires(s)
+            else f"the lease runs until t={n.expires}"
+        )
         text = (
             f"At t={s.now} the coordinator grants the lock to W{w} with token {n.tok[w]} "
-            f"(grant #{n.gid[w]}); the lease runs until t={n.expires}."
+            f"(grant #{n.gid[w]}); {lasts}."
         )
         if s.holder and s.holder != w and s.tok[s.holder]:
             text += f" W{s.holder} is not told and still believes it holds the lock."
@@ -128,6 +142,17 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
         return (
             f"W{w} finishes at t={s.now}; the coordinator no longer records its grant "
             f"#{s.gid[w]}, so there is nothing to release."
+        )
+    if name == "Renew":
+        return (
+            f"W{w} renews its lease at t={s.now} (a keepalive): it ran until t={s.expires} "
+            f"and now runs until t={n.expires}."
+        )
+    if name == "Crash":
+        return (
+            f"W{w} crashes at t={s.now} while it believes it holds the lock (token "
+            f"{s.tok[w]}) and never runs again. Nobody is told."
+            + (" Its request still in the network may yet arrive." if s.pending[w] else "")
         )
     if name == "StorageRestart":
         forgotten = max(s.hwm, s.mark)
@@ -174,6 +199,8 @@ def delay_note(sent: int, delivered: int) -> str:
 def explain_violation(system: System, before: State, rule: Rule, name: str) -> Reason:
     """Why the step violates property `name`, using the values before the step."""
     s, w = system.view(before), rule.action.worker
+    if name == "P6":
+        return Reason(name, f"{name} violated: {_crashed_holder_story(system, before, rule)}")
     token = s.tok[w]
     admission = system.builder.admission(s, w)
     if name == "P1":
@@ -199,3 +226,14 @@ def explain_violation(system: System, before: State, rule: Rule, name: str) -> R
             f"was accepted between W{w}'s read and its write, and W{w}'s write erases it."
         )
     return Reason(name, f"{name} violated: {text}")
+
+
+def _crashed_holder_story(system: System, before: State, rule: Rule) -> str:
+    """P6 in words: who crashed when, and why nobody else could take the lock by now."""
+    s = system.view(before)
+    w = BY_NAME["P6"].violated_by(s, rule)[0]
+    why = "the lock never expires" if never_expires(s) else f"its lease runs until t={s.expires}"
+    return (
+        f"W{w} crashed at t={s.down[w] - 1} while holding the lock; by t={s.now + 1} "
+        f"nobody else could take it: {why}."
+    )

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, Final, assert_never
 
 MAX_RESTARTS: Final = 3
+MAX_CRASHES: Final = 3
 MAX_SKEW: Final = 6
 MAX_WRAP: Final = 8
 MAX_OPTION_TEXT: Final = 40
@@ -101,6 +102,13 @@ class Workload(StrEnum):
 
     BLIND = "blind"
     RMW = "rmw"
+
+
+class Expiry(StrEnum):
+    """Whether the coordinator's lease on the lock runs out."""
+
+    LEASE = "lease"
+    NEVER = "never"
 
 
 class Kind(StrEnum):
@@ -328,6 +336,32 @@ OPTIONS: Final = (
         "The grant itself fences the resource",
         "Granting the lock also raises the resource's mark to the new token, in one step.",
         False,
+    ),
+    Option(
+        "expiry",
+        Kind.CHOICE,
+        "Whether the lock expires",
+        "With a lease the lock is freed L ticks after its grant or renewal; without one it "
+        "is held until its holder releases it.",
+        Expiry.LEASE,
+        Expiry,
+        {"lease": "after its lease (L ticks)", "never": "never (no lease)"},
+    ),
+    Option(
+        "renew",
+        Kind.FLAG,
+        "The holder renews its lease",
+        "A keepalive: the holder extends its lease to L ticks from now while it still runs.",
+        False,
+    ),
+    Option(
+        "crashes",
+        Kind.COUNT,
+        "Worker crashes",
+        "How many workers may crash for ever in a run while they believe they hold the lock.",
+        0,
+        low=0,
+        high=MAX_CRASHES,
     ),
     Option(
         "skew",

@@ -16,6 +16,7 @@ from model.design import (
     REFERENCE_BOUNDS,
     Design,
     DesignError,
+    Expiry,
     MarkStore,
     Receiver,
     Token,
@@ -66,7 +67,7 @@ PRESETS_LIST: Final = (
         "{P2}, and after the new holder, out of token and grant order {P1,P3}.",
         "Redis docs, 'Distributed Locks with Redis'; M. Kleppmann, 'How to do distributed "
         "locking' (2016)",
-        claims_at(REFERENCE_BOUNDS, P1=8, P2=5, P3=8, P4="vacuous", P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1=8, P2=5, P3=8, P4="vacuous", P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "worker-checks-lease",
@@ -75,7 +76,7 @@ PRESETS_LIST: Final = (
         "Checking the lease before sending does not help: the pause can fall between the "
         "check and the delivery {P1,P2,P3}, exactly as with the lease alone.",
         "M. Kleppmann, 'How to do distributed locking' (2016), the GC-pause example",
-        claims_at(REFERENCE_BOUNDS, P1=8, P2=5, P3=8, P4="vacuous", P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1=8, P2=5, P3=8, P4="vacuous", P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "fencing",
@@ -86,7 +87,9 @@ PRESETS_LIST: Final = (
         "holder {P4}, yet a stale write can still land after expiry, before the new "
         "holder's first request {P2}.",
         "M. Burrows, 'The Chubby lock service' (OSDI 2006), sequencers; Hazelcast docs, FencedLock",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4="holds", P5="vacuous"),
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4="holds", P5="vacuous", P6="vacuous"
+        ),
     ),
     Preset(
         "fencing-strict",
@@ -95,7 +98,7 @@ PRESETS_LIST: Final = (
         "Using > instead of >= still keeps order {P1,P3} but refuses the holder's own "
         "second write: safe, yet it breaks the legitimate holder {P4}.",
         "the >= of a conditional write `WHERE fence <= $t`",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=5, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=5, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "nonatomic-receiver",
@@ -105,7 +108,7 @@ PRESETS_LIST: Final = (
         "write, and the older write lands last {P1,P3}.",
         "M. Kleppmann, 'How to do distributed locking' (2016): the check must be atomic "
         "with the write",
-        claims_at(REFERENCE_BOUNDS, P1=10, P2=6, P3=10, P4="holds", P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1=10, P2=6, P3=10, P4="holds", P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "volatile-hwm",
@@ -114,7 +117,7 @@ PRESETS_LIST: Final = (
         "If the resource forgets its mark on restart, an old token is accepted again after "
         "a newer one {P1,P3}.",
         "any in-memory max_seen lost on restart",
-        claims_at(REFERENCE_BOUNDS, P1=9, P2=5, P3=9, P4="holds", P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1=9, P2=5, P3=9, P4="holds", P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "volatile-counter",
@@ -124,7 +127,7 @@ PRESETS_LIST: Final = (
         "old value again, so a stale write passes the check {P3} and the new holder can "
         "be refused {P4}; the receiver itself never goes backwards {P1}.",
         "Jepsen analyses of lock services (e.g. Hazelcast 3.8.3, 2017) on state lost in failover",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=4, P3=7, P4=12, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=4, P3=7, P4=12, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "key-version-token",
@@ -133,7 +136,9 @@ PRESETS_LIST: Final = (
         "A number that does not grow with every grant keeps P1 trivially {P1} but not "
         "grant order: an older grant's write lands after a newer one's {P3}.",
         "etcd docs, KeyValue fields: version resets to 0 on delete; use mod/create revision",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3=8, P4="vacuous", P5="vacuous"),
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2=5, P3=8, P4="vacuous", P5="vacuous", P6="vacuous"
+        ),
     ),
     Preset(
         "random-token",
@@ -142,7 +147,7 @@ PRESETS_LIST: Final = (
         "A unique but unordered token cannot fence: the resource cannot tell old from new, so "
         "stale writes get through {P3} and new holders are refused {P4}.",
         "M. Kleppmann, 'How to do distributed locking' (2016), on Redlock's random value",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3=8, P4=8, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3=8, P4=8, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "local-clock-token",
@@ -152,7 +157,7 @@ PRESETS_LIST: Final = (
         "next grant's, and the legitimate holder is refused {P4}; with a skew below the "
         "lease, order survives {P3}.",
         "M. Kleppmann, 'How to do distributed locking' (2016), on clock assumptions",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=9, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=9, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "wrapping-counter",
@@ -161,7 +166,7 @@ PRESETS_LIST: Final = (
         "When the token wraps, a newer grant carries a smaller number: it is refused {P4} "
         "and order is lost {P3}.",
         "any fixed-width sequence number",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3=14, P4=12, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3=14, P4=12, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "first-writer-wins",
@@ -170,7 +175,7 @@ PRESETS_LIST: Final = (
         "Equality is not ordering: the first writer's token is accepted forever, and every "
         "later holder is refused {P4}.",
         "an equality-checked version column",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=8, P5="vacuous"),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4=8, P5="vacuous", P6="vacuous"),
     ),
     Preset(
         "grant-fences",
@@ -180,7 +185,9 @@ PRESETS_LIST: Final = (
         "is made, even before the new holder writes {P1,P3,P4}; a write landing after "
         "expiry with no newer grant yet is still outside its lease {P2}.",
         "storage-integrated locks such as etcd transactions guarding the data key",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4="holds", P5="vacuous"),
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4="holds", P5="vacuous", P6="vacuous"
+        ),
     ),
     Preset(
         "lease-aware-receiver",
@@ -190,7 +197,15 @@ PRESETS_LIST: Final = (
         "{P1,P2,P3,P4}.",
         "etcd docs, transactions comparing a key's lease; the Jepsen etcd 3.4.3 analysis (2020) "
         "on lock safety",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2="holds", P3="holds", P4="holds", P5="vacuous"),
+        claims_at(
+            REFERENCE_BOUNDS,
+            P1="holds",
+            P2="holds",
+            P3="holds",
+            P4="holds",
+            P5="vacuous",
+            P6="vacuous",
+        ),
     ),
     Preset(
         "rmw-fencing-unfenced-reads",
@@ -200,7 +215,7 @@ PRESETS_LIST: Final = (
         "holder's read and its write, and the new holder's write, computed from the value "
         "before it, erases it: a lost update {P5}, although tokens stay ordered {P1,P3}.",
         "Jepsen analyses of lock-protected read-modify-write",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=7, P3="holds", P4="holds", P5=12),
+        claims_at(REFERENCE_BOUNDS, P1="holds", P2=7, P3="holds", P4="holds", P5=12, P6="vacuous"),
     ),
     Preset(
         "rmw-fencing-fenced-reads",
@@ -209,7 +224,9 @@ PRESETS_LIST: Final = (
         "When the new holder's first request (its read) fences the resource, the stale "
         "write is refused and no update is lost {P5}.",
         "docs/model.md, design options",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2=7, P3="holds", P4="holds", P5="holds"),
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2=7, P3="holds", P4="holds", P5="holds", P6="vacuous"
+        ),
     ),
     Preset(
         "rmw-lease-only",
@@ -219,7 +236,7 @@ PRESETS_LIST: Final = (
         "order {P1,P3}, and one that lands between the new holder's read and write is "
         "erased by it {P5}.",
         "M. Kleppmann, 'How to do distributed locking' (2016)",
-        claims_at(REFERENCE_BOUNDS, P1=12, P2=7, P3=12, P4="vacuous", P5=12),
+        claims_at(REFERENCE_BOUNDS, P1=12, P2=7, P3=12, P4="vacuous", P5=12, P6="vacuous"),
     ),
     Preset(
         "rmw-lease-aware",
@@ -227,7 +244,52 @@ PRESETS_LIST: Final = (
         "read-modify-write where the resource checks the live lease on reads and writes",
         "Checking the live lease on every request keeps every property {P1,P2,P3,P4,P5}.",
         "docs/model.md, design options",
-        claims_at(REFERENCE_BOUNDS, P1="holds", P2="holds", P3="holds", P4="holds", P5="holds"),
+        claims_at(
+            REFERENCE_BOUNDS,
+            P1="holds",
+            P2="holds",
+            P3="holds",
+            P4="holds",
+            P5="holds",
+            P6="vacuous",
+        ),
+    ),
+    Preset(
+        "lock-without-lease",
+        Design(receiver=Receiver.NONE, expiry=Expiry.NEVER, crashes=1),
+        "a lock with no timeout: an etcd key put without a lease, a lock file",
+        "A lock that never expires is safe against a pause: nobody else gets it while its "
+        "holder sleeps, so writes stay in order and within the grant {P1,P2,P3}; but a holder "
+        "that crashes keeps it for ever, and nobody ever gets it again {P6}.",
+        "etcd docs, a key without a lease stays until deleted; M. Kleppmann, 'How to do "
+        "distributed locking' (2016), on why a lock needs a timeout",
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2="holds", P3="holds", P4="vacuous", P5="vacuous", P6=5
+        ),
+    ),
+    Preset(
+        "keepalive-lease",
+        Design(receiver=Receiver.NONE, renew=True, crashes=1),
+        "a lease kept alive by heartbeats (etcd lease KeepAlive, ZooKeeper session heartbeats, "
+        "Consul session renew), and plain writes",
+        "Renewing the lease while the holder runs frees a crashed holder's lock within one "
+        "lease {P6}; but a paused holder renews nothing, its lease runs out while it sleeps, "
+        "and its late write lands outside its lease and out of order {P1,P2,P3}.",
+        "etcd docs, lease KeepAlive; ZooKeeper docs, session timeouts; Consul docs, sessions",
+        claims_at(REFERENCE_BOUNDS, P1=8, P2=5, P3=8, P4="vacuous", P5="vacuous", P6="holds"),
+    ),
+    Preset(
+        "keepalive-fencing",
+        Design(renew=True, crashes=1),
+        "a lease kept alive by heartbeats, with a fencing token checked atomically by the resource",
+        "Keepalives with fencing: a crashed holder's lock is freed within one lease {P6} and "
+        "writes keep token and grant order {P1,P3}, yet a paused holder's stale write can "
+        "still land after its lease ran out, before the new holder's first request {P2}.",
+        "etcd docs, lease KeepAlive and revisions; M. Kleppmann, 'How to do distributed "
+        "locking' (2016)",
+        claims_at(
+            REFERENCE_BOUNDS, P1="holds", P2=5, P3="holds", P4="holds", P5="vacuous", P6="holds"
+        ),
     ),
 )
 

@@ -1,7 +1,8 @@
-"""The safety properties P1..P5: which transitions each speaks of, and what they must satisfy.
+"""The safety properties P1..P6: which transitions each speaks of, and what they must satisfy.
 
 A property is checked on every transition that accepts a write (P4: that rejects a
-request), with the variables' values *before* the transition (docs/model.md#properties).
+request; P6: on every Tick, for each worker in turn), with the variables' values *before*
+the transition (docs/model.md#properties).
 `violated(s, rule)` is the condition under which taking `rule` from `s` breaks it;
 `triggered(s, rule)` tells a property that holds from one that was never exercised
 (vacuous).
@@ -14,54 +15,73 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.layout import Vars
-from model.rules import Rule, lease_is_current
-from model.terms import Cond, all_of, not_
+from model.rules import Rule, holds_current_grant, lease_is_current, lock_free_at
+from model.terms import Cond, all_of, any_of, not_
 
 
 @dataclass(frozen=True)
 class Property:
     """A named safety property: which transitions it speaks of, and what they must satisfy.
 
-    `triggered(s, rule)` says whether taking `rule` from `s` is a transition the property
-    is about (an accepted write; for P4 a rejected request); `required(s, w)` is what
-    such a transition of worker w must satisfy. A violation is a triggered transition
-    whose requirement fails; a property never triggered in a finished run is vacuous.
+    `trigger(s, rule, w)` says whether taking `rule` from `s` is a transition the property
+    is about, concerning worker w (an accepted write of w; for P4 a rejected request; for
+    P6 a Tick while w, crashed, holds the current grant); `requirement(s, w)` is what such
+    a transition must satisfy. The worker is the action's own, or with `on_tick` each
+    worker in turn on every Tick. A violation is a triggered transition whose requirement
+    fails for some worker; a property never triggered in a finished run is vacuous.
     """
 
     name: str
     title: str
     statement: str
-    trigger: Callable[[Vars, Rule], Cond]
+    trigger: Callable[[Vars, Rule, int], Cond]
     requirement: Callable[[Vars, int], Cond]
+    on_tick: bool = False
+
+    def subjects(self, s: Vars, rule: Rule) -> tuple[int, ...]:
+        """The workers a transition concerns: its own, or every worker on a Tick (`on_tick`)."""
+        if self.on_tick:
+            return tuple(s.layout.workers) if rule.action.name == "Tick" else ()
+        return (rule.action.worker,) if rule.action.worker else ()
 
     def triggered(self, s: Vars, rule: Rule) -> Cond:
         """Whether the transition is one this property speaks of."""
-        return self.trigger(s, rule) if rule.action.worker else False
+        return any_of(*(self.trigger(s, rule, w) for w in self.subjects(s, rule)))
 
     def violated(self, s: Vars, rule: Rule) -> Cond:
         """Whether taking `rule` from `s` breaks the property."""
-        w = rule.action.worker
-        if not w:
-            return False
-        return all_of(self.trigger(s, rule), not_(self.requirement(s, w)))
+        return any_of(
+            *(
+                all_of(self.trigger(s, rule, w), not_(self.requirement(s, w)))
+                for w in self.subjects(s, rule)
+            )
+        )
+
+    def violated_by(self, s: Vars, rule: Rule) -> tuple[int, ...]:
+        """The workers for which taking `rule` from concrete state `s` breaks the property."""
+        return tuple(
+            w
+            for w in self.subjects(s, rule)
+            if all_of(self.trigger(s, rule, w), not_(self.requirement(s, w)))
+        )
 
 
-def _accepts_write(s: Vars, rule: Rule) -> Cond:
+def _accepts_write(s: Vars, rule: Rule, w: int) -> Cond:
     """The transition accepts a write at the receiver."""
     return rule.write_accepted(s)
 
 
-def _rejects_request(s: Vars, rule: Rule) -> Cond:
+def _rejects_request(s: Vars, rule: Rule, w: int) -> Cond:
     """The transition rejects a request at the receiver."""
     return rule.request_rejected(s)
 
 
-def _accepts_write_after_read(s: Vars, rule: Rule) -> Cond:
+def _accepts_write_after_read(s: Vars, rule: Rule, w: int) -> Cond:
     """The transition accepts a write that follows the worker's read (read-modify-write).
 
     Without read-modify-write `phase` is always 0, so this never happens.
     """
-    return all_of(rule.write_accepted(s), s.phase[rule.action.worker] == 1)
+    return all_of(rule.write_accepted(s), s.phase[w] == 1)
 
 
 def _token_not_lower(s: Vars, w: int) -> Cond:
@@ -82,6 +102,28 @@ def _lease_not_current(s: Vars, w: int) -> Cond:
 
 def _read_is_current(s: Vars, w: int) -> Cond:
     return s.rv[w] == s.version
+
+
+def crashed_holder(s: Vars, w: int) -> Cond:
+    """Worker w has crashed while its grant is still the coordinator's current one.
+
+    Without crashes `down` is always 0, so this never happens.
+    """
+    return all_of(s.down[w] != 0, holds_current_grant(s, w))
+
+
+def _tick_with_crashed_holder(s: Vars, rule: Rule, w: int) -> Cond:
+    """A Tick while crashed worker w holds the coordinator's current grant."""
+    return crashed_holder(s, w)
+
+
+def freed_within_lease(s: Vars, w: int) -> Cond:
+    """After the Tick the lock is free, or at most L ticks have passed since w crashed.
+
+    w crashed at tick `down[w] - 1`; the Tick makes it `now + 1`.
+    """
+    lease = s.layout.bounds.lease
+    return any_of(lock_free_at(s, s.now + 1), s.now + 2 - s.down[w] <= lease)
 
 
 PROPERTIES: Final = (
@@ -120,6 +162,15 @@ PROPERTIES: Final = (
         "(vacuous without read-modify-write, where nothing is read).",
         _accepts_write_after_read,
         _read_is_current,
+    ),
+    Property(
+        "P6",
+        "lock freed after a crash",
+        "The lock of a holder that crashed is free again at most one lease (L ticks) after "
+        "the crash (vacuous without crashes, where nobody crashes).",
+        _tick_with_crashed_holder,
+        freed_within_lease,
+        on_tick=True,
     ),
 )
 

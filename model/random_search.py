@@ -52,7 +52,7 @@ WEIGHTS: Final[Mapping[str, int]] = {
 """Odds of each group when several can move: Tick and faults half as often as the
 coordinator, workers and receiver, futile restarts never (unless nothing else can move)."""
 
-FAULTS: Final = ("StorageRestart", "CoordinatorRestart")
+FAULTS: Final = ("StorageRestart", "CoordinatorRestart", "Crash")
 DEFAULT_RUNS: Final = 1000
 """Random runs per property unless told otherwise."""
 MOVES_KEPT: Final = 100_000
@@ -75,15 +75,17 @@ def group_of(rule: Rule, changed: Sequence[str] = ()) -> str:
 def max_run_length(design: Design, bounds: Bounds) -> int:
     """An upper bound on the transitions of any run, from the bounds alone.
 
-    Every run is finite: at most T ticks and the allowed restarts, and per grant (at most
-    G) one Acquire, one Release and K writes. A write takes Send and Deliver (Send, Check,
-    Apply with a non-atomic receiver), and with read-modify-write a read precedes it,
-    taking as many steps again.
+    Every run is finite: at most T ticks and the allowed restarts and crashes, and per grant
+    (at most G) one Acquire, one Release and K writes. A write takes Send and Deliver (Send,
+    Check, Apply with a non-atomic receiver), and with read-modify-write a read precedes it,
+    taking as many steps again. A renewal must move the lease's end to L ticks from now, so
+    there is at most one per tick of the clock (T + 1).
     """
     per_request = 3 if design.receiver == "fenced-nonatomic" else 2
     per_write = per_request * (2 if design.workload == "rmw" else 1)
-    faults = design.storage_restarts + design.coordinator_restarts
-    return bounds.horizon + faults + bounds.grants * (2 + bounds.writes * per_write)
+    faults = design.storage_restarts + design.coordinator_restarts + design.crashes
+    renewals = bounds.horizon + 1 if design.renew else 0
+    return bounds.horizon + faults + renewals + bounds.grants * (2 + bounds.writes * per_write)
 
 
 @dataclass(frozen=True)

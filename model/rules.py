@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, assert_never
 
-from model.design import Bounds, Design, DesignError, Receiver, Token, Workload
-from model.layout import PER_WORKER, Vars, slot
+from model.design import Bounds, Design, DesignError, Expiry, Receiver, Token, Workload
+from model.layout import GRANT_STATE, Vars, slot
 from model.terms import Cond, Term, all_of, any_of, below, larger, not_, select
 
 Changes = dict[str, Term]
@@ -27,8 +27,10 @@ ACTION_NAMES: Final = (
     "Check",
     "Apply",
     "Release",
+    "Renew",
     "StorageRestart",
     "CoordinatorRestart",
+    "Crash",
 )
 
 
@@ -115,8 +117,18 @@ def holds_current_grant(s: Vars, w: int) -> Cond:
 
 
 def lease_unexpired(s: Vars) -> Cond:
-    """The coordinator's current lease has not run out yet."""
+    """The coordinator's current lease has not run out yet (always, for a lock without one)."""
+    if s.layout.design.expiry is Expiry.NEVER:
+        return True
     return s.now < s.expires
+
+
+def lock_free_at(s: Vars, time: Term) -> Cond:
+    """Whether the coordinator would grant the lock at `time`: nobody holds it, or its lease
+    has run out by then (never, for a lock without a lease, while somebody holds it)."""
+    if s.layout.design.expiry is Expiry.NEVER:
+        return s.holder == 0
+    return any_of(s.holder == 0, time >= s.expires)
 
 
 def lease_is_current(s: Vars, w: int) -> Cond:
@@ -126,7 +138,7 @@ def lease_is_current(s: Vars, w: int) -> Cond:
 
 def give_up(w: int) -> Changes:
     """A worker that learns it lost the lock forgets its grant: all its variables return to 0."""
-    return {slot(family, w): 0 for family in PER_WORKER}
+    return {slot(family, w): 0 for family in GRANT_STATE}
 
 
 @dataclass(frozen=True)
@@ -175,11 +187,19 @@ class RuleBuilder:
             found.append(self.send(w))
             found.extend(self.receptions(w))
             found.append(self.release(w))
+            if self.design.renew:
+                found.append(self.renew(w))
         if self.design.storage_restarts:
             found.append(self.storage_restart())
         if self.design.coordinator_restarts:
             found.append(self.coordinator_restart())
+        if self.design.crashes:
+            found.extend(self.crash(w) for w in range(1, self.workers + 1))
         return tuple(found)
+
+    def running(self, s: Vars, w: int) -> Cond:
+        """Worker w has not crashed (always, in a design without crashes)."""
+        return s.down[w] == 0 if self.design.crashes else True
 
     # ----- environment and coordinator ------------------------------------------------
 
@@ -222,9 +242,10 @@ class RuleBuilder:
             free_value = s.used[value] == 0 if value else True
             return all_of(
                 s.tok[w] == 0,
-                any_of(s.holder == 0, s.now >= s.expires),
+                lock_free_at(s, s.now),
                 below(s.grants, self.grants),
                 free_value,
+                self.running(s, w),
             )
 
         def effect(s: Vars) -> Changes:
@@ -232,11 +253,12 @@ class RuleBuilder:
             changes: Changes = {
                 "grants": s.grants + 1,
                 "holder": w,
-                "expires": s.now + self.lease,
                 slot("tok", w): token,
                 slot("gid", w): s.grants + 1,
                 slot("sent", w): 0,
             }
+            if self.design.expiry is Expiry.LEASE:
+                changes["expires"] = s.now + self.lease
             if self.design.token.is_counter:
                 changes["issued"] = s.issued + 1
             if value:
@@ -276,7 +298,13 @@ class RuleBuilder:
 
         def guard(s: Vars) -> Cond:
             checks_lease = s.now < s.until[w] if self.design.worker_check else True
-            return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] < self.writes, checks_lease)
+            return all_of(
+                s.tok[w] != 0,
+                s.pending[w] == 0,
+                s.sent[w] < self.writes,
+                checks_lease,
+                self.running(s, w),
+            )
 
         def effect(s: Vars) -> Changes:
             counted = s.phase[w] if self.design.workload is Workload.RMW else 1
@@ -289,7 +317,13 @@ class RuleBuilder:
 
         def guard(s: Vars) -> Cond:
             idle = s.phase[w] == 0 if self.design.workload is Workload.RMW else True
-            return all_of(s.tok[w] != 0, s.pending[w] == 0, s.sent[w] == self.writes, idle)
+            return all_of(
+                s.tok[w] != 0,
+                s.pending[w] == 0,
+                s.sent[w] == self.writes,
+                idle,
+                self.running(s, w),
+            )
 
         def effect(s: Vars) -> Changes:
             current = all_of(s.holder == w, s.grants == s.gid[w])
@@ -300,6 +334,42 @@ class RuleBuilder:
             }
 
         return Rule(Action("Release", w), f"W{w}", guard, effect)
+
+    def renew(self, w: int) -> Rule:
+        """w keeps its lease alive: while it runs and its lease is still the current,
+        unexpired one, it extends it to L ticks from now (if that extends it at all)."""
+
+        def guard(s: Vars) -> Cond:
+            return all_of(
+                self.running(s, w),
+                s.tok[w] != 0,
+                lease_is_current(s, w),
+                s.expires < s.now + self.lease,
+            )
+
+        def effect(s: Vars) -> Changes:
+            changes: Changes = {"expires": s.now + self.lease}
+            if self.design.worker_check:
+                changes[slot("until", w)] = s.now + self.lease
+            return changes
+
+        return Rule(Action("Renew", w), f"W{w}", guard, effect)
+
+    def crash(self, w: int) -> Rule:
+        """w stops for ever while it believes it holds a grant; nobody is told."""
+
+        def guard(s: Vars) -> Cond:
+            crashed = sum(
+                (select(s.down[v] != 0, 1, 0) for v in range(1, self.workers + 1)), start=0
+            )
+            return all_of(s.down[w] == 0, s.tok[w] != 0, crashed < self.design.crashes)
+
+        return Rule(
+            Action("Crash", w),
+            "environment",
+            guard=guard,
+            effect=lambda s: {slot("down", w): s.now + 1},
+        )
 
     # ----- the receiver -----------------------------------------------------------------
 

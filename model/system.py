@@ -44,7 +44,7 @@ class System:
 
     @property
     def properties(self) -> tuple[Property, ...]:
-        """The properties P1..P5 (P5 cannot fail without read-modify-write)."""
+        """The properties P1..P6 (P5 cannot fail without read-modify-write, P6 without crashes)."""
         return PROPERTIES
 
     @cached_property

@@ -103,7 +103,7 @@ class Trace:
         return next((step for step in self.steps if name in step.violations), None)
 
     def violated(self) -> tuple[str, ...]:
-        """Names of every property some step violates, in order P1..P5."""
+        """Names of every property some step violates, in order P1..P6."""
         names = {name for step in self.steps for name in step.violations}
         return tuple(sorted(names))
 

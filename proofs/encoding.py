@@ -106,7 +106,7 @@ class Encoding:
 
     @cached_property
     def properties(self) -> tuple[Property, ...]:
-        """The properties P1..P5, as the step interpreter checks them."""
+        """The properties P1..P6, as the step interpreter checks them."""
         return tuple(PROPERTIES)
 
     @cached_property

@@ -18,7 +18,7 @@ from typing import Final
 import z3
 
 from model.design import Design, Receiver, Token, Workload
-from model.layout import PER_WORKER, Vars, slot
+from model.layout import GRANT_STATE, Vars, slot
 from model.rules import lease_is_current
 
 COUNTER_TOKENS: Final = (Token.COUNTER,)
@@ -102,7 +102,7 @@ def idle_worker_is_blank(s: Vars, c: Context) -> z3.BoolRef | None:
     """A worker gets a non-zero token only with a grant, and drops all its variables at once."""
     facts = []
     for w in c.ids:
-        others = [slot(f, w) for f in PER_WORKER if f not in ("tok", "gid")]
+        others = [slot(f, w) for f in GRANT_STATE if f not in ("tok", "gid")]
         blank = z3.And([s[column] == 0 for column in others if column in c.used])
         facts.append((s.tok[w] == 0) == (s.gid[w] == 0))
         facts.append(z3.Implies(s.gid[w] == 0, blank))
@@ -205,6 +205,27 @@ def clock_token_dates_the_grant(s: Vars, c: Context) -> z3.BoolRef | None:
     return z3.And(facts)
 
 
+def lease_ends_within_l(s: Vars, c: Context) -> z3.BoolRef | None:
+    """Acquire and Renew set the lease's end to L ticks from now, and time only moves on:
+    no lease ends more than L ticks from now."""
+    if "expires" not in c.used:
+        return None
+    return s.expires <= s.now + c.lease
+
+
+def crashed_holders_lease_ends_in_time(s: Vars, c: Context) -> z3.BoolRef | None:
+    """A crashed worker neither acquires nor renews, so while it is still the holder its lease
+    ends at most L ticks after its crash at tick down − 1: expires < down + L."""
+    if not c.design.crashes or "expires" not in c.used:
+        return None
+    return z3.And(
+        [
+            z3.Implies(z3.And(s.down[w] != 0, s.holder == w), s.expires < s.down[w] + c.lease)
+            for w in c.ids
+        ]
+    )
+
+
 CATALOG: Final[tuple[Builder, ...]] = (
     hwm_covers_last,
     mark_is_last,
@@ -223,6 +244,8 @@ CATALOG: Final[tuple[Builder, ...]] = (
     stale_reader_is_fenced,
     tokens_follow_grants,
     clock_token_dates_the_grant,
+    lease_ends_within_l,
+    crashed_holders_lease_ends_in_time,
 )
 """Every candidate, in the order they are tried and reported."""
 

@@ -12,6 +12,7 @@ _INFIX: Final = {
     z3.Z3_OP_LT: "<",
     z3.Z3_OP_GT: ">",
     z3.Z3_OP_EQ: "=",
+    z3.Z3_OP_DISTINCT: "≠",
     z3.Z3_OP_ADD: "+",
     z3.Z3_OP_SUB: "-",
     z3.Z3_OP_MUL: "×",
@@ -63,7 +64,8 @@ def _operand(expr: z3.ExprRef) -> str:
         return text
     if z3.is_const(expr) or z3.is_int_value(expr) or not expr.children():
         return text
-    if expr.decl().kind() in (z3.Z3_OP_LE, z3.Z3_OP_GE, z3.Z3_OP_LT, z3.Z3_OP_GT):
+    comparisons = (z3.Z3_OP_LE, z3.Z3_OP_GE, z3.Z3_OP_LT, z3.Z3_OP_GT, z3.Z3_OP_DISTINCT)
+    if expr.decl().kind() in comparisons:
         return text
     if z3.is_eq(expr) and not z3.is_bool(expr.children()[0]):
         return text

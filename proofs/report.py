@@ -94,7 +94,7 @@ def prove(
     max_states: int = PROVE_MAX_STATES,
     max_seconds: float = PROVE_MAX_SECONDS,
 ) -> ProofReport:
-    """Settle P1..P5 for a design: induction, then BMC, then Spacer, all within one budget.
+    """Settle P1..P6 for a design: induction, then BMC, then Spacer, all within one budget.
 
     An exploration within `max_states` comes first: it gives BMC its bound (the explorer's
     depth + 1) and tells a proof about something that never happens (vacuous) from a real

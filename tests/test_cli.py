@@ -130,7 +130,7 @@ def test_replay_refuses_a_tampered_file(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_matrix_json_has_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
-    """`fencing matrix --json` lists every preset with states and P1..P5 at the given bounds."""
+    """`fencing matrix --json` lists every preset with states and P1..P6 at the given bounds."""
     code, out, _ = run(
         ["matrix", "--json", "--horizon", "4", "--grants", "2", "--writes", "1"], capsys
     )
@@ -390,4 +390,5 @@ def test_prove_random_tokens_reports_without_a_crash(capsys: pytest.CaptureFixtu
         "P3": "violated",
         "P4": "violated",
         "P5": "vacuous",
+        "P6": "vacuous",
     }

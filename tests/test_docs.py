@@ -233,6 +233,9 @@ def option_grid() -> list[tuple[Settings, bool]]:
         "workload": BY_OPTION["workload"].values,
         "fenced_reads": (False, True),
         "grant_fences": (False, True),
+        "expiry": BY_OPTION["expiry"].values,
+        "renew": (False, True),
+        "crashes": (0, 1),
         "skew": ((), (1, 0)),
         "wrap": (0, 2),
     }

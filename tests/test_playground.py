@@ -42,6 +42,22 @@ def test_actions_round_trip_through_the_link() -> None:
     assert decode_actions("") == ()
 
 
+def test_renewals_and_crashes_have_codes_and_labels() -> None:
+    """A keepalive run with a crash survives the link, and its buttons say what they do."""
+    design = Design(renew=True, crashes=1)
+    actions = (Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Crash", 1))
+    assert encode_actions(actions) == "A1.T.N1.K1"
+    assert decode_actions("A1.T.N1.K1") == actions
+    run = Run(design, DEFAULT_BOUNDS)
+    for action in actions:
+        run = take(run, action)
+    assert run.actions == actions
+    after_tick = {c.label: c.actor for c in choices(play(Run(design, DEFAULT_BOUNDS, actions[:2])))}
+    assert after_tick["Renew W1's lease"] == "W1" and after_tick["Crash W1"] == "environment"
+    renewed = {c.label for c in choices(play(Run(design, DEFAULT_BOUNDS, actions[:3])))}
+    assert "Renew W1's lease" not in renewed and "Crash W1" in renewed
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [

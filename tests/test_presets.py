@@ -58,7 +58,7 @@ def test_a_shown_claim_that_is_false_fails_the_check() -> None:
 
 def test_presets_have_text_and_sources() -> None:
     """Every preset says what it mirrors, its lesson and a source, and names are unique."""
-    assert len(PRESET_NAMES) == len(set(PRESET_NAMES)) == 18
+    assert len(PRESET_NAMES) == len(set(PRESET_NAMES)) == 21
     for preset in PRESETS_LIST:
         assert preset.mirrors and preset.lesson.endswith(".") and preset.source
 

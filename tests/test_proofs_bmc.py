@@ -24,10 +24,19 @@ REFERENCE_SHORTEST = {
     ("key-version-token", "P3"): 8,
     ("rmw-fencing-unfenced-reads", "P2"): 7,
     ("rmw-fencing-unfenced-reads", "P5"): 12,
+    ("lock-without-lease", "P6"): 5,
+    ("keepalive-fencing", "P2"): 5,
 }
 """docs/model.md's reference violations at W=2 L=2 T=6 G=3 K=2 (its other cells hold)."""
 
-PUBLISHED = ("lease-only", "fencing", "key-version-token", "rmw-fencing-unfenced-reads")
+PUBLISHED = (
+    "lease-only",
+    "fencing",
+    "key-version-token",
+    "rmw-fencing-unfenced-reads",
+    "lock-without-lease",
+    "keepalive-fencing",
+)
 """Presets whose whole row docs/model.md publishes."""
 
 SMALL = Bounds(workers=2, lease=1, horizon=3, grants=2, writes=1)

@@ -11,12 +11,20 @@ from model.presets import PRESETS
 from model.properties import BY_NAME
 from model.system import System
 from proofs.induction import PROVED, UNKNOWN, Prover, prove_by_spacer
-from proofs.invariants import CATALOG, Context, hwm_covers_last
+from proofs.invariants import (
+    CATALOG,
+    Context,
+    crashed_holders_lease_ends_in_time,
+    hwm_covers_last,
+    lease_ends_within_l,
+)
 
 MUST_PROVE = {
     "fencing": ("P1", "P3"),
     "rmw-lease-aware": ("P1", "P2", "P3", "P5"),
     "lease-aware-receiver": ("P2",),
+    "keepalive-fencing": ("P1", "P3", "P6"),
+    "keepalive-lease": ("P6",),
 }
 
 
@@ -119,3 +127,53 @@ def test_spacer_results_say_what_and_how() -> None:
         "Spacer found a counterexample from the initial state with time and grants unbounded"
     )
     assert refuted.seconds > 0 and refuted.invariant_text is None
+
+
+@pytest.mark.parametrize(
+    "design",
+    [
+        Design(renew=True, crashes=1),
+        Design(receiver="none", renew=True, crashes=2),
+        Design(receiver="lease-aware", worker_check=True, renew=True, crashes=1),
+        Design(crashes=1),
+    ],
+    ids=["keepalive-fencing", "two-crashes", "lease-aware-checked", "no-renewals"],
+)
+def test_a_lease_frees_a_crashed_holders_lock_for_every_horizon(design: Design) -> None:
+    """P6 is proved with two lemmas, each with its reason in words: no lease ends more than L
+    ticks from now, and a crashed holder's lease ends at most L ticks after the crash."""
+    result = Prover(design, bounds_with(2)).prove(BY_NAME["P6"])
+    assert result.status == PROVED, (result.reason, result.cti)
+    assert result.invariant[:2] == (
+        "expires ≤ (now + 2)",
+        "((down[1] ≠ 0 ∧ holder = 1) ⇒ expires < (down[1] + 2)) ∧ "
+        "((down[2] ≠ 0 ∧ holder = 2) ⇒ expires < (down[2] + 2))",
+    )
+    assert result.reasons[:2] == (
+        lease_ends_within_l.__doc__,
+        crashed_holders_lease_ends_in_time.__doc__,
+    )
+
+
+def test_without_the_crash_lemma_p6_does_not_close() -> None:
+    """The strengthening is needed: with the column domains alone there is a counterexample
+    to induction, a Tick from a state where the crashed holder's lease ends too late."""
+    result = Prover(Design(renew=True, crashes=1), bounds_with(2), catalog=()).prove(BY_NAME["P6"])
+    assert result.status == UNKNOWN and result.cti is not None
+    assert result.cti.action.name == "Tick"
+
+
+def test_a_lock_that_never_expires_is_not_proved_to_free_a_crashed_holder() -> None:
+    """Without a lease P6 is false, so induction must not prove it; its counterexample to
+    induction is a Tick that breaks P6, and bounded model checking finds the real run."""
+    from proofs.bmc import VIOLATED, bmc
+
+    design = PRESETS["lock-without-lease"].design
+    result = Prover(design, bounds_with(2)).prove(BY_NAME["P6"])
+    assert result.status == UNKNOWN and result.cti is not None
+    system = System(design, REFERENCE_BOUNDS)
+    state = tuple(result.cti.state.get(c, 0) for c in system.layout.columns)
+    rule = system.rule_for(result.cti.action)
+    assert system.is_enabled(state, rule) and "P6" in system.violations(state, rule)
+    found = bmc(design, REFERENCE_BOUNDS, properties=["P6"])["P6"]
+    assert (found.status, found.shortest) == (VIOLATED, REFERENCE_BOUNDS.lease + 3)

@@ -19,7 +19,7 @@ def test_fencing_report() -> None:
     assert statuses["P2"] == ("violated", "bmc", 5)
     assert statuses["P3"][0] == "proved"
     data = report_to_json(report)
-    assert set(data["properties"]) == {"P1", "P2", "P3", "P4", "P5"}
+    assert set(data["properties"]) == {"P1", "P2", "P3", "P4", "P5", "P6"}
     assert set(data["properties"]["P1"]) >= {"status", "method", "shortest", "invariant"}
     assert data["properties"]["P1"]["invariant"].startswith("last ≤ hwm")
     text = format_report(report)
@@ -35,13 +35,15 @@ def test_a_broken_design_is_never_proved() -> None:
 def test_tiny_budget_reports_unknown_with_reason() -> None:
     report = prove(Design(), SMALL, rlimit=1, timeout_ms=1000, spacer_timeout_ms=1000)
     statuses = {name: r.status for name, r in report.properties.items()}
-    # z3 gives up on everything; P5 is vacuous (no read-modify-write) whatever z3 says.
+    # z3 gives up on everything; P5 is vacuous (no read-modify-write) whatever z3 says, and
+    # P6 too (nobody crashes).
     assert statuses == {
         "P1": "unknown",
         "P2": "unknown",
         "P3": "unknown",
         "P4": "unknown",
         "P5": "vacuous",
+        "P6": "vacuous",
     }
     assert all(r.reason for r in report.properties.values())
 
@@ -134,3 +136,13 @@ def test_a_proof_out_of_time_says_so() -> None:
     report = prove(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_seconds=0.01)
     open_ones = [r for r in report.properties.values() if r.status == "unknown"]
     assert open_ones and all("time budget" in (r.reason or "") for r in open_ones)
+
+
+def test_keepalives_prove_a_crashed_holder_is_freed_and_no_lease_breaks_it() -> None:
+    """With a lease and renewals P6 is proved for every horizon, its invariant named; a lock
+    without a lease breaks it in L + 3 steps, found by bounded model checking."""
+    keepalive = prove(PRESETS["keepalive-fencing"].design, SMALL).properties["P6"]
+    assert (keepalive.status, keepalive.method) == ("proved", "induction")
+    assert keepalive.invariant is not None and "expires < (down[1] + 2)" in keepalive.invariant
+    no_lease = prove(PRESETS["lock-without-lease"].design, SMALL).properties["P6"]
+    assert (no_lease.status, no_lease.method, no_lease.shortest) == ("violated", "bmc", 5)

@@ -15,7 +15,7 @@ def test_rows_follow_the_report_in_property_order() -> None:
     """Fencing: P1 proved with `last ≤ hwm` on its own line; P2 violated with a replayable run."""
     design = PRESETS["fencing"].design
     rows = rows_of(prove(design, SMALL))
-    assert [row.prop for row in rows] == ["P1", "P2", "P3", "P4", "P5"]
+    assert [row.prop for row in rows] == ["P1", "P2", "P3", "P4", "P5", "P6"]
     p1, p2 = rows[0], rows[1]
     assert p1.status_word == "✔ proved for every horizon" and p1.title == "monotonic acceptance"
     assert "last ≤ hwm" in p1.invariant

@@ -51,6 +51,17 @@ def forgets(w: int) -> dict[str, int]:
 
 
 RMW = Design(workload="rmw")
+RENEW = Design(renew=True)
+CRASH = Design(crashes=1)
+NEVER = Design(expiry="never")
+NEVER_CRASH = Design(receiver="none", expiry="never", crashes=1)
+
+
+def granted(w: int, grant: int, now: int = 0) -> dict[str, int]:
+    """The coordinator's record of w's grant on a lock without a lease (no expiry)."""
+    return {"holder": w, "grants": grant, "issued": grant, "now": now}
+
+
 GAP = {**lease(2, 2, 4, now=2), **holding(1, 1, 1, sent=1, pending=1), **holding(2, 2, 2)}
 """W1's write is in flight, its lease gone; W2 holds grant 2 and has sent nothing yet."""
 
@@ -428,6 +439,193 @@ EXAMPLES = (
         None,
         design=RMW,
     ),
+    # ----- Renew -------------------------------------------------------------------------
+    Example(
+        "the holder renews its lease to L ticks from now",
+        Action("Renew", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1)},
+        {"expires": 3},
+        design=RENEW,
+    ),
+    Example(
+        "a renewal also moves the worker's own record of its lease",
+        Action("Renew", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1), "until[1]": 2},
+        {"expires": 3, "until[1]": 3},
+        design=Design(renew=True, worker_check=True),
+    ),
+    Example(
+        "an expired lease is not renewed",
+        Action("Renew", 1),
+        {**lease(1, 1, 2, now=2), **holding(1, 1, 1)},
+        None,
+        design=RENEW,
+    ),
+    Example(
+        "a renewal that would not extend the lease is not taken",
+        Action("Renew", 1),
+        {**lease(1, 1, 2, now=0), **holding(1, 1, 1)},
+        None,
+        design=RENEW,
+    ),
+    Example(
+        "a superseded worker does not renew the new holder's lease",
+        Action("Renew", 1),
+        {**lease(2, 2, 4, now=3), **holding(1, 1, 1), **holding(2, 2, 2)},
+        None,
+        design=RENEW,
+    ),
+    Example(
+        "the holder's older grant is not renewed",
+        Action("Renew", 1),
+        {**lease(1, 2, 4, now=3), **holding(1, 1, 1)},
+        None,
+        design=RENEW,
+    ),
+    Example(
+        "a worker that holds nothing renews nothing",
+        Action("Renew", 1),
+        lease(1, 1, 2, now=1),
+        None,
+        design=RENEW,
+    ),
+    Example(
+        "a crashed holder does not renew",
+        Action("Renew", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1), "down[1]": 1},
+        None,
+        design=Design(renew=True, crashes=1),
+    ),
+    # ----- Crash -------------------------------------------------------------------------
+    Example(
+        "a holder crashes and nobody is told",
+        Action("Crash", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1)},
+        {"down[1]": 2},
+        design=CRASH,
+    ),
+    Example(
+        "a worker holding nothing does not crash",
+        Action("Crash", 1),
+        {"now": 1},
+        None,
+        design=CRASH,
+    ),
+    Example(
+        "a crashed worker does not crash again",
+        Action("Crash", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1), "down[1]": 1},
+        None,
+        design=Design(crashes=2),
+    ),
+    Example(
+        "no more crashes than allowed",
+        Action("Crash", 1),
+        {**lease(2, 2, 4, now=2), **holding(1, 1, 1), **holding(2, 2, 2), "down[2]": 3},
+        None,
+        design=CRASH,
+    ),
+    Example(
+        "with two crashes allowed a second worker crashes",
+        Action("Crash", 1),
+        {**lease(2, 2, 4, now=2), **holding(1, 1, 1), **holding(2, 2, 2), "down[2]": 3},
+        {"down[1]": 3},
+        design=Design(crashes=2),
+    ),
+    Example(
+        "a crashed worker sends nothing",
+        Action("Send", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1), "down[1]": 1},
+        None,
+        design=CRASH,
+    ),
+    Example(
+        "a crashed worker releases nothing",
+        Action("Release", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1, sent=2), "down[1]": 1},
+        None,
+        design=CRASH,
+    ),
+    Example(
+        "a crashed worker acquires nothing",
+        Action("Acquire", 1),
+        {"now": 3, "grants": 1, "issued": 1, "down[1]": 1},
+        None,
+        design=CRASH,
+    ),
+    Example(
+        "a crashed worker's write in flight is still delivered and accepted",
+        Action("Deliver", 1),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1, sent=1, pending=1), "down[1]": 1},
+        {"pending[1]": 0, "last": 1, "lastg": 1, "hwm": 1},
+        design=CRASH,
+    ),
+    Example(
+        "a crashed worker's stale write is rejected; it stays down",
+        Action("Deliver", 1),
+        {**GAP, "hwm": 2, "down[1]": 1},
+        forgets(1),
+        design=CRASH,
+    ),
+    # ----- expiry never --------------------------------------------------------------------
+    Example(
+        "a lock without a lease is granted with no expiry",
+        Action("Acquire", 1),
+        {"now": 1},
+        {"issued": 1, "grants": 1, "holder": 1, "tok[1]": 1, "gid[1]": 1},
+        design=NEVER,
+    ),
+    Example(
+        "a lock without a lease is not granted while held, however late",
+        Action("Acquire", 2),
+        {**granted(1, 1, now=5), **holding(1, 1, 1)},
+        None,
+        design=NEVER,
+    ),
+    Example(
+        "a released lock without a lease is granted again",
+        Action("Acquire", 2),
+        {"now": 4, "grants": 1, "issued": 1},
+        {"issued": 2, "grants": 2, "holder": 2, "tok[2]": 2, "gid[2]": 2},
+        design=NEVER,
+    ),
+    Example(
+        "the holder's late write lands within its grant: a lock without a lease never runs out",
+        Action("Deliver", 1),
+        {**granted(1, 1, now=5), **holding(1, 1, 1, sent=1, pending=1)},
+        {"pending[1]": 0, "last": 1, "lastg": 1, "hwm": 1},
+        design=NEVER,
+    ),
+    # ----- P6 on Tick ----------------------------------------------------------------------
+    Example(
+        "time passes past a lease after the crash of its holder: freed in time",
+        Action("Tick"),
+        {**lease(1, 1, 2, now=1), **holding(1, 1, 1), "down[1]": 1},
+        {"now": 2},
+        design=CRASH,
+    ),
+    Example(
+        "L ticks after the crash the lock without a lease is still held: within the bound",
+        Action("Tick"),
+        {**granted(1, 1, now=1), **holding(1, 1, 1), "down[1]": 1},
+        {"now": 2},
+        design=NEVER_CRASH,
+    ),
+    Example(
+        "L + 1 ticks after the crash the lock without a lease is still held",
+        Action("Tick"),
+        {**granted(1, 1, now=2), **holding(1, 1, 1), "down[1]": 1},
+        {"now": 3},
+        design=NEVER_CRASH,
+        breaks=("P6",),
+    ),
+    Example(
+        "a crashed worker whose grant was superseded holds up nobody",
+        Action("Tick"),
+        {**granted(2, 2, now=4), **holding(1, 1, 1), **holding(2, 2, 2), "down[1]": 1},
+        {"now": 5},
+        design=Design(receiver="none", expiry="never", crashes=1),
+    ),
     # ----- faults ------------------------------------------------------------------------
     Example(
         "a storage restart forgets the volatile mark",
@@ -498,10 +696,12 @@ def test_every_action_and_option_has_an_example() -> None:
         ),
         ("hwm", ("durable", "volatile")),
         ("workload", ("blind", "rmw")),
+        ("expiry", ("lease", "never")),
     ):
         assert {str(getattr(d, option)) for d in designs} == set(values), option
-    for flag in ("worker_check", "fenced_reads", "grant_fences"):
+    for flag in ("worker_check", "fenced_reads", "grant_fences", "renew"):
         assert any(getattr(d, flag) for d in designs), flag
+    assert {d.crashes for d in designs} >= {0, 1, 2}
 
 
 def test_unbounded_rules_let_time_and_grants_run_past_the_bounds() -> None:

@@ -432,14 +432,26 @@ def test_random_runs_keep_time_on_the_axis(picks: list[int], preset: str) -> Non
         assert (x == now + 1) if step.action.name == "Tick" else (now < x < now + 1)
     ends = {x for step, x in zip(trace.steps, positions, strict=True) if step.action.name == "Tick"}
     segments = lease_segments(trace)
+    right = timeline_figure(trace).layout.xaxis.range[1]
+    renewals = [
+        (step.action.worker, x, trace.state_at(step.number - 1)["now"])
+        for step, x in zip(trace.steps, positions, strict=True)
+        if step.action.name == "Renew"
+    ]
     for lease in (s for s in segments if s.status == LEASE_ACTIVE):
         tick = int(lease.start)  # the tick it was granted in
         earlier = {s.end for s in segments if s.worker == lease.worker and s.end <= lease.start}
         assert lease.start == tick or lease.start in earlier  # after its own last grant's end
-        assert lease.end - tick <= trace.bounds.lease
-        if lease.end in ends:  # it ran out as time passed: exactly L ticks from its tick
-            assert lease.end - tick == trace.bounds.lease
-    right = timeline_figure(trace).layout.xaxis.range[1]
+        if trace.design.expiry == "never":  # no lease: held until let go, at most to now
+            assert lease.end <= right
+            continue
+        renewed = [
+            now for w, x, now in renewals if w == lease.worker and lease.start < x < lease.end
+        ]
+        since = max([tick, *renewed])  # the tick of its grant or of its last renewal
+        assert lease.end - since <= trace.bounds.lease
+        if lease.end in ends:  # it ran out as time passed: exactly L ticks from that tick
+            assert lease.end - since == trace.bounds.lease
     assert right == trace.state_at(len(trace.steps))["now"] + 1
     assert all(0 <= g.start <= g.end <= right for g in gaps(trace))
 
@@ -552,3 +564,47 @@ def test_the_state_table_words_follow_the_lease_predicates() -> None:
     assert "no token seen yet" in actor_rows(trace, 0)[-1].words
     rejected = paused_worker_story("fenced").trace()
     assert actor_rows(rejected, 8)[2].words == "does not hold the lock"  # gave up after refusal
+
+
+def test_a_renewed_lease_is_drawn_to_its_last_renewal() -> None:
+    """A keepalive moves the end of the bar: granted at t=0, renewed at t=1, it runs to t=3."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Tick")]
+    trace = replay(Design(renew=True), REFERENCE_BOUNDS, actions)
+    w1 = next(s for s in lease_segments(trace) if s.worker == 1)
+    assert (w1.start, w1.end) == (0.0, 3.0)
+
+
+def test_a_lock_without_a_lease_is_drawn_to_now_and_a_crash_on_its_worker() -> None:
+    """With no expiry the bar runs to the current step; the crash sits on the worker's lane."""
+    actions = [Action("Acquire", 1), Action("Crash", 1), Action("Tick"), Action("Tick")]
+    trace = replay(Design(expiry="never", crashes=1), REFERENCE_BOUNDS, actions)
+    w1 = next(s for s in lease_segments(trace) if s.worker == 1)
+    assert w1.start == 0.0 and w1.end == step_positions(trace)[-1] > 1.0
+    assert [e.lane for e in events(trace)] == ["coordinator", "W1", "clock", "clock"]
+    timeline_figure(trace).to_dict()
+
+
+def test_the_state_table_says_who_crashed_and_that_the_lock_has_no_lease() -> None:
+    """After a grant and a crash on a lock without a lease, the rows say so in words."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Crash", 1)]
+    trace = replay(Design(expiry="never", crashes=1), REFERENCE_BOUNDS, actions)
+    rows = {row.actor: row for row in actor_rows(trace, len(actions))}
+    assert rows["coordinator"].words.startswith(
+        "lock granted to W1 (grant #1), no lease: held until released"
+    )
+    assert rows["W1"].words.startswith(
+        "crashed at t=1, takes no step again; believes it holds token 1 (grant #1), held until "
+        "it releases it (the lock has no lease)"
+    )
+    assert "down[1]=2" in rows["W1"].variables
+    assert rows["W2"].words == "does not hold the lock"
+
+
+def test_renewals_and_crashes_have_their_own_markers_in_the_legend() -> None:
+    """A renewal and a crash are drawn with their own symbols, named once in the legend."""
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Crash", 1)]
+    trace = replay(Design(renew=True, crashes=1), REFERENCE_BOUNDS, actions)
+    figure = timeline_figure(trace, len(actions))
+    entries = {t.name: t for t in figure.data if t.showlegend is not False}
+    assert entries["renewal"].marker.symbol == "triangle-up"
+    assert entries["crash"].marker.symbol == "x"

@@ -234,3 +234,40 @@ def test_after_a_coordinator_restart_the_old_grant_is_nobodys_lease() -> None:
         "W1 finishes at t=0; the coordinator no longer records its grant #1, so there is "
         "nothing to release."
     )
+
+
+def test_a_crashed_holder_that_never_loses_the_lock_is_told_in_words() -> None:
+    """Without a lease the shortest P6 run is a grant, a crash and L + 1 ticks; each step and
+    the violation say what happened, with the times the model computed."""
+    design = Design(receiver="none", expiry="never", crashes=1)
+    verdict = explore(design, REFERENCE_BOUNDS).verdicts["P6"]
+    assert verdict.actions == (
+        Action("Acquire", 1),
+        Action("Crash", 1),
+        *[Action("Tick")] * (REFERENCE_BOUNDS.lease + 1),
+    )
+    trace = replay(design, REFERENCE_BOUNDS, verdict.actions)
+    grant, crash, *ticks = trace.steps
+    assert "held until released (the lock never expires)" in grant.sentence
+    assert crash.actor == "environment"
+    assert crash.sentence.startswith("W1 crashes at t=0 while it believes it holds the lock")
+    assert [s.violations for s in ticks] == [(), (), ("P6",)]
+    assert ticks[-1].reason("P6") == (
+        "P6 violated: W1 crashed at t=0 while holding the lock; by t=3 nobody else could take "
+        "it: the lock never expires."
+    )
+
+
+def test_a_renewal_is_told_with_the_old_and_the_new_end_of_the_lease() -> None:
+    """A keepalive moves the end of the lease; a crashed holder's lease then runs out."""
+    design = Design(renew=True, crashes=1)
+    actions = [Action("Acquire", 1), Action("Tick"), Action("Renew", 1), Action("Crash", 1)]
+    actions += [Action("Tick")] * 3 + [Action("Acquire", 2)]
+    trace = replay(design, REFERENCE_BOUNDS, actions)
+    renew = trace.steps[2]
+    assert renew.sentence == (
+        "W1 renews its lease at t=1 (a keepalive): it ran until t=2 and now runs until t=3."
+    )
+    assert trace.violated() == ()
+    assert "grants the lock to W2" in trace.steps[-1].sentence
+    assert trace.state_at(len(actions))["down[1]"] == 2

@@ -69,9 +69,9 @@ def test_claims_are_well_formed_and_speak_json() -> None:
         "shortest": None,
         "bounds": REFERENCE_BOUNDS.to_dict(),
     }
-    with pytest.raises(ValueError, match=r"a claim is about P1\.\.P5"):
+    with pytest.raises(ValueError, match=r"a claim is about P1\.\.P6"):
         Claim("P9", Status.HOLDS, REFERENCE_BOUNDS)
-    with pytest.raises(ValueError, match=r"a claim is about P1\.\.P5"):
+    with pytest.raises(ValueError, match=r"a claim is about P1\.\.P6"):
         Claim("P1", Status.UNKNOWN, REFERENCE_BOUNDS)
     with pytest.raises(ValueError, match="only one, has a shortest length"):
         Claim("P1", Status.HOLDS, REFERENCE_BOUNDS, 4)

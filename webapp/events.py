@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
+from model.design import Expiry
 from model.layout import Vars
 from model.rules import lease_is_current
 from model.system import State
@@ -140,6 +141,15 @@ def time_x(time: int) -> float:
     return float(time)
 
 
+def _lane(step: Step) -> str:
+    """The lane a step is drawn on: the clock's, a crashed worker's own, or its actor's."""
+    if _is_tick(step):
+        return "clock"
+    if step.action.name == "Crash":
+        return f"W{step.action.worker}"
+    return step.actor
+
+
 def _is_tick(step: Step) -> bool:
     """Whether the step is the clock advancing."""
     return step.action.name == "Tick"
@@ -235,7 +245,7 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
         found.append(
             Event(
                 step=step,
-                lane="clock" if _is_tick(step) else step.actor,
+                lane=_lane(step),
                 x=x,
                 time=_value(trace, step.before, "now"),
                 worker=w,
@@ -307,7 +317,8 @@ class _Grant:
     grant: int
     token: int
     start: float
-    expiry: float
+    expiry: float | None
+    """Where the lease ends (its last renewal's end); None for a lock without a lease."""
     granted: int
     lease_over: int | None
     given_up: int | None
@@ -328,11 +339,14 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
         after = system.view(step.after)
         grant = int(after.gid[w])
         lease_over = given_up = None
+        expiry = int(after.expires)
         for number in range(step.number + 1, len(states)):
             s = system.view(states[number])
             holds = believes_it_holds(s, w) and int(s.gid[w]) == grant
             if lease_over is None and not (holds and lease_is_current(s, w)):
                 lease_over = number
+            if lease_over is None:
+                expiry = max(expiry, int(s.expires))
             if not holds:
                 given_up = number
                 break
@@ -343,7 +357,7 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
                 grant=grant,
                 token=int(after.tok[w]),
                 start=start,
-                expiry=time_x(int(after.expires)),
+                expiry=None if system.design.expiry is Expiry.NEVER else time_x(expiry),
                 granted=step.number,
                 lease_over=lease_over,
                 given_up=given_up,
@@ -373,7 +387,7 @@ def lease_segments(trace: Trace, upto: int | None = None) -> tuple[Segment, ...]
         if g.granted > count:
             continue
         over = positions[g.lease_over - 1] if g.lease_over and ended(g.lease_over) else None
-        end = g.expiry if over is None else over
+        end = (now if g.expiry is None else g.expiry) if over is None else over
         found.append(Segment(g.worker, g.grant, g.token, g.start, end, LEASE_ACTIVE))
         if over is not None and g.lease_over != g.given_up:
             let_go = positions[g.given_up - 1] if g.given_up and ended(g.given_up) else now

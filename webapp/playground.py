@@ -42,14 +42,16 @@ CODES: Final = {
     "Check": "C",
     "Apply": "P",
     "Release": "R",
+    "Renew": "N",
     "StorageRestart": "RS",
     "CoordinatorRestart": "RC",
+    "Crash": "K",
 }
 """The one- or two-letter code of each action name in a link."""
 
 NAMES: Final = {code: name for name, code in CODES.items()}
 WORKERLESS: Final = ("Tick", "StorageRestart", "CoordinatorRestart")
-TOKEN: Final = re.compile(r"^(RS|RC|[TASDCPR])(\d*)(?:v(\d+))?$")
+TOKEN: Final = re.compile(r"^(RS|RC|[TASDCPRNK])(\d*)(?:v(\d+))?$")
 """One step of a link: a code, the worker's number (if any), `v` and a chosen token value."""
 
 
@@ -73,7 +75,7 @@ def decode_action(text: str, position: int) -> Action:
     if match is None:
         raise LinkError(
             f"step {position} of the link, {text[:20]!r}, is not an action code: use T, A1, "
-            "S1, D1, C1, P1, R1, RS or RC (a letter and a worker number)"
+            "S1, D1, C1, P1, R1, N1, K1, RS or RC (a letter and a worker number)"
         )
     code, worker, value = match.groups()
     name = NAMES[code]
@@ -164,6 +166,10 @@ def action_label(trace: Trace, action: Action) -> str:
         return f"Acquire W{w}" + (f" (token {action.value})" if action.value else "")
     if action.name == "Release":
         return f"Release W{w}"
+    if action.name == "Renew":
+        return f"Renew W{w}'s lease"
+    if action.name == "Crash":
+        return f"Crash W{w}"
     request = _request_kind(trace, w)
     verb = {"Send": "Send", "Deliver": "Deliver", "Check": "Check", "Apply": "Apply"}[action.name]
     return f"{verb} W{w}'s {request}"

@@ -91,5 +91,5 @@ def row_of(result: PropertyResult) -> ProofRow:
 
 
 def rows_of(report: ProofReport) -> tuple[ProofRow, ...]:
-    """Every property of a report as a row, in P1..P5 order."""
+    """Every property of a report as a row, in P1..P6 order."""
     return tuple(row_of(result) for result in report.properties.values())

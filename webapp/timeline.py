@@ -100,6 +100,8 @@ SEND: Final = Look("send", symbol="triangle-right")
 RELEASE: Final = Look("release", symbol="square")
 RESTART: Final = Look("restart", symbol="bowtie")
 TICK: Final = Look("clock tick", symbol="line-ns-open", size=16)
+RENEWAL: Final = Look("renewal", symbol="triangle-up")
+CRASH: Final = Look("crash", symbol="x", size=14)
 CURRENT: Final = Look("current step", symbol="circle-open", colour=CURRENT_STEP_COLOUR, size=30)
 LEASE: Final = Look("lease", symbol="square")
 PAST_LEASE: Final = Look("past its lease", symbol="square-open")
@@ -121,6 +123,8 @@ ACTION_LOOKS: Final = {
     "Release": RELEASE,
     "CoordinatorRestart": RESTART,
     "StorageRestart": RESTART,
+    "Renew": RENEWAL,
+    "Crash": CRASH,
     "Tick": TICK,
 }
 """The look of each action that is not a reception (receptions use the outcome's look)."""

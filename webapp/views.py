@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.layout import MEANING, Vars
+from model.narration import never_expires
 from model.rules import holds_current_grant, lease_is_current, lease_unexpired
 from model.trace import Trace
 from webapp.events import believes_it_holds, lanes, reception_outcome
@@ -17,7 +18,7 @@ from webapp.style import COORDINATOR, RECEIVER
 
 COORDINATOR_VARIABLES: Final = ("holder", "expires", "issued", "grants", "coordinator_restarts")
 RECEIVER_VARIABLES: Final = ("hwm", "mark", "last", "lastg", "version", "storage_restarts")
-WORKER_VARIABLES: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv")
+WORKER_VARIABLES: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv", "down")
 GHOSTS: Final = ("grants", "last", "lastg", "gid")
 """History variables the model keeps for the properties; real actors do not see them."""
 
@@ -112,6 +113,8 @@ def coordinator_words(trace: Trace, s: Vars) -> str:
     """Who the lock service last granted the lock to and whether that lease still runs."""
     if not s.holder:
         words = "the lock is free"
+    elif never_expires(s):
+        words = f"lock granted to W{s.holder} (grant #{s.grants}), no lease: held until released"
     elif lease_unexpired(s):
         words = f"lock granted to W{s.holder} (grant #{s.grants}), lease until t={s.expires}"
     else:
@@ -130,6 +133,8 @@ def coordinator_words(trace: Trace, s: Vars) -> str:
 def lease_words(s: Vars, w: int) -> str:
     """Where w's grant stands with the lock service, asked of the model's predicates."""
     if lease_is_current(s, w):
+        if never_expires(s):
+            return "held until it releases it (the lock has no lease)"
         return f"lease current until t={s.expires}"
     if holds_current_grant(s, w):
         return f"but its lease expired at t={s.expires}"
@@ -141,9 +146,12 @@ def lease_words(s: Vars, w: int) -> str:
 
 def worker_words(trace: Trace, s: Vars, w: int) -> str:
     """What worker w believes, whether its lease still runs, and what it has sent."""
+    crashed = f"crashed at t={s.down[w] - 1}, takes no step again" if s.down[w] else ""
     if not believes_it_holds(s, w):
-        return "does not hold the lock"
+        return "; ".join(part for part in (crashed, "does not hold the lock") if part)
     parts = [f"believes it holds token {s.tok[w]} (grant #{s.gid[w]}), {lease_words(s, w)}"]
+    if crashed:
+        parts.insert(0, crashed)
     kind = "write" if trace.system.builder.is_write(s, w) else "read"
     if s.pending[w] == 1:
         parts.append(f"a {kind} in flight")
