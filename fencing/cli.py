@@ -355,7 +355,7 @@ def _matrix_line(row: MatrixRow) -> str:
 
 
 def run_matrix(args: argparse.Namespace) -> int:
-    """`fencing matrix`: every preset x P1..P5 at one bounds."""
+    """`fencing matrix`: every preset x every property at one bounds."""
     bounds = bounds_from_args(args)
     if args.json:
         matrix = verdict_matrix(bounds, max_states=args.max_states, max_seconds=args.max_seconds)

@@ -176,6 +176,8 @@ def story(stack: Stack, trace: Trace, name: str) -> tuple[str, ...]:
 def single_changes(stack: Stack) -> Iterator[Change]:
     """Every one-part change of the stack, in catalogue order."""
     for entry in CATALOGUE:
+        if entry.assumption:
+            continue
         if entry.slot.single:
             current = stack.token if entry.slot is Slot.TOKEN else stack.resource
             if entry is not current:

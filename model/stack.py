@@ -67,6 +67,9 @@ class Part:
     resource its write (`the conditional UPDATE … WHERE fence <= $t`)."""
     drop: str = ""
     """For a practice: what giving it up means to build."""
+    assumption: bool = False
+    """A fact of the world the stack lives in (a holder may crash), not a choice: a fix
+    never adds or drops it."""
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as JSON."""
@@ -297,6 +300,17 @@ CATALOGUE: Final[tuple[Part, ...]] = (
         drop="stop checking the token on reads",
     ),
     Part(
+        "keepalive",
+        Slot.WORKERS,
+        "the holder keeps its lease alive (etcd KeepAlive, ZooKeeper session heartbeats, "
+        "Consul session renew)",
+        {"renew": True},
+        "have the holder renew its lease while it works (a keepalive)",
+        "etcd API reference, LeaseKeepAlive; ZooKeeper sessions; Consul session renew: a "
+        "paused process stops renewing, so its lease still runs out",
+        drop="stop renewing the lease: it lasts one term from the grant",
+    ),
+    Part(
         "fence-in-memory",
         Slot.ALSO,
         "the fence kept in the storage process's memory",
@@ -304,6 +318,25 @@ CATALOGUE: Final[tuple[Part, ...]] = (
         "keep the fence in the storage process's memory",
         "any in-memory max_seen lost on restart",
         drop="keep the fence on disk, in the same row or transaction as the data",
+    ),
+    Part(
+        "lock-without-lease",
+        Slot.ALSO,
+        "the lock has no lease (an etcd key with no lease, a lock file): it lasts until released",
+        {"expiry": "never"},
+        "take the lock without a lease, so it is held until its holder releases it",
+        "etcd Put without a lease; a lock file: nothing frees the lock of a holder that died",
+        drop="give the lock a lease (a TTL), so a crashed holder's lock is freed",
+    ),
+    Part(
+        "holder-may-crash",
+        Slot.ALSO,
+        "a holder may crash for good (its process killed, its machine lost)",
+        {"crashes": 1},
+        "let the check include a holder that crashes while it holds the lock",
+        "the lock service cannot tell a crashed holder from a paused one",
+        drop="assume no holder ever crashes",
+        assumption=True,
     ),
     Part(
         "fence-at-grant",

@@ -41,6 +41,9 @@ EXPECTED_MODEL = {
     "worker-checks-lease": {"worker_check": True},
     "read-modify-write": {"workload": "rmw"},
     "fenced-reads": {"fenced_reads": True},
+    "keepalive": {"renew": True},
+    "lock-without-lease": {"expiry": "never"},
+    "holder-may-crash": {"crashes": 1},
 }
 
 TOKENS = [p.id for p in parts_of(Slot.TOKEN)]
@@ -87,7 +90,8 @@ def test_parts_that_do_not_fit_together_are_refused_with_the_models_reason() -> 
 def test_single_changes_touch_each_part_once() -> None:
     stack = Stack.of("etcd-lease-id", "sql-conditional-update", ["worker-checks-lease"])
     changes = list(single_changes(stack))
-    assert len(changes) == (len(TOKENS) - 1) + (len(RESOURCES) - 1) + 5
+    choices = [p for p in CATALOGUE if not p.slot.single and not p.assumption]
+    assert len(changes) == (len(TOKENS) - 1) + (len(RESOURCES) - 1) + len(choices)
     dropped = [c for c in changes if c.new is None]
     assert [c.old.id for c in dropped if c.old] == ["worker-checks-lease"]
 
@@ -234,3 +238,19 @@ def test_downloads_are_named_after_their_design_and_property() -> None:
     assert file_name(custom, "P2", "itf.json") == "token-random_receiver-none-P2.itf.json"
     clock = file_name(Design(token="local-clock", skew=(1, 0)), "P1", "json")
     assert clock == "token-local-clock_skew-1-0-P1.json"
+
+
+def test_a_lock_without_a_lease_is_told_and_fixed_without_assuming_away_the_crash() -> None:
+    stack = Stack.of(
+        "etcd-create-revision", "plain-write", ["lock-without-lease", "holder-may-crash"]
+    )
+    advice = advise(stack)
+    assert advice.violated == ("P6",)
+    assert "the lock never expires" in advice.stories["P6"][0]
+    assert advice.fixes
+    for fix in advice.fixes:
+        assert BY_ID["holder-may-crash"] in fix.stack.practices
+        assert all(change.dimension != "holder-may-crash" for change in fix.changes)
+        _check_fix(fix, {"P6"}, REFERENCE_BOUNDS)
+    (best,) = advice.fixes[:1]
+    assert {c.dimension for c in best.changes} == {"resource", "lock-without-lease"}
