@@ -110,7 +110,8 @@ class Pause:
 @dataclass(frozen=True)
 class Gap:
     """The gap: an old grant's lease is over while its worker still has a request to go, and
-    no request of a newer grant has reached the receiver yet.
+    the receiver would still take it (its mark has seen no newer token, or it already
+    checked the request and applies it without checking again).
 
     `end_step` is None while the gap is still open at the end of what is shown (then `end`
     is the x of the current step); `closed_by` says how it ended.
@@ -443,16 +444,24 @@ def _has_request_to_go(trace: Trace, state: State, w: int) -> bool:
     return _own_rules_enabled(trace, state, w, REQUEST_ACTIONS)
 
 
-def _in_gap(trace: Trace, state: State, w: int, newest_handled: int) -> bool:
+def receiver_would_take(trace: Trace, state: State, w: int) -> bool:
+    """Whether the receiver, in this state, would still take w's request: its own test
+    passes w's token (its mark has seen nothing newer, no live-lease check refuses it), or
+    it has already checked the request and will apply it without checking again."""
+    s = trace.system.view(state)
+    return bool(s.pending[w] == 2) or bool(trace.system.builder.admits(s, w))
+
+
+def _in_gap(trace: Trace, state: State, w: int) -> bool:
     """Whether w's grant is in the gap: its lease is over (expired or superseded), w still
-    believes it holds the lock and has a request to go, and the receiver has handled no
-    request of a newer grant."""
+    believes it holds the lock and has a request to go, and the receiver would still take
+    that request (the model's own test, on this state)."""
     s = trace.system.view(state)
     return (
         believes_it_holds(s, w)
         and not lease_is_current(s, w)
         and _has_request_to_go(trace, state, w)
-        and newest_handled <= int(s.gid[w])
+        and receiver_would_take(trace, state, w)
     )
 
 
@@ -462,14 +471,10 @@ def _all_gaps(trace: Trace) -> tuple[Gap, ...]:
     positions = step_positions(trace)
     open_gaps: dict[int, Gap] = {}
     found: list[Gap] = []
-    newest_handled = 0
     for step in trace.steps:
-        if step.outcome is not None:
-            w = step.action.worker
-            newest_handled = max(newest_handled, _worker_value(trace, step.before, "gid", w))
         x = positions[step.number - 1]
         for w in range(1, trace.bounds.workers + 1):
-            inside = _in_gap(trace, step.after, w, newest_handled)
+            inside = _in_gap(trace, step.after, w)
             if inside and w not in open_gaps:
                 grant = _worker_value(trace, step.after, "gid", w)
                 open_gaps[w] = Gap(w, grant, step.number, x, None, x, None)
@@ -483,11 +488,11 @@ def _all_gaps(trace: Trace) -> tuple[Gap, ...]:
 
 
 def _closed_by(trace: Trace, step: Step, w: int) -> str:
-    """Why w's gap closed at this step: a newer grant reached the receiver, w let go, or
-    w has nothing more to send."""
+    """Why w's gap closed at this step: the receiver now refuses w's token (it has seen a
+    newer one), w let go, or w has nothing more to send."""
     if not believes_it_holds(trace.system.view(step.after), w):
         return GAP_CLOSED_BY_GIVING_UP
-    if step.outcome is not None and step.action.worker != w:
+    if not receiver_would_take(trace, step.after, w):
         return GAP_CLOSED_BY_NEWER
     return GAP_CLOSED_WITH_NOTHING_TO_SEND
 

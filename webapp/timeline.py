@@ -78,8 +78,8 @@ GAP_ROW_PX: Final = 50
 AXIS_PX: Final = 58
 """Heights: the room under the plot is the axis, then the legend in two columns (a phone's
 width), so the legend never covers the plot or the axis title at any width."""
-GAP_LABEL: Final = "gap: old lease expired, new holder has not reached the receiver"
-GAP_LABEL_LINES: Final = "gap: old lease expired,<br>new holder has not reached the receiver"
+GAP_LABEL: Final = "gap: old lease over, the receiver would still take its token"
+GAP_LABEL_LINES: Final = "gap: old lease over,<br>the receiver would still take its token"
 
 
 @dataclass(frozen=True)
@@ -507,11 +507,11 @@ def gap_hover(gap: Gap) -> str:
     """What the gap's label says on hover: whose lease, since when, and how it ended."""
     head = (
         f"W{gap.worker}'s grant #{gap.grant} is no longer the current lease, yet W{gap.worker} "
-        "still believes it holds the lock and has a request to go; no request of a newer "
-        "grant has reached the receiver"
+        "still believes it holds the lock and has a request to go, and the receiver would "
+        "still take it: it has seen no newer token"
     )
     endings = {
-        "newer": "until a request of a newer grant reached the receiver",
+        "newer": "until the receiver saw a newer token and would refuse the old one",
         "gave up": f"until W{gap.worker} gave up its token",
         "nothing to send": f"until W{gap.worker} had nothing more to send",
     }

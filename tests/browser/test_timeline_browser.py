@@ -145,10 +145,10 @@ def test_the_gap_is_on_the_figure_in_chapter_3(
     figure = _figure(tab)
     assert figure["gaps"] == [[pytest.approx(gap.start), pytest.approx(gap.end)]]
     plot = tab.locator(".js-plotly-plot").first
-    label = plot.locator("text", has_text="gap: old lease expired")
+    label = plot.locator("text", has_text="gap: old lease over")
     assert label.count() == 1
-    assert "new holder has not reached the receiver" in label.first.text_content()
-    assert GAP_LABEL.startswith("gap: old lease expired")
+    assert "the receiver would still take its token" in label.first.text_content()
+    assert GAP_LABEL.startswith("gap: old lease over")
     assert plot.locator(".legendtext", has_text=re.compile("^gap$")).count() == 1
     plot.scroll_into_view_if_needed()
     plot.screenshot(path=str(ARTIFACTS / "timeline-chapter-3-gap.png"))
