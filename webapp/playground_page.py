@@ -47,7 +47,7 @@ def _current() -> Run | None:
     try:
         return run_from_params({k: v for k, v in params.items() if v})
     except LinkError as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"This link does not describe a run: {error}")
+        st.session_state[MESSAGE_KEY] = ("error", f"This link was partly not understood: {error}")
         return None
 
 

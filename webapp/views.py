@@ -6,6 +6,7 @@ lay out what these functions return.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -50,6 +51,26 @@ def clamp_step(raw: object, count: int) -> int:
     except (TypeError, ValueError):
         return 0
     return max(0, min(value, count))
+
+
+def step_in_link(raw: object, count: int) -> int | None:
+    """A step position from a link: a whole number within 0..count, else None (absent or bad)."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not text.isdigit() or len(text) > 7 or int(text) > count:
+        return None
+    return int(text)
+
+
+def opening_step(traces: Sequence[Trace]) -> int:
+    """The step a run opens on: the first run's first violating step (else the next run's),
+    or the last step when nothing is violated, never an empty step 0."""
+    for trace in traces:
+        first = next((step.number for step in trace.steps if step.violations), None)
+        if first is not None:
+            return first
+    return max((len(trace.steps) for trace in traces), default=0)
 
 
 def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
