@@ -32,7 +32,7 @@ from webapp.events import (
     step_positions,
     time_x,
 )
-from webapp.style import ACCEPTED, GAP_FILL, REJECTED, VIOLATING
+from webapp.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
 from webapp.timeline import GAP_LABEL, GAP_LABEL_LINES, legend_looks, timeline_figure
 from webapp.views import actor_rows
 
@@ -597,7 +597,8 @@ def test_the_state_table_speaks_in_words_first() -> None:
     assert rows["W2"].words.startswith("believes it holds token 2 (grant #2), lease current")
     assert rows["coordinator"].words.startswith("lock granted to W2 (grant #2), lease until t=4")
     assert "tok[1]=1" in rows["W1"].variables and "pending[1]=1" in rows["W1"].variables
-    assert "gid[1]=1 (ghost)" in rows["W1"].variables
+    assert "gid[1]=1 (model only)" in rows["W1"].variables
+    assert not any("(ghost)" in row.variables for row in rows.values())
     assert rows["clock"].words == "the time is t=2"
     assert actor_rows(trace, 8)[-1].words.startswith("highest token seen: 2")
 
@@ -610,3 +611,27 @@ def test_the_state_table_words_follow_the_lease_predicates() -> None:
     assert "no token seen yet" in actor_rows(trace, 0)[-1].words
     rejected = paused_worker_story("fenced").trace()
     assert actor_rows(rejected, 8)[2].words == "does not hold the lock"  # gave up after refusal
+
+
+# ----- readable text ---------------------------------------------------------------------------
+
+
+def test_captions_are_drawn_at_body_text_contrast() -> None:
+    """The page style sets the caption opacity; blended on the page it reaches 4.5:1, where
+    Streamlit's own 0.6 does not."""
+    from webapp.style import (
+        CAPTION_OPACITY,
+        MIN_CONTRAST,
+        PAGE_BACKGROUND,
+        PAGE_CSS,
+        THEME_TEXT,
+        blend,
+        contrast_ratio,
+    )
+
+    shown = blend(THEME_TEXT, PAGE_BACKGROUND, CAPTION_OPACITY)
+    assert contrast_ratio(shown, PAGE_BACKGROUND) >= MIN_CONTRAST
+    assert contrast_ratio(blend(THEME_TEXT, PAGE_BACKGROUND, 0.6), PAGE_BACKGROUND) < MIN_CONTRAST
+    assert f"opacity: {CAPTION_OPACITY};" in PAGE_CSS
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21)
+    assert contrast_ratio(GAP_COLOUR, PAGE_BACKGROUND) >= MIN_CONTRAST  # the gap's label

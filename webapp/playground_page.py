@@ -218,7 +218,7 @@ def _board() -> None:
         return
     trace = play(run)
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
-    name = f"`{preset}` ({run.design.in_words()})" if preset else run.design.in_words()
+    name = f"{preset} ({run.design.in_words()})" if preset else run.design.in_words()
     st.caption(
         f"Design: {escape_markdown(name, limit=600)}; {run.bounds.in_words()}. "
         "Change it under *Design and bounds*."

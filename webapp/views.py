@@ -21,6 +21,8 @@ RECEIVER_VARIABLES: Final = ("hwm", "mark", "last", "lastg", "version", "storage
 WORKER_VARIABLES: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv")
 GHOSTS: Final = ("grants", "last", "lastg", "gid")
 """History variables the model keeps for the properties; real actors do not see them."""
+GHOST_NOTE: Final = " (model only)"
+"""How the state table marks such a variable, in words."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,11 @@ def step_in_link(raw: object, count: int) -> int | None:
     return int(text)
 
 
+def plain_text(text: str) -> str:
+    """Text for a place that shows it as typed (a table cell, a hover): no code marks."""
+    return text.replace("`", "")
+
+
 def opening_step(traces: Sequence[Trace]) -> int:
     """The step a run opens on: the first run's first violating step (else the next run's),
     or the last step when nothing is violated, never an empty step 0."""
@@ -92,12 +99,13 @@ def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
 
 
 def _shown(trace: Trace, names: tuple[str, ...], values: dict[str, int]) -> str:
-    """`name=value` for the named variables this design actually uses (ghosts marked)."""
+    """`name=value` for the named variables this design actually uses (those only the model
+    keeps, for its properties, marked)."""
     used = set(trace.system.layout.used_columns())
     parts = []
     for name in names:
         if name in used:
-            ghost = " (ghost)" if name.split("[", 1)[0] in GHOSTS else ""
+            ghost = GHOST_NOTE if name.split("[", 1)[0] in GHOSTS else ""
             parts.append(f"{name}={values[name]}{ghost}")
     return ", ".join(parts) or "—"
 

@@ -91,7 +91,7 @@ def test_one_stepper_drives_figure_narration_and_table(
     app_url: str, page: tuple[Any, ConsoleLog], trace: Any
 ) -> None:
     tab, _ = page
-    tab.goto(f"{app_url}/chapter-{CHAPTER}")
+    tab.goto(f"{app_url}/chapter-{CHAPTER}?step=0")
     _assert_shows(tab, trace, 0)
     figure = _figure(tab)  # the first frame: lanes and the time axis, not an empty chart
     assert figure["lanes"] == ["coordinator", "W1", "W2", "receiver", "clock"]
