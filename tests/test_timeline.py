@@ -33,7 +33,14 @@ from webapp.events import (
     time_x,
 )
 from webapp.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
-from webapp.timeline import GAP_LABEL, GAP_LABEL_LINES, legend_looks, timeline_figure
+from webapp.timeline import (
+    GAP_LABEL,
+    GAP_LABEL_LINES,
+    legend_looks,
+    marker_label,
+    message_hover,
+    timeline_figure,
+)
 from webapp.views import actor_rows
 
 STALE_AFTER_EXPIRY = (
@@ -635,3 +642,18 @@ def test_captions_are_drawn_at_body_text_contrast() -> None:
     assert f"opacity: {CAPTION_OPACITY};" in PAGE_CSS
     assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21)
     assert contrast_ratio(GAP_COLOUR, PAGE_BACKGROUND) >= MIN_CONTRAST  # the gap's label
+
+
+def test_an_unfenced_read_is_drawn_without_a_token() -> None:
+    """Reads without token are labelled and hovered as such; fenced reads show their token."""
+    unfenced = _lost_update(PRESETS["rmw-fencing-unfenced-reads"].design)
+    fenced = _lost_update(PRESETS["rmw-fencing-fenced-reads"].design)
+    for trace, carried in ((unfenced, False), (fenced, True)):
+        reads = [m for m in messages(trace) if m.is_read]
+        assert reads and all(m.carries_token is carried for m in reads)
+        writes = [m for m in messages(trace) if not m.is_read]
+        assert writes and all(m.carries_token for m in writes)
+        hovers = [message_hover(m) for m in reads]
+        assert all(("carrying token" in h) is carried for h in hovers)
+        labels = [marker_label(e) for e in events(trace) if e.step.action.name == "Send"]
+        assert ("no tok" in labels) is not carried

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Final
 
 from model.layout import Vars
+from model.narration import carries_token
 from model.rules import lease_is_current
 from model.system import State
 from model.trace import Step, Trace
@@ -61,6 +62,8 @@ class Event:
     worker: int
     token: int
     outcome: Outcome | None
+    carries_token: bool = True
+    """Whether the step's request carries the token (an unfenced read does not)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class Message:
     received_x: float | None
     received_time: int | None
     outcome: Outcome | None
+    carries_token: bool = True
+    """Whether the request carries the token to the receiver (an unfenced read does not)."""
 
     @property
     def in_flight(self) -> bool:
@@ -233,6 +238,7 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
     for step, x in zip(trace.steps, step_positions(trace), strict=True):
         w = step.action.worker
         token_state = step.after if step.action.name == "Acquire" else step.before
+        request = step.action.name in REQUEST_ACTIONS and w
         found.append(
             Event(
                 step=step,
@@ -242,6 +248,8 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
                 worker=w,
                 token=_worker_value(trace, token_state, "tok", w) if w else 0,
                 outcome=reception_outcome(trace, step),
+                carries_token=not request
+                or carries_token(trace.system, trace.system.view(step.before), w),
             )
         )
     return tuple(found)
@@ -271,6 +279,7 @@ def _all_messages(trace: Trace) -> tuple[Message, ...]:
                 received_x=None,
                 received_time=None,
                 outcome=None,
+                carries_token=event.carries_token,
             )
             found.append(sent[w])
         elif name in ("Deliver", "Check") and w in sent and event.outcome is not None:

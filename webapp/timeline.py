@@ -144,15 +144,17 @@ def hover_text(event: Event) -> str:
     return "<br>".join(lines)
 
 
-def _label(event: Event) -> str:
+def marker_label(event: Event) -> str:
     """Short text next to a marker: the token carried or granted, and the outcome glyph."""
     name = event.step.action.name
     if name == "Acquire":
         return f"W{event.worker}: tok {event.token}"
     if event.outcome is not None:
-        return f"{event.outcome.glyph} {event.token}"
+        return (
+            f"{event.outcome.glyph} {event.token}" if event.carries_token else event.outcome.glyph
+        )
     if name == "Send":
-        return f"tok {event.token}"
+        return f"tok {event.token}" if event.carries_token else "no tok"
     return ""
 
 
@@ -180,7 +182,7 @@ def _marker_trace(look: Look, shown: Sequence[Event], lane_y: dict[str, float]) 
         "x": [e.x for e in shown],
         "y": [lane_y[e.lane] for e in shown],
         "mode": "markers+text",
-        "text": [_label(e) for e in shown],
+        "text": [marker_label(e) for e in shown],
         "textposition": "top center",
         "textfont": {"size": 10},
         "hovertext": [hover_text(e) for e in shown],
@@ -372,7 +374,11 @@ def _kind(message: Message) -> str:
 
 def message_hover(message: Message) -> str:
     """What hovering a request's path says: whose, which token, how long, what became of it."""
-    head = f"W{message.worker}'s {_kind(message)} carrying token {message.token}"
+    head = (
+        f"W{message.worker}'s {_kind(message)} carrying token {message.token}"
+        if message.carries_token
+        else f"W{message.worker}'s {_kind(message)}, without a token"
+    )
     if message.outcome is None or message.received_time is None:
         return f"{head}, sent at t={message.sent_time}: still in the network"
     ticks = message.received_time - message.sent_time
