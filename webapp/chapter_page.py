@@ -14,11 +14,12 @@ from webapp.chapters import BY_NUMBER, Chapter, RunSpec
 from webapp.player import show_traces
 from webapp.story import run_summary
 from webapp.verdicts import verdict_rows
+from webapp.views import unknown_setting
 
 RUN_PARAM: Final = "chapter-run"
 """The URL parameter (and widget key) of the chosen run."""
-KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM, "embed", "embed_options"})
-"""The parameters a chapter's link may carry (Streamlit adds the embed ones)."""
+KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM})
+"""The parameters a chapter's link may carry."""
 
 
 def _reset_step() -> None:
@@ -45,11 +46,8 @@ def source_line(spec: RunSpec, trace: Trace) -> str:
 
 def link_problems(chapter: Chapter) -> list[str]:
     """What in the link this page does not understand, in words (never quoting it)."""
-    problems = [
-        "this page has no setting of that name"
-        for name in st.query_params
-        if name not in KNOWN_PARAMS
-    ][:1]
+    unknown = unknown_setting(st.query_params, KNOWN_PARAMS)
+    problems = [] if unknown is None else [unknown]
     raw = st.query_params.get(RUN_PARAM)
     if raw is not None and raw not in [spec.label for spec in chapter.runs]:
         problems.append("it names no run of this chapter")

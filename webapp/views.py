@@ -6,7 +6,7 @@ lay out what these functions return.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -63,6 +63,18 @@ def step_in_link(raw: object, count: int) -> int | None:
     if not text.isdigit() or len(text) > 7 or int(text) > count:
         return None
     return int(text)
+
+
+STREAMLIT_PARAMS: Final = frozenset({"embed", "embed_options"})
+"""Link parameters Streamlit itself reads, on every page."""
+
+
+def unknown_setting(names: Iterable[str], known: Iterable[str]) -> str | None:
+    """What to say when a link carries a parameter the page does not read (never its name,
+    which a visitor may have typed), or None when every one is known."""
+    if set(names) - set(known) - STREAMLIT_PARAMS:
+        return "this page has no setting of that name"
+    return None
 
 
 def plain_text(text: str) -> str:

@@ -102,6 +102,13 @@ def test_a_hostile_link_is_answered_in_words(path: str, params: dict[str, str]) 
         assert "This link was partly not understood" in text, (path, params)
 
 
+def test_home_says_when_a_link_carries_a_setting_it_does_not_have() -> None:
+    text = rendered(page("screens/home.py", colour=PHISHING))
+    assert "This link was partly not understood: this page has no setting" in text
+    assert "evil" not in text
+    assert "partly not understood" not in rendered(page("screens/home.py", embed="true"))
+
+
 @pytest.mark.parametrize("number", [1, 2, 3, 4])
 @pytest.mark.parametrize(
     "params",
