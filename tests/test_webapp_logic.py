@@ -147,6 +147,7 @@ def test_chapter_4_captions_say_what_their_runs_show() -> None:
     grants = [s for s in clock.steps if s.action.name == "Acquire"]
     first, second = (clock.system.view(g.after).tok[g.action.worker] for g in grants[:2])
     assert grants[0].action.worker == 1 and first > second
+    assert clock.design.skews(clock.bounds.workers)[0] == 1  # W1's clock: one tick ahead
     # a failover: the counter starts again and the next grant reuses the old holder's token
     restart = next(s for s in volatile.steps if s.action.name == "CoordinatorRestart")
     assert volatile.system.view(restart.after).issued == 0
