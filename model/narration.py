@@ -26,6 +26,15 @@ class Reason:
     text: str
 
 
+def lease_standing(s: Vars, w: int) -> str:
+    """Why w's grant is no longer the live lease, asked of the predicates (its lease is over)."""
+    if holds_current_grant(s, w):
+        return f"W{w}'s lease expired at t={s.expires}"
+    if s.holder:
+        return f"W{w}'s grant #{s.gid[w]} was superseded by grant #{s.grants} (W{s.holder})"
+    return f"W{w}'s grant #{s.gid[w]} is no longer the coordinator's lease"
+
+
 def lease_context(s: Vars, w: int) -> str:
     """Where a landing write stands relative to its worker's lease, asked of the predicates."""
     if holds_current_grant(s, w):
@@ -33,10 +42,8 @@ def lease_context(s: Vars, w: int) -> str:
             return f"while W{w} holds the lock (it never expires)"
         if lease_unexpired(s):
             return f"within W{w}'s lease (until t={s.expires})"
-        return f"after W{w}'s lease expired at t={s.expires}"
-    if s.holder:
-        return f"though W{w}'s grant #{s.gid[w]} was superseded by grant #{s.grants} (W{s.holder})"
-    return f"though W{w}'s grant #{s.gid[w]} is no longer the coordinator's lease"
+        return f"after {lease_standing(s, w)}"
+    return f"though {lease_standing(s, w)}"
 
 
 def never_expires(s: Vars) -> bool:
@@ -73,10 +80,38 @@ def comparison(system: System, admission: Admission) -> str:
 def refusal(system: System, s: Vars, w: int, admission: Admission) -> str:
     """Why the receiver refused, in words: the test that failed, with its values."""
     if admission.test == "lease":
-        return f"the receiver finds that W{w}'s lease is not current: the write lands " + (
-            lease_context(s, w)
+        return (
+            "the receiver asks the lock service whether the lease is current, and it is not: "
+            + lease_standing(s, w)
         )
     return comparison(system, admission)
+
+
+def carries_token(system: System, s: Vars, w: int) -> bool:
+    """Whether w's request carries its token to the receiver (writes always; reads if fenced)."""
+    return bool(system.builder.checks_reads() or system.builder.is_write(s, w))
+
+
+def _mark_value(system: System, s: Vars) -> int | None:
+    """The receiver's mark (the number it compares tokens against), None if it keeps none."""
+    receiver = system.design.receiver
+    if receiver.keeps_high_water_mark:
+        return int(s.hwm)
+    if receiver.keeps_equality_mark:
+        return int(s.mark)
+    return None
+
+
+def mark_change(system: System, s: Vars, n: Vars) -> str:
+    """`the receiver's highest token seen rises from 1 to 2` (or stays); empty if it has no mark."""
+    before, after = _mark_value(system, s), _mark_value(system, n)
+    if before is None or after is None:
+        return ""
+    name = _mark_name(system)
+    if after == before:
+        return f"the receiver's {name} stays at {before}"
+    verb = "rises" if after > before else "goes back"
+    return f"the receiver's {name} {verb} from {before} to {after}"
 
 
 def request_kind(system: System, s: Vars, w: int) -> str:
@@ -100,8 +135,14 @@ def reception_outcome(system: System, before: State, rule: Rule) -> str | None:
     return "accepted" if rule.write_accepted(s) else "read"
 
 
-def describe_step(system: System, before: State, rule: Rule, after: State) -> str:
-    """One sentence saying what the step did, with the time and the tokens involved."""
+def describe_step(
+    system: System, before: State, rule: Rule, after: State, checked_in: State | None = None
+) -> str:
+    """One sentence saying what the step did, with the time and the tokens involved.
+
+    `checked_in` is, for an Apply, the state in which the receiver checked the request: a
+    split receiver decided there, so its test is worded with that state's values.
+    """
     s, n = system.view(before), system.view(after)
     name, w = rule.action.name, rule.action.worker
     if name == "Tick":
@@ -127,10 +168,16 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
     if name == "Send":
         kind = request_kind(system, s, w)
         number = f" {n.sent[w]}" if kind == "write" else ""
+        if not carries_token(system, s, w):
+            return (
+                f"W{w} sends a {kind} at t={s.now}, without its token: reads carry none, so "
+                "the receiver does not check them."
+            )
         return f"W{w} sends {kind}{number} carrying token {s.tok[w]} at t={s.now}."
     outcome = reception_outcome(system, before, rule)
     if outcome is not None:
-        return _describe_reception(system, s, outcome, name, w)
+        checked = None if checked_in is None else system.view(checked_in)
+        return _describe_reception(system, s, n, outcome, name, w, checked)
     if name == "Release":
         if holds_current_grant(s, w):
             return f"W{w} finishes its writes and releases the lock at t={s.now}."
@@ -163,8 +210,10 @@ def describe_step(system: System, before: State, rule: Rule, after: State) -> st
     )
 
 
-def _describe_reception(system: System, s: Vars, outcome: str, name: str, w: int) -> str:
-    """Sentences for Deliver, Check and Apply."""
+def _describe_reception(
+    system: System, s: Vars, n: Vars, outcome: str, name: str, w: int, checked: Vars | None
+) -> str:
+    """Sentences for Deliver, Check and Apply; `checked` is the state an Apply was checked in."""
     kind, token = request_kind(system, s, w), s.tok[w]
     admission = system.builder.admission(s, w)
     if outcome == "rejected":
@@ -177,14 +226,36 @@ def _describe_reception(system: System, s: Vars, outcome: str, name: str, w: int
             f"The receiver checks W{w}'s {kind} carrying token {token} at t={s.now} "
             f"({comparison(system, admission)}) and will apply it in a later step."
         )
+    change = mark_change(system, s, n)
     if outcome == "read":
-        return f"W{w}'s read carrying token {token} returns version {s.version} at t={s.now}."
+        if not carries_token(system, s, w):
+            text = f"W{w}'s read returns version {s.version} at t={s.now}, unchecked"
+            return text + (f": {change}." if change else ".")
+        text = (
+            f"W{w}'s read carrying token {token} returns version {s.version} at t={s.now}; "
+            f"{comparison(system, admission)}"
+        )
+        return text + (f", and {change}." if change else ".")
     text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {lease_context(s, w)}"
     if name == "Apply":
-        text += f"; the receiver applies it without re-checking and sets its mark to {token}"
+        text += "; " + decided_earlier(system, w, checked)
+        text += f", and applies it without checking again: {change}" if change else ""
     elif system.design.receiver.checks_anything:
         text += f"; {comparison(system, admission)}"
     return text + "."
+
+
+def decided_earlier(system: System, w: int, checked: Vars | None) -> str:
+    """A split receiver's decision, worded with the state in which it checked the request."""
+    if checked is None:
+        return "the receiver checked it in an earlier step"
+    admission = system.builder.admission(checked, w)
+    if admission.against is None:
+        return f"the receiver checked it in an earlier step ({comparison(system, admission)})"
+    return (
+        "the receiver checked it in an earlier step, when its test passed: token "
+        f"{admission.token} {admission.test} {_mark_name(system)} {admission.against}"
+    )
 
 
 def delay_note(sent: int, delivered: int) -> str:
@@ -196,8 +267,14 @@ def delay_note(sent: int, delivered: int) -> str:
     )
 
 
-def explain_violation(system: System, before: State, rule: Rule, name: str) -> Reason:
-    """Why the step violates property `name`, using the values before the step."""
+def explain_violation(
+    system: System, before: State, rule: Rule, name: str, checked_in: State | None = None
+) -> Reason:
+    """Why the step violates property `name`, using the values where the decision was made.
+
+    That is the state before the step, except for an Apply of a split receiver, which
+    decided in the state of its Check (`checked_in`).
+    """
     s, w = system.view(before), rule.action.worker
     if name == "P6":
         return Reason(name, f"{name} violated: {_crashed_holder_story(system, before, rule)}")
@@ -211,8 +288,13 @@ def explain_violation(system: System, before: State, rule: Rule, name: str) -> R
     elif name == "P2":
         text = f"the write lands {lease_context(s, w)}."
     elif name == "P3":
+        if rule.action.name == "Apply":
+            checked = None if checked_in is None else system.view(checked_in)
+            why = f"{decided_earlier(system, w, checked)}, and applies it without checking again"
+        else:
+            why = comparison(system, admission)
         text = (
-            f"accepted because {comparison(system, admission)}, but W{w}'s grant "
+            f"accepted because {why}, but W{w}'s grant "
             f"#{s.gid[w]} is older than grant #{s.lastg}, whose write was accepted before."
         )
     elif name == "P4":

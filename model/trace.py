@@ -120,6 +120,8 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
     state = system.initial()
     steps: list[Step] = []
     sent_at: dict[int, int] = {}
+    checked_in: dict[int, State] = {}
+    """The state in which a split receiver checked each worker's request."""
     for number, action in enumerate(actions, start=1):
         rule = system.rule_of.get(action)
         if rule is None:
@@ -130,7 +132,10 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
             raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
         after = system.apply(state, rule)
         violations = system.violations(state, rule)
-        sentence = describe_step(system, state, rule, after)
+        decided = checked_in.pop(action.worker, None) if action.name == "Apply" else None
+        if action.name == "Check":
+            checked_in[action.worker] = state
+        sentence = describe_step(system, state, rule, after, decided)
         now = system.view(state).now
         if action.name == "Send":
             sent_at[action.worker] = now
@@ -145,7 +150,9 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
                 after=after,
                 violations=violations,
                 sentence=sentence,
-                reasons=tuple(explain_violation(system, state, rule, v) for v in violations),
+                reasons=tuple(
+                    explain_violation(system, state, rule, v, decided) for v in violations
+                ),
                 outcome=reception_outcome(system, state, rule),
             )
         )

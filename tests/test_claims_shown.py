@@ -72,3 +72,37 @@ def test_default_exercise_hints_cite_claims_at_the_exercise_bounds() -> None:
                 assert claim.bounds == exercise.bounds
                 verdict = explore(PRESETS[preset_name].design, exercise.bounds).verdicts[prop]
                 assert claim.matches(verdict), (exercise.id, preset_name, prop)
+
+
+SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
+
+
+def test_a_finished_exploration_that_agrees_says_the_same_verdicts_hold() -> None:
+    lesson = PRESETS["fencing"].as_lesson()
+    exploration = explore(PRESETS["fencing"].design, SMALL)
+    assert exploration.complete
+    caption = lesson_caption(lesson, SMALL, exploration.verdicts)
+    assert caption.startswith(lesson.text)
+    assert "The same verdicts hold at these bounds" in caption
+    assert REFERENCE_BOUNDS.in_words() in caption
+
+
+def test_an_unfinished_exploration_never_says_the_same_verdicts_hold() -> None:
+    """Stopped by its budget, the search knows nothing of the properties it saw no violation
+    of: the caption says which ones it could not decide, never that they agree."""
+    lesson = PRESETS["fencing"].as_lesson()
+    exploration = explore(PRESETS["fencing"].design, SMALL, max_states=20)
+    assert not exploration.complete
+    undecided = [p for p in ("P1", "P3", "P4") if exploration.verdicts[p].holds is None]
+    assert undecided
+    caption = lesson_caption(lesson, SMALL, exploration.verdicts)
+    assert "The same verdicts hold" not in caption
+    assert "stopped before it could say whether" in caption
+    assert all(name in caption.split("could say whether")[1] for name in undecided)
+    assert REFERENCE_BOUNDS.in_words() in caption
+
+
+def test_before_any_exploration_the_caption_asks_for_one() -> None:
+    caption = lesson_caption(PRESETS["fencing"].as_lesson(), SMALL, None)
+    assert "run the explorer to see them at these bounds" in caption
+    assert "The same verdicts hold" not in caption

@@ -13,14 +13,15 @@ from hypothesis import strategies as st
 
 from fencing.stories import PAUSED_WORKER_BOUNDS, paused_worker_story
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
+from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action
 from model.system import System
 from model.trace import Trace, replay
 from webapp.chapters import BY_NUMBER, build_run
 from webapp.events import (
-    GAP_CLOSED_BY_GIVING_UP,
     GAP_CLOSED_BY_NEWER,
+    GAP_CLOSED_WITH_NOTHING_TO_SEND,
     LEASE_ACTIVE,
     LEASE_PAST,
     events,
@@ -31,8 +32,15 @@ from webapp.events import (
     step_positions,
     time_x,
 )
-from webapp.style import ACCEPTED, GAP_FILL, REJECTED, VIOLATING
-from webapp.timeline import GAP_LABEL, GAP_LABEL_LINES, legend_looks, timeline_figure
+from webapp.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
+from webapp.timeline import (
+    GAP_LABEL,
+    GAP_LABEL_LINES,
+    legend_looks,
+    marker_label,
+    message_hover,
+    timeline_figure,
+)
 from webapp.views import actor_rows
 
 STALE_AFTER_EXPIRY = (
@@ -350,11 +358,63 @@ def test_the_gap_opens_at_expiry_and_grows_with_the_steps() -> None:
     assert not [s for s in timeline_figure(trace, 3).layout.shapes if s.fillcolor == GAP_FILL]
 
 
-def test_a_lease_aware_receiver_closes_the_gap_by_refusing_the_stale_write() -> None:
+def test_a_lease_aware_receiver_has_no_gap_it_refuses_the_old_token_at_once() -> None:
+    """Its test asks for the live lease, so from the moment W1's lease is over the receiver
+    would refuse W1's request: there is no window in which the stale write could land."""
     trace = _stale_after_expiry(PRESETS["lease-aware-receiver"].design)
+    assert gaps(trace) == ()
+    assert [s.outcome for s in trace.steps if s.outcome] == ["rejected", "accepted"]
+
+
+def _lost_update(design: Design) -> Trace:
+    """The explorer's shortest lost update (unfenced reads) replayed on a design."""
+    verdict = explore(PRESETS["rmw-fencing-unfenced-reads"].design, REFERENCE_BOUNDS)
+    actions = verdict.verdicts["P5"].actions
+    assert actions is not None
+    return replay(design, REFERENCE_BOUNDS, actions)
+
+
+def test_an_unfenced_read_leaves_the_gap_open_and_the_stale_write_lands_inside_it() -> None:
+    """The new holder's read carries no token, so the receiver's mark does not move: the
+    gap stays open past the read, the stale write lands in it, and it closes only when the
+    new holder's write raises the mark above the old token."""
+    trace = _lost_update(PRESETS["rmw-fencing-unfenced-reads"].design)
     (gap,) = gaps(trace)
-    assert gap.closed_by == GAP_CLOSED_BY_GIVING_UP
-    assert gap.end == step_positions(trace)[5]  # W1's write refused, W1 gives up
+    positions = step_positions(trace)
+    read = next(s for s in trace.steps if s.outcome == "read" and s.action.worker == 1)
+    stale = next(s for s in trace.steps if "P2" in s.violations)
+    assert gap.start < positions[read.number - 1] < positions[stale.number - 1] <= gap.end
+    assert gap.end_step is not None
+    closing = trace.steps[gap.end_step - 1]
+    assert closing.outcome == "accepted" and closing.action.worker == 1  # the new holder's write
+    assert trace.state_at(gap.end_step)["hwm"] == 2
+
+
+def test_a_fenced_read_closes_the_gap_where_it_raises_the_mark() -> None:
+    trace = _lost_update(PRESETS["rmw-fencing-fenced-reads"].design)
+    (gap,) = gaps(trace)
+    assert gap.end_step is not None and gap.closed_by == GAP_CLOSED_BY_NEWER
+    closing = trace.steps[gap.end_step - 1]
+    assert closing.outcome == "read" and closing.action.worker == 1
+    assert trace.state_at(gap.end_step - 1)["hwm"] < 2 == trace.state_at(gap.end_step)["hwm"]
+    stale = next(s for s in trace.steps if s.outcome == "rejected")
+    assert stale.number > gap.end_step  # refused after the gap closed
+
+
+def test_a_checked_write_stays_in_the_gap_until_it_is_applied() -> None:
+    """A split receiver applies what it checked without checking again: the mark rising
+    after the check does not close the gap of the checked write, and once applied, the
+    mark has gone back to the old token, so the gap stays open."""
+    design = PRESETS["nonatomic-receiver"].design
+    actions = explore(design, REFERENCE_BOUNDS).verdicts["P3"].actions
+    assert actions is not None
+    trace = replay(design, REFERENCE_BOUNDS, actions)
+    (gap,) = gaps(trace)
+    stale = next(s for s in trace.steps if "P3" in s.violations)
+    assert stale.action.name == "Apply"
+    assert trace.state_at(stale.number - 1)["hwm"] == 2  # the mark already saw token 2
+    assert gap.start < step_positions(trace)[stale.number - 1] <= gap.end
+    assert gap.open and trace.state_at(stale.number)["hwm"] == 1
 
 
 def test_chapter_3_first_run_shows_the_gap() -> None:
@@ -415,11 +475,16 @@ def test_under_fencing_every_write_outside_its_lease_lands_in_the_gap(picks: lis
             assert any(g.worker == w and g.start < x <= g.end for g in gaps(trace)), step.sentence
 
 
-def test_with_a_lease_only_a_late_write_also_lands_after_the_gap() -> None:
+def test_with_a_lease_only_the_gap_never_closes_by_a_newer_token() -> None:
+    """A plain store keeps no mark: W2's write lands, and W1's late write still lands in
+    the gap, which ends only when W1 has nothing more to send."""
     trace = paused_worker_story("none").trace()
     (gap,) = gaps(trace)
     late = next(step for step in trace.steps if "P2" in step.violations)
-    assert step_positions(trace)[late.number - 1] > gap.end  # after W2's write: no fence
+    w2_write = next(step for step in trace.steps if step.outcome and step.action.worker == 2)
+    positions = step_positions(trace)
+    assert gap.start < positions[w2_write.number - 1] < positions[late.number - 1] == gap.end
+    assert gap.closed_by == GAP_CLOSED_WITH_NOTHING_TO_SEND
 
 
 @settings(max_examples=40, deadline=None)
@@ -551,7 +616,8 @@ def test_the_state_table_speaks_in_words_first() -> None:
     assert rows["W2"].words.startswith("believes it holds token 2 (grant #2), lease current")
     assert rows["coordinator"].words.startswith("lock granted to W2 (grant #2), lease until t=4")
     assert "tok[1]=1" in rows["W1"].variables and "pending[1]=1" in rows["W1"].variables
-    assert "gid[1]=1 (ghost)" in rows["W1"].variables
+    assert "gid[1]=1 (model only)" in rows["W1"].variables
+    assert not any("(ghost)" in row.variables for row in rows.values())
     assert rows["clock"].words == "the time is t=2"
     assert actor_rows(trace, 8)[-1].words.startswith("highest token seen: 2")
 
@@ -608,3 +674,42 @@ def test_renewals_and_crashes_have_their_own_markers_in_the_legend() -> None:
     entries = {t.name: t for t in figure.data if t.showlegend is not False}
     assert entries["renewal"].marker.symbol == "triangle-up"
     assert entries["crash"].marker.symbol == "x"
+
+
+# ----- readable text ---------------------------------------------------------------------------
+
+
+def test_captions_are_drawn_at_body_text_contrast() -> None:
+    """The page style sets the caption opacity; blended on the page it reaches 4.5:1, where
+    Streamlit's own 0.6 does not."""
+    from webapp.style import (
+        CAPTION_OPACITY,
+        MIN_CONTRAST,
+        PAGE_BACKGROUND,
+        PAGE_CSS,
+        THEME_TEXT,
+        blend,
+        contrast_ratio,
+    )
+
+    shown = blend(THEME_TEXT, PAGE_BACKGROUND, CAPTION_OPACITY)
+    assert contrast_ratio(shown, PAGE_BACKGROUND) >= MIN_CONTRAST
+    assert contrast_ratio(blend(THEME_TEXT, PAGE_BACKGROUND, 0.6), PAGE_BACKGROUND) < MIN_CONTRAST
+    assert f"opacity: {CAPTION_OPACITY};" in PAGE_CSS
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21)
+    assert contrast_ratio(GAP_COLOUR, PAGE_BACKGROUND) >= MIN_CONTRAST  # the gap's label
+
+
+def test_an_unfenced_read_is_drawn_without_a_token() -> None:
+    """Reads without token are labelled and hovered as such; fenced reads show their token."""
+    unfenced = _lost_update(PRESETS["rmw-fencing-unfenced-reads"].design)
+    fenced = _lost_update(PRESETS["rmw-fencing-fenced-reads"].design)
+    for trace, carried in ((unfenced, False), (fenced, True)):
+        reads = [m for m in messages(trace) if m.is_read]
+        assert reads and all(m.carries_token is carried for m in reads)
+        writes = [m for m in messages(trace) if not m.is_read]
+        assert writes and all(m.carries_token for m in writes)
+        hovers = [message_hover(m) for m in reads]
+        assert all(("carrying token" in h) is carried for h in hovers)
+        labels = [marker_label(e) for e in events(trace) if e.step.action.name == "Send"]
+        assert ("no tok" in labels) is not carried

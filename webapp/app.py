@@ -16,6 +16,7 @@ import streamlit as st  # noqa: E402
 
 from webapp.navigation import PAGES  # noqa: E402
 from webapp.set_checks import warm  # noqa: E402
+from webapp.style import PAGE_CSS  # noqa: E402
 
 # Settings that must hold however the server was started (from any folder, with any config
 # file): visitors never see tracebacks or server paths, nor developer menus. (A comment, not
@@ -31,6 +32,7 @@ def main() -> None:
     for name, value in VISITOR_SETTINGS.items():
         st.set_option(name, value)
     st.set_page_config(page_title="Fencing Lab", page_icon="🔒", layout="wide")
+    st.html(f"<style>{PAGE_CSS}</style>")
     warm()  # the exercise sets are checked in the background from the first page served
     sections: dict[str, list[st.Page]] = {}
     for entry in PAGES:

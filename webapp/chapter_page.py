@@ -2,58 +2,93 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import streamlit as st
 
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
+from model.trace import Trace
 from webapp.cache import chapter_traces_cached, explore_cached
 from webapp.chapters import BY_NUMBER, Chapter, RunSpec
 from webapp.player import show_traces
 from webapp.story import run_summary
 from webapp.verdicts import verdict_rows
+from webapp.views import unknown_setting
+
+RUN_PARAM: Final = "chapter-run"
+"""The URL parameter (and widget key) of the chosen run."""
+KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM})
+"""The parameters a chapter's link may carry."""
 
 
 def _reset_step() -> None:
-    """Choosing another run starts it from step 0."""
-    st.query_params["step"] = "0"
+    """Choosing another run opens it on the step that matters: the link names no step."""
+    if "step" in st.query_params:
+        del st.query_params["step"]
 
 
-def source_line(spec: RunSpec) -> str:
-    """Where a run's actions come from, in words."""
+def source_line(spec: RunSpec, trace: Trace) -> str:
+    """Where a run's actions come from, in words, and what they violate when replayed on
+    another design than the one the explorer found them for."""
     bounds = spec.bounds.in_words()
     if spec.counterexample_of is None:
         return f"Scripted actions, replayed through the model at {bounds}."
     preset, prop = spec.counterexample_of
-    return f"The explorer's shortest counterexample to {prop} for `{preset}` at {bounds}."
+    found = f"the explorer's shortest counterexample to {prop} for the {preset} design"
+    if not spec.replays_another_design and not spec.in_one_step:
+        return f"{found[0].upper()}{found[1:]}, at {bounds}."
+    how = ", each request checked and stored in one step," if spec.in_one_step else ""
+    broken = trace.violated()
+    here = f"here they violate {', '.join(broken)}" if broken else "here they violate nothing"
+    return f"The actions of {found}{how} replayed on this design at {bounds}: {here}."
+
+
+def link_problems(chapter: Chapter) -> list[str]:
+    """What in the link this page does not understand, in words (never quoting it)."""
+    unknown = unknown_setting(st.query_params, KNOWN_PARAMS)
+    problems = [] if unknown is None else [unknown]
+    raw = st.query_params.get(RUN_PARAM)
+    if raw is not None and raw not in [spec.label for spec in chapter.runs]:
+        problems.append("it names no run of this chapter")
+    return problems
 
 
 def render_chapter(number: int) -> None:
     """Title, question, run chooser, step player, explorer verdicts and the takeaway."""
     chapter = BY_NUMBER[number]
     st.title(f"{chapter.number}. {chapter.title}")
+    for problem in link_problems(chapter):
+        st.error(f"This link was partly not understood: {problem}.")
     st.markdown(chapter.question)
     traces = chapter_traces_cached(number)
-    if chapter.together:
-        for spec, trace in zip(chapter.runs, traces, strict=True):
-            st.markdown(f"**{spec.label}.** {spec.caption} {run_summary(trace)}")
-        st.caption(source_line(chapter.runs[0]))
-        show_traces(traces, param="step", key=f"chapter{number}")
-        _verdicts_and_takeaway(chapter)
-        return
-    choice = st.radio(
-        "Run",
-        list(range(len(chapter.runs))),
-        format_func=lambda i: chapter.runs[i].label,
-        key="chapter-run",
-        bind="query-params",
-        horizontal=True,
-        on_change=_reset_step,
+    index = 0
+    if len(chapter.runs) > 1:
+        labels = [spec.label for spec in chapter.runs]
+        choice = st.radio(
+            "Run",
+            labels,
+            key=RUN_PARAM,
+            bind="query-params",
+            horizontal=True,
+            on_change=_reset_step,
+        )
+        index = labels.index(choice) if choice in labels else 0
+    choice_spec = chapter.runs[index]
+    specs = choice_spec.shown()
+    first = sum(len(spec.shown()) for spec in chapter.runs[:index])
+    shown = traces[first : first + len(specs)]
+    for spec, trace in zip(specs, shown, strict=True):
+        lead = f"**{spec.label}.** " if len(specs) > 1 else ""
+        st.markdown(f"{lead}{spec.caption} {run_summary(trace)}")
+        st.caption(source_line(spec, trace))
+    show_traces(
+        shown,
+        param="step",
+        key=f"chapter{number}-{index}",
+        labels=[spec.label for spec in specs] if len(specs) > 1 else (),
+        side_by_side=len(specs) > 1,
     )
-    index = choice if isinstance(choice, int) else 0
-    spec, trace = chapter.runs[index], traces[index]
-    st.markdown(f"{spec.caption} {run_summary(trace)}")
-    st.caption(source_line(spec))
-    show_traces([trace], param="step", key=f"chapter{number}-{index}")
     _verdicts_and_takeaway(chapter)
 
 

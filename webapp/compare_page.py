@@ -17,8 +17,13 @@ from webapp.player import show_traces
 from webapp.preset_picker import design_widgets
 from webapp.text import escape_markdown
 from webapp.verdicts import compact_cell, difference, verdict_rows
+from webapp.views import plain_text
 
 NO_CELL = "(choose a violated cell)"
+DESIGN_PX = 120
+VERDICT_PX = 46
+"""Column widths of the matrix: the design (pinned while the rest scrolls) and the five
+verdicts fit a phone's 390 px; the longest names are cut, and shown whole on hover."""
 
 
 @st.cache_data(show_spinner="Exploring every preset…")
@@ -45,6 +50,11 @@ def cell_at(matrix: Matrix, row: int, column: str) -> str | None:
     return chosen if chosen in matrix_cells(matrix) else None
 
 
+def _forget_step() -> None:
+    """Another counterexample opens on the step that matters: the link names no step."""
+    st.query_params.pop("step", None)
+
+
 def _cell_clicked(matrix: Matrix) -> None:
     """Table callback: a click on a violated cell opens its counterexample."""
     selection = st.session_state.get("matrix_table")
@@ -53,7 +63,7 @@ def _cell_clicked(matrix: Matrix) -> None:
         chosen = cell_at(matrix, int(cells[0][0]), str(cells[0][1]))
         if chosen is not None:
             st.session_state["cell"] = chosen
-            st.query_params["step"] = "0"
+            _forget_step()
 
 
 def _open_cell(matrix: Matrix, cell: str) -> None:
@@ -84,15 +94,17 @@ def _matrix_section() -> None:
     for row in matrix.rows:
         cells = {"design": row.preset.name}
         cells.update({name: compact_cell(row.exploration, name) for name in PROPERTY_NAMES})
-        cells["mirrors"] = row.preset.mirrors
+        cells["mirrors"] = plain_text(row.preset.mirrors)
         rows.append(cells)
     st.dataframe(
         rows,
         hide_index=True,
         height=35 * (len(rows) + 1) + 3,
         column_config={
-            "design": st.column_config.TextColumn("design", width="medium"),
-            **{name: st.column_config.TextColumn(name, width="small") for name in PROPERTY_NAMES},
+            "design": st.column_config.TextColumn("design", width=DESIGN_PX, pinned=True),
+            **{
+                name: st.column_config.TextColumn(name, width=VERDICT_PX) for name in PROPERTY_NAMES
+            },
             "mirrors": st.column_config.TextColumn("mirrors", width="large"),
         },
         key="matrix_table",
@@ -109,7 +121,7 @@ def _matrix_section() -> None:
         [NO_CELL, *matrix_cells(matrix)],
         key="cell",
         bind="query-params",
-        on_change=lambda: st.query_params.update(step="0"),
+        on_change=_forget_step,
     )
     if cell and cell != NO_CELL:
         _open_cell(matrix, cell)

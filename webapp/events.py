@@ -24,6 +24,7 @@ from typing import Final
 
 from model.design import Expiry
 from model.layout import Vars
+from model.narration import carries_token
 from model.rules import lease_is_current
 from model.system import State
 from model.trace import Step, Trace
@@ -62,6 +63,8 @@ class Event:
     worker: int
     token: int
     outcome: Outcome | None
+    carries_token: bool = True
+    """Whether the step's request carries the token (an unfenced read does not)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class Message:
     received_x: float | None
     received_time: int | None
     outcome: Outcome | None
+    carries_token: bool = True
+    """Whether the request carries the token to the receiver (an unfenced read does not)."""
 
     @property
     def in_flight(self) -> bool:
@@ -111,7 +116,8 @@ class Pause:
 @dataclass(frozen=True)
 class Gap:
     """The gap: an old grant's lease is over while its worker still has a request to go, and
-    no request of a newer grant has reached the receiver yet.
+    the receiver would still take it (its mark has seen no newer token, or it already
+    checked the request and applies it without checking again).
 
     `end_step` is None while the gap is still open at the end of what is shown (then `end`
     is the x of the current step); `closed_by` says how it ended.
@@ -242,6 +248,7 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
     for step, x in zip(trace.steps, step_positions(trace), strict=True):
         w = step.action.worker
         token_state = step.after if step.action.name == "Acquire" else step.before
+        request = step.action.name in REQUEST_ACTIONS and w
         found.append(
             Event(
                 step=step,
@@ -251,6 +258,8 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
                 worker=w,
                 token=_worker_value(trace, token_state, "tok", w) if w else 0,
                 outcome=reception_outcome(trace, step),
+                carries_token=not request
+                or carries_token(trace.system, trace.system.view(step.before), w),
             )
         )
     return tuple(found)
@@ -280,6 +289,7 @@ def _all_messages(trace: Trace) -> tuple[Message, ...]:
                 received_x=None,
                 received_time=None,
                 outcome=None,
+                carries_token=event.carries_token,
             )
             found.append(sent[w])
         elif name in ("Deliver", "Check") and w in sent and event.outcome is not None:
@@ -457,16 +467,24 @@ def _has_request_to_go(trace: Trace, state: State, w: int) -> bool:
     return _own_rules_enabled(trace, state, w, REQUEST_ACTIONS)
 
 
-def _in_gap(trace: Trace, state: State, w: int, newest_handled: int) -> bool:
+def receiver_would_take(trace: Trace, state: State, w: int) -> bool:
+    """Whether the receiver, in this state, would still take w's request: its own test
+    passes w's token (its mark has seen nothing newer, no live-lease check refuses it), or
+    it has already checked the request and will apply it without checking again."""
+    s = trace.system.view(state)
+    return bool(s.pending[w] == 2) or bool(trace.system.builder.admits(s, w))
+
+
+def _in_gap(trace: Trace, state: State, w: int) -> bool:
     """Whether w's grant is in the gap: its lease is over (expired or superseded), w still
-    believes it holds the lock and has a request to go, and the receiver has handled no
-    request of a newer grant."""
+    believes it holds the lock and has a request to go, and the receiver would still take
+    that request (the model's own test, on this state)."""
     s = trace.system.view(state)
     return (
         believes_it_holds(s, w)
         and not lease_is_current(s, w)
         and _has_request_to_go(trace, state, w)
-        and newest_handled <= int(s.gid[w])
+        and receiver_would_take(trace, state, w)
     )
 
 
@@ -476,14 +494,10 @@ def _all_gaps(trace: Trace) -> tuple[Gap, ...]:
     positions = step_positions(trace)
     open_gaps: dict[int, Gap] = {}
     found: list[Gap] = []
-    newest_handled = 0
     for step in trace.steps:
-        if step.outcome is not None:
-            w = step.action.worker
-            newest_handled = max(newest_handled, _worker_value(trace, step.before, "gid", w))
         x = positions[step.number - 1]
         for w in range(1, trace.bounds.workers + 1):
-            inside = _in_gap(trace, step.after, w, newest_handled)
+            inside = _in_gap(trace, step.after, w)
             if inside and w not in open_gaps:
                 grant = _worker_value(trace, step.after, "gid", w)
                 open_gaps[w] = Gap(w, grant, step.number, x, None, x, None)
@@ -497,11 +511,11 @@ def _all_gaps(trace: Trace) -> tuple[Gap, ...]:
 
 
 def _closed_by(trace: Trace, step: Step, w: int) -> str:
-    """Why w's gap closed at this step: a newer grant reached the receiver, w let go, or
-    w has nothing more to send."""
+    """Why w's gap closed at this step: the receiver now refuses w's token (it has seen a
+    newer one), w let go, or w has nothing more to send."""
     if not believes_it_holds(trace.system.view(step.after), w):
         return GAP_CLOSED_BY_GIVING_UP
-    if step.outcome is not None and step.action.worker != w:
+    if not receiver_would_take(trace, step.after, w):
         return GAP_CLOSED_BY_NEWER
     return GAP_CLOSED_WITH_NOTHING_TO_SEND
 

@@ -42,7 +42,8 @@ PAGES: Final = (
         "2. The receiver must check",
         ":material/verified_user:",
         "chapter-2",
-        "Tokens that are issued but not checked do nothing.",
+        "Tokens that are issued but not checked do nothing, and the check must be atomic "
+        "with the write.",
     ),
     PageEntry(
         "screens/chapter_3.py",
@@ -58,7 +59,8 @@ PAGES: Final = (
         "4. Where tokens come from",
         ":material/pin:",
         "chapter-4",
-        "Key-version and random tokens keep P1 but lose grant order (P3).",
+        "Key versions, lease IDs, clocks and counters lost in a failover: tokens that do not "
+        "grow with every grant lose grant order (P3) or refuse the holder (P4).",
     ),
     PageEntry(
         "screens/explore.py",

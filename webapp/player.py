@@ -6,13 +6,15 @@ stepping behaves the same on every page. The step position lives in `st.query_pa
 copied link reopens the same step; the figure of that one step is drawn, never an
 animation of its own, so there is one stepper and it is this one. Play advances the same
 position once a second (a fragment that reruns on a timer) and stops at the last step; Play
-at the last step starts again from step 0.
+at the last step starts again from step 0. A run opens on the step that matters (its first
+violation, else its last step) unless the link names another.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
@@ -22,7 +24,7 @@ import streamlit as st
 from model.trace import Trace
 from webapp.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.timeline import timeline_figure
-from webapp.views import actor_rows, clamp_step, narration
+from webapp.views import actor_rows, clamp_step, narration, opening_step, step_in_link
 
 GLYPHS = {
     ACCEPTED.key: ACCEPTED.glyph,
@@ -46,9 +48,18 @@ def figure_at(trace: Trace, upto: int) -> go.Figure:
     return timeline_figure(trace, upto)
 
 
-def current_step(param: str, count: int) -> int:
-    """The step position in the URL, clamped to the trace."""
-    return clamp_step(st.query_params.get(param, "0"), count)
+def current_step(param: str, count: int, start: int = 0) -> int:
+    """The step position in the URL, or `start` when the URL names none (or a bad one)."""
+    chosen = step_in_link(st.query_params.get(param), count)
+    return clamp_step(start, count) if chosen is None else chosen
+
+
+def link_problem(param: str, count: int) -> str | None:
+    """What is wrong with the step the URL names, in words (None: nothing, or no step)."""
+    raw = st.query_params.get(param)
+    if raw is None or step_in_link(raw, count) is not None:
+        return None
+    return f"the step must be a whole number from 0 to {count}"
 
 
 def _playing(key: str) -> str:
@@ -86,11 +97,11 @@ def _stop(key: str) -> None:
 def _move_to(param: str, key: str, position: int) -> None:
     """Show `position` from now on: in this session and in the URL."""
     st.session_state[_shown(key)] = position
-    if st.query_params.get(param, "0") != str(position):
+    if st.query_params.get(param) != str(position):
         st.query_params[param] = str(position)
 
 
-def position_to_show(param: str, count: int, key: str, timed: bool) -> int:
+def position_to_show(param: str, count: int, key: str, timed: bool, start: int = 0) -> int:
     """The URL's position, except while Play runs or has just stopped: then a rerun can carry
     the browser's URL from before the last step reached it, and the position this player
     showed last is the true one."""
@@ -98,7 +109,7 @@ def position_to_show(param: str, count: int, key: str, timed: bool) -> int:
     stopped = st.session_state.get(_stopped(key), -SETTLE_SECONDS)
     settling = timed or time.monotonic() - stopped < SETTLE_SECONDS
     if shown is None or not settling:
-        return current_step(param, count)
+        return current_step(param, count, start)
     return clamp_step(shown, count)
 
 
@@ -113,7 +124,7 @@ def _toggle_play(param: str, count: int, key: str) -> None:
     if is_playing(key):
         _stop(key)
         return
-    if position_to_show(param, count, key, timed=False) >= count:
+    if position_to_show(param, count, key, timed=False, start=count) >= count:
         _move_to(param, key, 0)
     st.session_state[_playing(key)] = True
     st.session_state[_just_started(key)] = True
@@ -200,43 +211,81 @@ def show_state_table(trace: Trace, position: int) -> None:
     )
 
 
-def _player(traces: Sequence[Trace], param: str, key: str, timed: bool) -> None:
+@dataclass(frozen=True)
+class Layout:
+    """How the player lays out its runs: side by side (with a heading each) or one below
+    the other, and the step it opens on when the URL names none."""
+
+    start: int
+    labels: tuple[str, ...] = ()
+    side_by_side: bool = False
+
+
+def _player(traces: Sequence[Trace], param: str, key: str, timed: bool, layout: Layout) -> None:
     """The controls, then each run's figure, narration and state at the same position.
 
     `timed` says whether this fragment was set to rerun on a timer; when that no longer
     matches Play, a full rerun sets the timer up again (a fragment cannot change its own).
     """
     count = max((len(t.steps) for t in traces), default=0)
-    position = position_to_show(param, count, key, timed)
+    problem = link_problem(param, count)
+    position = position_to_show(param, count, key, timed, layout.start)
+    if problem is not None:
+        st.error(f"This link was partly not understood: {problem}; showing step {position}.")
     if is_playing(key) != timed:
         _move_to(param, key, position)
         st.rerun()
     position = advance_if_playing(position, count, key)
     _move_to(param, key, position)
     step_controls(param, count, key, position)
+    if layout.side_by_side:
+        columns = st.columns(len(traces), gap="medium")
+        for index, (column, trace) in enumerate(zip(columns, traces, strict=True)):
+            with column:
+                if index < len(layout.labels):
+                    st.subheader(layout.labels[index])
+                _one_run(trace, position, f"{key}-timeline-{index}", stacked=True)
+        return
     for index, trace in enumerate(traces):
-        upto = min(position, len(trace.steps))
-        st.plotly_chart(
-            figure_at(trace, upto),
-            width="stretch",
-            key=f"{key}-timeline-{index}",
-            config=PLOT_CONFIG,
-        )
-        left, right = st.columns([1, 1])
-        with left:
-            st.markdown("**What happens, step by step**")
-            show_narration(trace, upto)
-        with right:
-            st.markdown(f"**State after step {upto}**")
-            show_state_table(trace, upto)
+        _one_run(trace, position, f"{key}-timeline-{index}", stacked=False)
 
 
-def show_traces(traces: Sequence[Trace], param: str, key: str) -> int:
+def _one_run(trace: Trace, position: int, chart_key: str, stacked: bool) -> None:
+    """One run's figure, then its narration and state (beside each other, or stacked)."""
+    upto = min(position, len(trace.steps))
+    st.plotly_chart(figure_at(trace, upto), width="stretch", key=chart_key, config=PLOT_CONFIG)
+    if stacked:
+        st.markdown("**What happens, step by step**")
+        show_narration(trace, upto)
+        st.markdown(f"**State after step {upto}**")
+        show_state_table(trace, upto)
+        return
+    left, right = st.columns([1, 1])
+    with left:
+        st.markdown("**What happens, step by step**")
+        show_narration(trace, upto)
+    with right:
+        st.markdown(f"**State after step {upto}**")
+        show_state_table(trace, upto)
+
+
+def show_traces(
+    traces: Sequence[Trace],
+    param: str,
+    key: str,
+    labels: Sequence[str] = (),
+    side_by_side: bool = False,
+    start: int | None = None,
+) -> int:
     """One stepper shared by several runs, then each run's timeline, narration and state.
 
+    The runs are shown side by side (each under its label) or one below the other. A link
+    without a step opens on `start`, by default the step that matters (`opening_step`).
     Returns the position shown when the page ran (Play moves it on by itself afterwards).
     """
+    layout = Layout(opening_step(traces) if start is None else start, tuple(labels), side_by_side)
     timed = is_playing(key)
     player = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
-    player(traces, param, key, timed)
-    return position_to_show(param, max((len(t.steps) for t in traces), default=0), key, timed)
+    player(traces, param, key, timed, layout)
+    count = max((len(t.steps) for t in traces), default=0)
+    return position_to_show(param, count, key, timed, layout.start)

@@ -48,7 +48,7 @@ def _current() -> Run | None:
     try:
         return run_from_params({k: v for k, v in params.items() if v})
     except LinkError as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"This link does not describe a run: {error}")
+        st.session_state[MESSAGE_KEY] = ("error", f"This link was partly not understood: {error}")
         return None
 
 
@@ -221,7 +221,7 @@ def _board() -> None:
         return
     trace = play(run)
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
-    name = f"`{preset}` ({run.design.in_words()})" if preset else run.design.in_words()
+    name = f"{preset} ({run.design.in_words()})" if preset else run.design.in_words()
     st.caption(
         f"Design: {escape_markdown(name, limit=600)}; {run.bounds.in_words()}. "
         "Change it under *Design and bounds*."

@@ -63,12 +63,64 @@ CURRENT_STEP_COLOUR: Final = "#ffb300"
 PAUSE_COLOUR: Final = "#424242"
 """The dotted line along a worker's lane while it is paused."""
 GAP_COLOUR: Final = "#c62828"
-"""Outline and label of the gap (an old lease over, the new holder not yet at the receiver)."""
+"""Outline and label of the gap (an old lease over, the receiver would still take its token)."""
 GAP_FILL: Final = "rgba(198, 40, 40, 0.10)"
 BAND_FILL: Final = "rgba(120, 130, 150, 0.07)"
 """Every other tick's band on the time axis."""
 FUTURE_FILL: Final = "rgba(255, 255, 255, 0.6)"
 """Veil over the part of the time axis the player has not reached yet."""
+
+
+THEME_TEXT: Final = "#2f2d2b"
+"""The text colour of Streamlit's light theme, as the browser shows it."""
+PAGE_BACKGROUND: Final = "#ffffff"
+CAPTION_OPACITY: Final = 0.75
+"""Captions are the theme's text at this opacity: still quieter than the body, and at
+better than 4.5:1 contrast (Streamlit's own 0.6 gives about 3.9:1)."""
+MIN_CONTRAST: Final = 4.5
+"""The contrast every text must reach (WCAG AA for body text)."""
+
+PAGE_CSS: Final = f"""
+[data-testid="stCaptionContainer"] {{ opacity: {CAPTION_OPACITY}; }}
+[data-testid="stPageLink-NavLink"] span,
+[data-testid="stPageLink-NavLink"] p {{
+  white-space: normal; overflow: visible; text-overflow: clip;
+}}
+"""
+"""Styles for every page: readable captions, and page links that wrap on a phone instead of
+being cut off."""
+
+
+def _channels(colour: str) -> tuple[int, int, int]:
+    """`#rrggbb` as three 0..255 numbers."""
+    value = colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+def blend(colour: str, background: str, opacity: float) -> str:
+    """The colour a text at this opacity shows on the background, as `#rrggbb`."""
+    mixed = (
+        round(opacity * c + (1 - opacity) * b)
+        for c, b in zip(_channels(colour), _channels(background), strict=True)
+    )
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+def relative_luminance(colour: str) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in _channels(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG contrast ratio of two colours, from 1 (none) to 21 (black on white)."""
+    high, low = sorted((relative_luminance(first), relative_luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 STATUS_GLYPHS: Final = {

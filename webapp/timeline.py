@@ -78,8 +78,8 @@ GAP_ROW_PX: Final = 50
 AXIS_PX: Final = 58
 """Heights: the room under the plot is the axis, then the legend in two columns (a phone's
 width), so the legend never covers the plot or the axis title at any width."""
-GAP_LABEL: Final = "gap: old lease expired, new holder has not reached the receiver"
-GAP_LABEL_LINES: Final = "gap: old lease expired,<br>new holder has not reached the receiver"
+GAP_LABEL: Final = "gap: old lease over, the receiver would still take its token"
+GAP_LABEL_LINES: Final = "gap: old lease over,<br>the receiver would still take its token"
 
 
 @dataclass(frozen=True)
@@ -148,15 +148,17 @@ def hover_text(event: Event) -> str:
     return "<br>".join(lines)
 
 
-def _label(event: Event) -> str:
+def marker_label(event: Event) -> str:
     """Short text next to a marker: the token carried or granted, and the outcome glyph."""
     name = event.step.action.name
     if name == "Acquire":
         return f"W{event.worker}: tok {event.token}"
     if event.outcome is not None:
-        return f"{event.outcome.glyph} {event.token}"
+        return (
+            f"{event.outcome.glyph} {event.token}" if event.carries_token else event.outcome.glyph
+        )
     if name == "Send":
-        return f"tok {event.token}"
+        return f"tok {event.token}" if event.carries_token else "no tok"
     return ""
 
 
@@ -184,7 +186,7 @@ def _marker_trace(look: Look, shown: Sequence[Event], lane_y: dict[str, float]) 
         "x": [e.x for e in shown],
         "y": [lane_y[e.lane] for e in shown],
         "mode": "markers+text",
-        "text": [_label(e) for e in shown],
+        "text": [marker_label(e) for e in shown],
         "textposition": "top center",
         "textfont": {"size": 10},
         "hovertext": [hover_text(e) for e in shown],
@@ -376,7 +378,11 @@ def _kind(message: Message) -> str:
 
 def message_hover(message: Message) -> str:
     """What hovering a request's path says: whose, which token, how long, what became of it."""
-    head = f"W{message.worker}'s {_kind(message)} carrying token {message.token}"
+    head = (
+        f"W{message.worker}'s {_kind(message)} carrying token {message.token}"
+        if message.carries_token
+        else f"W{message.worker}'s {_kind(message)}, without a token"
+    )
     if message.outcome is None or message.received_time is None:
         return f"{head}, sent at t={message.sent_time}: still in the network"
     ticks = message.received_time - message.sent_time
@@ -511,11 +517,11 @@ def gap_hover(gap: Gap) -> str:
     """What the gap's label says on hover: whose lease, since when, and how it ended."""
     head = (
         f"W{gap.worker}'s grant #{gap.grant} is no longer the current lease, yet W{gap.worker} "
-        "still believes it holds the lock and has a request to go; no request of a newer "
-        "grant has reached the receiver"
+        "still believes it holds the lock and has a request to go, and the receiver would "
+        "still take it: it has seen no newer token"
     )
     endings = {
-        "newer": "until a request of a newer grant reached the receiver",
+        "newer": "until the receiver saw a newer token and would refuse the old one",
         "gave up": f"until W{gap.worker} gave up its token",
         "nothing to send": f"until W{gap.worker} had nothing more to send",
     }

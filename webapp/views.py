@@ -6,6 +6,7 @@ lay out what these functions return.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -21,6 +22,8 @@ RECEIVER_VARIABLES: Final = ("hwm", "mark", "last", "lastg", "version", "storage
 WORKER_VARIABLES: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv", "down")
 GHOSTS: Final = ("grants", "last", "lastg", "gid")
 """History variables the model keeps for the properties; real actors do not see them."""
+GHOST_NOTE: Final = " (model only)"
+"""How the state table marks such a variable, in words."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,43 @@ def clamp_step(raw: object, count: int) -> int:
     return max(0, min(value, count))
 
 
+def step_in_link(raw: object, count: int) -> int | None:
+    """A step position from a link: a whole number within 0..count, else None (absent or bad)."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not text.isdigit() or len(text) > 7 or int(text) > count:
+        return None
+    return int(text)
+
+
+STREAMLIT_PARAMS: Final = frozenset({"embed", "embed_options"})
+"""Link parameters Streamlit itself reads, on every page."""
+
+
+def unknown_setting(names: Iterable[str], known: Iterable[str]) -> str | None:
+    """What to say when a link carries a parameter the page does not read (never its name,
+    which a visitor may have typed), or None when every one is known."""
+    if set(names) - set(known) - STREAMLIT_PARAMS:
+        return "this page has no setting of that name"
+    return None
+
+
+def plain_text(text: str) -> str:
+    """Text for a place that shows it as typed (a table cell, a hover): no code marks."""
+    return text.replace("`", "")
+
+
+def opening_step(traces: Sequence[Trace]) -> int:
+    """The step a run opens on: the first run's first violating step (else the next run's),
+    or the last step when nothing is violated, never an empty step 0."""
+    for trace in traces:
+        first = next((step.number for step in trace.steps if step.violations), None)
+        if first is not None:
+            return first
+    return max((len(trace.steps) for trace in traces), default=0)
+
+
 def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
     """Every step's sentence, with the step at `position` marked current (0: none yet)."""
     lines = []
@@ -72,12 +112,13 @@ def narration(trace: Trace, position: int) -> tuple[NarrationLine, ...]:
 
 
 def _shown(trace: Trace, names: tuple[str, ...], values: dict[str, int]) -> str:
-    """`name=value` for the named variables this design actually uses (ghosts marked)."""
+    """`name=value` for the named variables this design actually uses (those only the model
+    keeps, for its properties, marked)."""
     used = set(trace.system.layout.used_columns())
     parts = []
     for name in names:
         if name in used:
-            ghost = " (ghost)" if name.split("[", 1)[0] in GHOSTS else ""
+            ghost = GHOST_NOTE if name.split("[", 1)[0] in GHOSTS else ""
             parts.append(f"{name}={values[name]}{ghost}")
     return ", ".join(parts) or "—"
 

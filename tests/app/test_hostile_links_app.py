@@ -98,6 +98,30 @@ def test_a_hostile_link_is_answered_in_words(path: str, params: dict[str, str]) 
     text = rendered(at)
     assert "](http" not in text, text
     assert markdown_links(at) == []
+    if params != {"d": "fencing", "b": "5.12.30.8.4"}:  # the widest good link is no bad one
+        assert "This link was partly not understood" in text, (path, params)
+
+
+def test_home_says_when_a_link_carries_a_setting_it_does_not_have() -> None:
+    text = rendered(page("screens/home.py", colour=PHISHING))
+    assert "This link was partly not understood: this page has no setting" in text
+    assert "evil" not in text
+    assert "partly not understood" not in rendered(page("screens/home.py", embed="true"))
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4])
+@pytest.mark.parametrize(
+    "params",
+    [{"step": "99"}, {"step": "-1"}, {"chapter-run": "7"}, {"colour": "red"}],
+    ids=["step-past-the-end", "negative-step", "no-such-run", "unknown-setting"],
+)
+def test_every_chapter_says_which_part_of_a_link_it_did_not_understand(
+    number: int, params: dict[str, str]
+) -> None:
+    at = page(f"screens/chapter_{number}.py", **params)
+    text = rendered(at)
+    assert text.count("This link was partly not understood") == 1, text
+    assert "red" not in text.split("partly not understood")[1].split("\n")[0]
 
 
 ADDRESSES = [

@@ -11,7 +11,8 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, shown
-from webapp.chapters import BY_NUMBER, chapter_traces
+from webapp.chapters import BY_NUMBER, choice_traces
+from webapp.views import opening_step
 
 Opener = Callable[..., AppTest]
 
@@ -23,11 +24,13 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
     text = all_text(at)
     assert chapter.title in text
     assert chapter.takeaway in text
-    traces = chapter_traces(number)
-    last = len(traces[0].steps)
-    assert f"Step 0 of {last}" in text
-    together = "" if BY_NUMBER[number].together else "-0"
-    at.button(key=f"chapter{number}{together}-last").click().run()
+    traces = choice_traces(number, 0)
+    last = max(len(t.steps) for t in traces)
+    start = opening_step(traces)
+    assert start > 0 and f"Step {start} of {last}" in text  # opens on the step that matters
+    at.button(key=f"chapter{number}-0-first").click().run()
+    assert f"Step 0 of {last}" in all_text(at)
+    at.button(key=f"chapter{number}-0-last").click().run()
     assert not at.exception
     text = all_text(at)
     assert f"Step {last} of {last}" in text
@@ -41,12 +44,18 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
 def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None:
     at = open_page(f"screens/chapter_{number}.py")
     chapter = BY_NUMBER[number]
-    for index, trace in enumerate(chapter_traces(number)):
-        at.radio(key="chapter-run").set_value(index).run()
+    for index, choice in enumerate(chapter.runs):
+        at.radio(key="chapter-run").set_value(choice.label).run()
         assert not at.exception
-        assert chapter.runs[index].caption in all_text(at)
+        traces = choice_traces(number, index)
+        for spec in choice.shown():
+            assert spec.caption in all_text(at)
+        start = opening_step(traces)
+        assert f"Step {start} of " in all_text(at)  # a new run opens on its step that matters
+        at.button(key=f"chapter{number}-{index}-first").click().run()
         at.button(key=f"chapter{number}-{index}-last").click().run()
-        assert trace.steps[-1].sentence in all_text(at)
+        for trace in traces:
+            assert trace.steps[-1].sentence in all_text(at)
 
 
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
@@ -161,3 +170,12 @@ def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Ope
     for name, verdict in fresh.verdicts.items():
         assert table.loc["B: your design", name].startswith("✘") == verdict.violated
     assert any("fencing check --token random --receiver lease-aware" in c.value for c in at.code)
+
+
+def test_a_link_to_a_chapters_run_opens_that_run_beside_its_companion(open_page: Opener) -> None:
+    at = open_page("screens/chapter_2.py", **{"chapter-run": BY_NUMBER[2].runs[1].label})
+    text = all_text(at)
+    split, atomic = BY_NUMBER[2].runs[1].shown()
+    assert split.caption in text and atomic.caption in text
+    assert "partly not understood" not in text
+    assert [h.value for h in at.subheader][:2] == [split.label, atomic.label]

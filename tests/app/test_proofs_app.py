@@ -29,7 +29,9 @@ def test_the_page_shows_verdicts_invariants_and_animated_counterexamples() -> No
     assert "P1, monotonic acceptance: ✔ proved for every horizon" in text
     assert "P2, no write outside its lease: ✘ violated (5 steps)" in text
     assert any("last ≤ hwm" in c.value for c in at.code)
-    assert "Step 0 of 5" in text
+    assert "Step 5 of 5" in text  # a counterexample opens on its violating step
+    at.button(key="proof-P2-first").click().run()
+    assert "Step 0 of 5" in all_text(at)
     at.button(key="proof-P2-last").click().run()
     assert "Step 5 of 5" in all_text(at)
 

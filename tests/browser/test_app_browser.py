@@ -19,7 +19,7 @@ def test_chapter_stepped_to_the_end(app_url: str, page: tuple[Any, ConsoleLog]) 
     tab, _ = page
     trace = chapter_traces(1)[0]
     count = len(trace.steps)
-    tab.goto(f"{app_url}/chapter-1")
+    tab.goto(f"{app_url}/chapter-1?step=0")
     tab.get_by_text(f"Step 0 of {count}").wait_for(timeout=WAIT_MS)
     tab.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
     for position in range(1, count + 1):

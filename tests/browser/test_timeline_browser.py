@@ -91,7 +91,7 @@ def test_one_stepper_drives_figure_narration_and_table(
     app_url: str, page: tuple[Any, ConsoleLog], trace: Any
 ) -> None:
     tab, _ = page
-    tab.goto(f"{app_url}/chapter-{CHAPTER}")
+    tab.goto(f"{app_url}/chapter-{CHAPTER}?step=0")
     _assert_shows(tab, trace, 0)
     figure = _figure(tab)  # the first frame: lanes and the time axis, not an empty chart
     assert figure["lanes"] == ["coordinator", "W1", "W2", "receiver", "clock"]
@@ -145,10 +145,10 @@ def test_the_gap_is_on_the_figure_in_chapter_3(
     figure = _figure(tab)
     assert figure["gaps"] == [[pytest.approx(gap.start), pytest.approx(gap.end)]]
     plot = tab.locator(".js-plotly-plot").first
-    label = plot.locator("text", has_text="gap: old lease expired")
+    label = plot.locator("text", has_text="gap: old lease over")
     assert label.count() == 1
-    assert "new holder has not reached the receiver" in label.first.text_content()
-    assert GAP_LABEL.startswith("gap: old lease expired")
+    assert "the receiver would still take its token" in label.first.text_content()
+    assert GAP_LABEL.startswith("gap: old lease over")
     assert plot.locator(".legendtext", has_text=re.compile("^gap$")).count() == 1
     plot.scroll_into_view_if_needed()
     plot.screenshot(path=str(ARTIFACTS / "timeline-chapter-3-gap.png"))

@@ -5,8 +5,11 @@ import streamlit as st
 from model.properties import PROPERTIES
 from webapp.navigation import PAGES
 from webapp.style import ACCEPTED, REJECTED, VIOLATING
+from webapp.views import unknown_setting
 
 st.title("Fencing Lab")
+if (problem := unknown_setting(st.query_params, ())) is not None:
+    st.error(f"This link was partly not understood: {problem}.")
 st.markdown(
     "A distributed lock hands out **leases**, but a worker can pause (a GC pause, a stalled VM) "
     "past its lease and wake up still believing it holds the lock. **Fencing tokens** let the "
