@@ -20,6 +20,7 @@ from fencing.stories import paused_worker_story
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESETS_LIST
+from model.properties import BY_NAME
 from model.trace import Step, Trace, replay
 from webapp.chapters import CHAPTERS, RunSpec, build_run
 
@@ -41,7 +42,8 @@ FAILED_TEST_WORDS = ("test fails", "is false", "and it is not")
 PASSED_TEST_WORDS = ("test passes", "test passed", ": passes")
 LANDING_WORDS = ("lands", "applies it")
 PROPERTY_OUTCOMES = {"P1": "accepted", "P2": "accepted", "P3": "accepted", "P4": "rejected"}
-"""The receiver's outcome each property's violation is about (P5 is about an accepted write)."""
+"""The receiver's outcome each property's violation is about (P5 is about an accepted write;
+a property checked on every Tick is about no reception at all)."""
 
 
 @cache
@@ -87,7 +89,8 @@ def _step_problems(trace: Trace, step: Step) -> Iterator[str]:
         if holds != (verb != "fails") or holds == bool(false):
             yield f"`{verb}: token {token} {test} {mark}{false}` contradicts its numbers"
     for reason in step.reasons:
-        wanted = PROPERTY_OUTCOMES.get(reason.prop, "accepted")
+        on_tick = BY_NAME[reason.prop].on_tick  # a Tick is no reception: it has no outcome
+        wanted = None if on_tick else PROPERTY_OUTCOMES.get(reason.prop, "accepted")
         if outcome != wanted:
             yield f"{reason.prop} reason on a step whose outcome is {outcome}: {reason.text}"
     yield from _token_problems(trace, step)

@@ -27,6 +27,7 @@ from typing import Final
 import pytest
 
 from bench.streamlit_client import Run, SessionBroken, StreamlitSession
+from model.properties import PROPERTY_NAMES
 from webapp.limits import HEAVY_AT_ONCE, busy_sentence
 
 pytestmark = pytest.mark.slow
@@ -193,7 +194,7 @@ def _ending(run: Run) -> str:
     texts = _texts(run)
     kinds = {element.WhichOneof("type") for element in run.elements}
     headings = [t for t in texts if t.startswith("#### P")]
-    if "dataframe" in kinds and len(headings) == 5:
+    if "dataframe" in kinds and len(headings) == len(PROPERTY_NAMES):
         return "proof"
     if any(t.replace("\\", "") == BUSY for t in texts):
         return "busy"

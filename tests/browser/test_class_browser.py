@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.app.test_class_app import kept_by_lease_only
 from tests.browser.conftest import WAIT_MS, ConsoleLog, open_tab, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -80,8 +81,9 @@ def test_a_teacher_and_two_students(app_url: str, contexts: list[Any]) -> None:
     assert "key=" not in students_link
     _wait_metrics(teacher, ["0", "0", "0", "0"])
 
-    ada, ada_console = _student(first_browser, students_link, "Ada", ["P4", "P5"])
-    ada.get_by_text("Right: the design keeps P4, P5").wait_for(timeout=WAIT_MS)
+    kept = kept_by_lease_only()
+    ada, ada_console = _student(first_browser, students_link, "Ada", kept)
+    ada.get_by_text(f"Right: the design keeps {', '.join(kept)}").wait_for(timeout=WAIT_MS)
     bob, bob_console = _student(second_browser, students_link, "Bob", ["P1"])
     bob.get_by_text("Not quite").first.wait_for(timeout=WAIT_MS)
     assert "student=" in bob.url
