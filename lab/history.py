@@ -49,7 +49,14 @@ KNOWN_KINDS: Final = (
     "storage-start",
     "lease-check",
     "error",
+    "invoke",
+    "fail",
+    "info",
+    "final-read",
 )
+CLIENT_OPS: Final = ("acquire", "read", "write", "release")
+"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
+MAX_MEASURED_SECONDS: Final = 600.0
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,9 @@ class History:
     prediction: Mapping[str, Any] | None = None
     partial: str = ""
     """Why the run stopped before its end (interrupted, a process died); '' when it did not."""
+    measured: Mapping[str, float] = field(default_factory=dict)
+    """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
+    and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -79,6 +89,7 @@ class History:
             "seconds": round(self.seconds, 3),
             "prediction": dict(self.prediction) if self.prediction is not None else None,
             **ending,
+            **({"measured": dict(self.measured)} if self.measured else {}),
             "events": list(self.events),
         }
 
@@ -132,7 +143,88 @@ def history_from_dict(data: Any) -> History:
         started=str(data.get("started", ""))[:100],
         seconds=float(data.get("seconds", 0) or 0),
         prediction=prediction,
+        partial=str(data.get("partial", "") or "")[:500],
+        measured=_measured(data.get("measured")),
     )
+
+
+def _measured(data: Any) -> dict[str, float]:
+    """The history's `measured` object: seconds, each a finite number from 0 to a bound."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LabInputError("the history's field 'measured' must be an object")
+    found = {}
+    for name in ("request_seconds", "revocation_seconds"):
+        value = data.get(name)
+        if value is None:
+            continue
+        if not _number(value) or not 0 <= value <= MAX_MEASURED_SECONDS:
+            raise LabInputError(
+                f"the history's measured {name} must be a number from 0 to "
+                f"{MAX_MEASURED_SECONDS:g}, not {str(value)[:40]!r}"
+            )
+        found[name] = float(value)
+    return found
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _whole(value: Any) -> bool:
+    """An int (not a bool) within a 64-bit signed range."""
+    return not isinstance(value, bool) and isinstance(value, int) and abs(value) < 2**63
+
+
+def _check_witness_fields(number: int, event: dict[str, Any]) -> None:
+    """Refuse bad values in the fields the cross-checks read (each named in the message)."""
+    where = f"event {number} of the history"
+    kind = event["kind"]
+    if kind in ("invoke", "fail", "info") and event.get("op") not in CLIENT_OPS:
+        raise LabInputError(f"{where} has a bad client operation {str(event.get('op'))[:40]!r}")
+    for name in ("stopped_at", "asked"):
+        if name in event and not _number(event[name]):
+            raise LabInputError(f"{where} has a bad '{name}': not a number")
+    for name in (
+        "revision",
+        "etcd_revision",
+        "grant",
+        "token",
+        "version",
+        "version_before",
+        "version_after",
+        "mark",
+        "mark_before",
+        "mark_after",
+        "incarnation",
+        "ttl",
+    ):
+        if event.get(name) is not None and not _whole(event[name]):
+            raise LabInputError(f"{where} has a bad '{name}': not a whole number")
+    if kind == "final-read":
+        _check_final_read(where, event)
+
+
+def _check_final_read(where: str, event: dict[str, Any]) -> None:
+    """A final read: `data` (value, version, mark: whole numbers or null) and `locks` (a
+    list of at most 100 keys, each with whole create_revision and lease), each or null."""
+    data, locks = event.get("data"), event.get("locks")
+    if data is not None:
+        if not isinstance(data, dict):
+            raise LabInputError(f"{where}: the final read's 'data' must be an object")
+        for name in ("value", "version", "mark"):
+            if data.get(name) is not None and not _whole(data[name]):
+                raise LabInputError(f"{where}: the final read's '{name}' is not a whole number")
+    if locks is not None:
+        if not isinstance(locks, list) or len(locks) > 100:
+            raise LabInputError(f"{where}: the final read's 'locks' must be a list of keys")
+        for key in locks:
+            if not isinstance(key, dict) or not all(
+                _whole(key.get(name, 0)) for name in ("create_revision", "lease")
+            ):
+                raise LabInputError(f"{where}: a lock key of the final read is malformed")
 
 
 def _check_event(number: int, event: Any) -> None:
@@ -147,6 +239,7 @@ def _check_event(number: int, event: Any) -> None:
     worker = event.get("worker", 0)
     if worker is not None and (isinstance(worker, bool) or not isinstance(worker, int)):
         raise LabInputError(f"event {number} of the history has a bad worker {worker!r}")
+    _check_witness_fields(number, event)
 
 
 def history_from_json(text: str | bytes) -> History:
@@ -193,6 +286,8 @@ class Happening:
     kind: str
     worker: int
     data: Mapping[str, Any]
+    observed: float | None = None
+    """The earliest time a witness recorded it, before etcd's order moved it back (None: as t)."""
 
     def get(self, name: str, default: Any = None) -> Any:
         """A recorded field."""
@@ -273,7 +368,7 @@ class Timeline:
         ]
 
 
-def _etcd_key(event: Event, kind: str) -> tuple[int, int] | None:
+def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     """Where etcd ordered an event: (revision, 0) for a change, (revision, 1) for a read at it."""
     if kind in ("grant", "revoked"):
         return (int(event["revision"]), 0)
@@ -348,7 +443,7 @@ def timeline(history: History) -> Timeline:
     keyed = sorted(
         (key, position)
         for position, (event, kind) in enumerate(merged)
-        if (key := _etcd_key(event, kind))
+        if (key := etcd_order_key(event, kind))
     )
     times = [event["t"] for event, _ in merged]
     for (_, earlier), (_, later) in zip(reversed(keyed[:-1]), reversed(keyed[1:]), strict=True):
@@ -356,7 +451,7 @@ def timeline(history: History) -> Timeline:
     big = (2**63, 0)
     order = sorted(
         range(len(merged)),
-        key=lambda i: (times[i], _etcd_key(merged[i][0], merged[i][1]) or big, i),
+        key=lambda i: (times[i], etcd_order_key(merged[i][0], merged[i][1]) or big, i),
     )
     happenings = tuple(
         Happening(
@@ -365,6 +460,7 @@ def timeline(history: History) -> Timeline:
             merged[i][1],
             int(merged[i][0].get("worker") or 0),
             {k: v for k, v in merged[i][0].items() if k not in ("t", "kind", "worker")},
+            round(merged[i][0]["t"], 6),
         )
         for index, i in enumerate(order)
     )
