@@ -535,26 +535,32 @@ def _landing_point(line: Timeline, send: Happening) -> int:
 
 
 def _choices(unknown: Sequence[UnknownWrite]) -> list[tuple[bool, ...]]:
-    """Every combination of applied (True) or not for the writes of unknown outcome that
-    nothing decided (up to MAX_UNKNOWN_BRANCHES of them); decided ones as decided."""
+    """Every combination of applied (True) or not for the writes of unknown outcome (both
+    ways for up to MAX_UNKNOWN_BRANCHES of them; later ones as a witness decided them, or
+    not applied)."""
     combos: list[tuple[bool, ...]] = [()]
-    open_count = 0
-    for write in unknown:
-        if write.decided is not None:
-            options = [write.decided == "applied"]
-        else:
-            open_count += 1
-            options = [False, True] if open_count <= MAX_UNKNOWN_BRANCHES else [False]
+    for position, write in enumerate(unknown):
+        both = position < MAX_UNKNOWN_BRANCHES
+        options = [False, True] if both else [write.decided == "applied"]
         combos = [(*combo, option) for combo in combos for option in options]
     return combos
+
+
+def _consistent(combo: tuple[bool, ...], unknown: Sequence[UnknownWrite]) -> bool:
+    """Whether a combination agrees with what the witnesses decided."""
+    return all(
+        write.decided is None or (write.decided == "applied") == taken
+        for write, taken in zip(unknown, combo, strict=True)
+    )
 
 
 def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> Conformance:
     """Map the history to model actions and replay them; the first refused event, if any.
 
     A write of unknown outcome is tried both ways (applied just before the store was killed
-    or the worker heard it fail, or never applied) unless a witness decided it; the history
-    is allowed when some way is, and the result says which ways the model allows."""
+    or the worker heard it fail, or never applied); the history is allowed when some way
+    that agrees with what the witnesses decided (the data versions, the final read) is, and
+    the result says which ways the model allows."""
     sends = {str(e.get("request")): e for e in line.events if e.kind == "send"}
     writes = [w for w in unknown if w.request in sends]
     results = []
@@ -565,7 +571,8 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
                 send = sends[write.request]
                 applied.setdefault(_landing_point(line, send), []).append(send)
         results.append((combo, _conformance(line, applied)))
-    chosen = next((r for _, r in results if r.allowed), results[0][1])
+    agreeing = [r for combo, r in results if _consistent(combo, writes)]
+    chosen = next((r for r in agreeing if r.allowed), agreeing[0])
     outcomes = []
     for position, write in enumerate(writes):
         tried: dict[bool, list[bool]] = {combo[position]: [] for combo, _ in results}

@@ -30,7 +30,7 @@ completion at all when the run stopped, and no decision in the store's log) are
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -467,7 +467,7 @@ def _check_version(e: Happening, who: str, before: int, state: _Receiver, refuse
 
 
 def _final_data_checks(
-    line: Timeline, final: Happening | None, state: _Receiver
+    final: Happening | None, state: _Receiver, unknown: Sequence[Happening]
 ) -> tuple[list[Impossible], int | None]:
     """The database's final row against the accepted writes; how many indeterminate writes
     it says were applied (None: no final read)."""
@@ -513,7 +513,8 @@ def _final_data_checks(
             )
         )
     mark = data.get("mark")
-    if state.keeps_mark and state.durable and mark is not None and int(mark) != state.mark:
+    possible = {state.mark} | ({int(e.get("token")) for e in unknown} if applied != 0 else set())
+    if state.keeps_mark and state.durable and mark is not None and int(mark) not in possible:
         found.append(
             Impossible(
                 "final-mark",
@@ -579,7 +580,7 @@ def cross_check(line: Timeline) -> Witnessed:
     unknown = indeterminate_sends(line, decided)
     final = final_read(line)
     receiver, state = _receiver_checks(line, {e.index for e in unknown})
-    data, applied = _final_data_checks(line, final, state)
+    data, applied = _final_data_checks(final, state, unknown)
     found = [
         *_grant_checks(line),
         *_order_checks(line),
