@@ -190,11 +190,14 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
 
 def _order_checks(line: Timeline) -> list[Impossible]:
     """etcd's revision order against the times its events were observed."""
-    keyed = sorted((key, e) for e in line.events if (key := etcd_order_key(dict(e.data), e.kind)))
+    keyed = sorted(
+        ((key, e.index, e) for e in line.events if (key := etcd_order_key(dict(e.data), e.kind))),
+        key=lambda item: item[:2],
+    )
     bound = request_bound(line)
     found: list[Impossible] = []
     earliest: tuple[float, Happening] | None = None
-    for key, e in reversed(keyed):
+    for key, _, e in reversed(keyed):
         observed = e.observed if e.observed is not None else e.t
         if earliest is not None and observed - earliest[0] > bound:
             later = earliest[1]
