@@ -155,7 +155,9 @@ class Conformance:
     step_events: tuple[int | None, ...]
     """The history event index of each trace step (None for a tick)."""
     agreement: dict[str, tuple[int, int]]
-    """Per property: violations counted by the history checker and by the model's replay."""
+    """Per property: violations counted by the history checker and by the model's replay
+    (P1 and P3 counted by the checker against the last accepted write, as the model's ghost
+    variables count them)."""
     unknown: tuple[UnknownOutcome, ...] = ()
 
     @property
@@ -606,7 +608,7 @@ def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conform
     title = f"Live lab: {line.history.scenario} ({settings.label()})"
     trace = replay(design, bounds, [m.action for m in kept], title=title)
     upto = refused.event.index if refused else mapping.checked
-    history_counts = check_properties(line, upto)
+    history_counts = check_properties(line, upto, against_last=True)
     agreement = {
         name: (
             history_counts[name].count,

@@ -132,6 +132,15 @@ class LabReport:
             agree = "agree" if c.properties_agree else "DISAGREE"
             counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
             lines.append(f"  The model's flags and the history's checker {agree} ({counted}).")
+            if any(
+                c.agreement[name][0] != self.properties[name].count
+                for name in ("P1", "P3")
+                if name in c.agreement
+            ):
+                lines.append(
+                    "  (P1 and P3 counted here as the model's ghosts count them, against the "
+                    "last accepted write; above, against the highest token and newest grant.)"
+                )
         if self.path:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)

@@ -343,6 +343,9 @@ class LabRun:
         answers); what a process wrote before it was stopped is kept, a line it was cut off
         in the middle of is skipped.
         """
+        for w in self.workers:  # recorded, so no step it takes after SIGCONT looks impossible
+            with contextlib.suppress(Exception):
+                self.resume(w)
         self.children.stop_all()
         self.finished = time.monotonic()
         if self.etcd_process is None or self.etcd_process.alive():
@@ -383,13 +386,21 @@ class LabRun:
         """The copy of the database the final read made (after the store stopped)."""
         return self.directory / "store-final.sqlite"
 
+    def etcd_answers(self) -> bool:
+        """Whether etcd is still there (its process, if the lab started it, and its answers)."""
+        process = self.etcd_process
+        alive = process is None or process.alive()
+        return alive and not (self.probe is not None and self.probe.silent())
+
     def final_read(self) -> None:
         """Read the data row (and the mark) and the lock keys once every process has stopped,
-        and record what was found (None for what could not be read)."""
-        data = self._read_data()
+        and record what was found (None for what could not be read, or an etcd that is gone)."""
+        answers = self.etcd_answers()
+        data = self._read_data() if answers or self.settings.receiver != "etcd-txn" else None
         locks = None
-        with contextlib.suppress(Exception):
-            locks = lock_keys(self.client, self.prefix + LOCK_KEY)
+        if answers:
+            with contextlib.suppress(Exception):
+                locks = lock_keys(self.client, self.prefix + LOCK_KEY)
         self.log.record("final-read", data=data, locks=locks)
 
     def _read_data(self) -> dict[str, Any] | None:
@@ -652,13 +663,17 @@ class LabRun:
         was seen stopped (from then until it is resumed it can record nothing)."""
         at = self.log.now()
         child = self.workers[w]
-        if not child.pause():
-            self.log.record("pause", at=at, worker=w)
-            return
-        limit = time.monotonic() + STOP_SEEN_SECONDS
-        while _process_state(child.pid) not in ("T", "t", "") and time.monotonic() < limit:
-            time.sleep(0.001)
-        self.log.record("pause", at=at, worker=w, stopped_at=round(self.log.now(), 6))
+        seen: dict[str, float] = {}
+        try:  # recorded even when an interrupt arrives while it waits
+            if child.pause():
+                limit = time.monotonic() + STOP_SEEN_SECONDS
+                while _process_state(child.pid) not in ("T", "t", ""):
+                    if time.monotonic() > limit:
+                        break
+                    time.sleep(0.001)
+                seen["stopped_at"] = round(self.log.now(), 6)
+        finally:
+            self.log.record("pause", at=at, worker=w, **seen)
 
     def resume(self, w: int) -> None:
         """SIGCONT worker w (recorded first)."""

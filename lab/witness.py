@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from lab.history import Happening, Timeline, etcd_order_key
 
-REQUEST_FLOOR_SECONDS: Final = 0.25
+REQUEST_FLOOR_SECONDS: Final = 0.5
 """The smallest request latency allowed for when comparing etcd's order with observed times
 (a thread of a loaded machine can be descheduled this long between an answer and its record)."""
 REVOCATION_DEFAULT_SECONDS: Final = 0.5

@@ -140,7 +140,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
     events each), spread over `seconds`, with every field the real processes write."""
     events: list[dict[str, Any]] = []
     step = seconds / max(1, cycles * 34)
-    t, revision, version = 0.5, 1, 0
+    t, revision, version, mark = 0.5, 1, 0, 0
     for cycle in range(cycles):
         w = cycle % 5 + 1
         revision += 1
@@ -193,7 +193,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
                     "t": t + 5 * step,
                     "kind": "check",
                     "passed": True,
-                    "mark_before": token - 1,
+                    "mark_before": mark,
                     "request": write,
                     "op": "write",
                     "value": version + 1,
@@ -204,7 +204,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
                     "t": t + 6 * step,
                     "kind": "apply",
                     "outcome": "accepted",
-                    "mark_before": token - 1,
+                    "mark_before": mark,
                     "mark_after": token,
                     "version_before": version,
                     "version_after": version + 1,
@@ -225,6 +225,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
             ]
             t += 7 * step
             version += 1
+            mark = token
         revision += 1
         events.append(release(t + step, w, revision - 1, True, revision))
         events.append(

@@ -70,14 +70,14 @@ CATALOGUE: list[tuple[str, dict[str, Any], str, str]] = [
         {"revoke2": revoked(5.0, 2, 4, 5), "final": final_read(5.1, 2_000_001, 2, 4, [])},
         "lease-late",
         "etcd revoked W2's lease (grant 4) at 5.000 s, 4.700 s after the grant: later than its "
-        "TTL of 1 s plus the revocation delay allowed (1.500 s) and one request (0.250 s)",
+        "TTL of 1 s plus the revocation delay allowed (1.500 s) and one request (0.500 s)",
     ),
     (
         "an earlier revision observed 1.5 s after a later one",
         {"release1": release(1.80, 1, 2, True, 3), "delete1": revoked(1.80, 1, 2, 3)},
         "revision-order",
         "etcd ordered the release of W1 (revision 3) before the grant of W2, but it was "
-        "observed 1.500 s later: more than one request's latency (0.250 s)",
+        "observed 1.500 s later: more than one request's latency (0.500 s)",
     ),
     (
         "a worker sends while stopped",
@@ -259,6 +259,8 @@ def test_p1_counts_against_the_highest_accepted_token_and_p3_the_newest_grant() 
     )
     assert [v.t for v in verdicts["P3"].violations] == [0.21, 0.31]
     assert "older than grant #3" in verdicts["P3"].violations[1].reason
+    model_way = check_properties(line, against_last=True)  # the model's ghosts: the last write
+    assert (model_way["P1"].count, model_way["P3"].count) == (1, 1)
 
 
 def gap_write(accepted_at: float) -> History:
