@@ -20,6 +20,13 @@ enabled, a reception whose outcome differs from the store's, or a token order th
 differs from the model's tokens is the first refused event, named with the model's reason.
 A history larger than the model's bounds (grants, horizon, steps) is checked as far as
 the bounds go, and the result says where it stopped and why.
+
+A write of unknown outcome (its reply never came and the store's log never decided it) is
+replayed both ways: received by the model's receiver just before the store was killed (or
+the worker heard the request fail), and never received (the model's request stays in
+flight; the real worker retired, so it takes no further step either). The history is
+allowed when a way that agrees with what the witnesses decided is; the result says which
+ways the model allows.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ the only order the checker, the conformance replay and the figures use:
   observations of every event etcd ordered after it (etcd's revision order is authoritative
   among lock events; this moves a time back by at most the latency of one request);
 - everything else keeps the time its process recorded before acting on it.
+
+Each happening keeps the earliest time a witness recorded (`observed`); lab.witness refuses
+a history in which etcd's order would move a time back by more than one request's latency,
+instead of letting this merge repair it silently. Besides the processes' events, a history
+holds the controller's final reads (`final-read`: the data row and the lock key) and what
+the run measured on its etcd (`measured`); lab.witness cross-checks them all.
 """
 
 from __future__ import annotations
