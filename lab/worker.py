@@ -13,7 +13,8 @@ Every client operation is recorded as it is invoked and as it completes, as a Je
 history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
 etcd request failed, so a key may have been created); a read or write is `send` (its
 invoke) then `reply` (ok, or fail when the store rejected it), `fail` (the request never
-reached the store) or `info` (the reply never came: the store may have applied it); a
+reached the store) or `info` (the reply never came, or the store answered with an error
+while deciding: it may have applied it); a
 release is `invoke` then `release` (ok) or `info`. A worker whose operation ended in `fail`
 or `info` retires, as a crashed Jepsen process does: it takes no step after it, so the
 model's worker (whose request may still be in flight) and the real one stay the same.
@@ -162,8 +163,8 @@ class Worker:
         except StorageUnavailable as error:
             self.retire("info", op, str(error), request=message["request"])
             return None
-        if not answer.get("ok"):
-            self.retire("fail", op, str(answer.get("error")), request=message["request"])
+        if not answer.get("ok"):  # the store failed while deciding: it may have written
+            self.retire("info", op, str(answer.get("error")), request=message["request"])
             return None
         heard = {k: answer[k] for k in ("version", "value") if isinstance(answer.get(k), int)}
         self.log.record(
