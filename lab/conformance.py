@@ -444,6 +444,12 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
     s, w, name = system.view(state), action.worker, action.name
     writes = system.bounds.writes
     if name == "Acquire":
+        if s.tok[w] != 0 and s.pending[w]:
+            return (
+                f"in the model W{w}'s request under grant #{s.gid[w]} (token {s.tok[w]}) is "
+                f"still in flight, so W{w} still holds that grant; a worker whose request "
+                "never got its answer takes no step after it (it retires)"
+            )
         if s.tok[w] != 0:
             return (
                 f"in the model W{w} still holds grant #{s.gid[w]} (token {s.tok[w]}), and a "

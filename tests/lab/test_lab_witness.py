@@ -5,6 +5,7 @@ grant; writes of unknown outcome; the exit status of `fencing replay`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -337,6 +338,20 @@ def test_a_write_of_unknown_outcome_is_indeterminate_and_the_model_allows_both(
         assert f"says it was {decided}" in text
     else:
         assert "whether or not W2's write W2-1 was applied" in report.conformance.verdict()
+
+
+def test_a_worker_that_acquires_again_after_an_unknown_outcome_is_refused_for_that() -> None:
+    """The real worker retires after `info`; a history in which it asks for the lock again is
+    refused with the model's reason: its request is still in flight there."""
+    history = store_killed(None)
+    again = (grant(1.50, 2, 6, asked=1.49), watch_put(1.501, 2, 6))
+    result = analyse(dataclasses.replace(history, events=(*history.events, *again))).conformance
+    assert result.refused is not None and result.refused.action == "Acquire(W2)"
+    assert result.refused.reason == (
+        "in the model W2's request under grant #2 (token 2) is still in flight, so W2 still "
+        "holds that grant; a worker whose request never got its answer takes no step after "
+        "it (it retires)"
+    )
 
 
 def test_a_final_version_beyond_every_possibility_is_refused() -> None:
