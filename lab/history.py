@@ -5,8 +5,9 @@ the controller's watch on the lock key). `timeline()` merges them into one order
 the only order the checker, the conformance replay and the figures use:
 
 - a grant is seen by its worker (the create's answer) and by the watch (the key's PUT);
-  a release that deleted the key by its worker and by the watch; a lease that etcd revoked
-  only by the watch (a DELETE nobody asked for);
+  a release that deleted the key by its worker and by the watch (or by the watch alone,
+  when the worker invoked the release and was stopped before it heard the answer); a lease
+  that etcd revoked only by the watch (a DELETE nobody asked for);
 - every time recorded for an etcd event is an upper bound of when etcd did it (it is taken
   after etcd answered), so an event's time is the earliest of its own observations and the
   observations of every event etcd ordered after it (etcd's revision order is authoritative
@@ -412,8 +413,18 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
             worker = int(str(put.get("holder", "W0"))[1:] or 0)
             granted[revision] = worker
             merged.append((_grant_seen_by_etcd(put, worker, token_source), "grant"))
+    released = {int(e.get("grant", 0)) for e in events if e["kind"] == "release"}
+    releasing = {
+        int(e.get("grant", 0)): e
+        for e in events
+        if e["kind"] == "invoke" and e.get("op") == "release"
+    }
     for gone in deletes.values():
         grant = int(gone.get("grant", 0))
+        asked = releasing.get(grant)
+        if asked is not None and grant not in released:
+            merged.append((_release_seen_by_etcd(gone, asked), "release"))
+            continue
         merged.append(
             (
                 {**gone, "kind": "revoked", "grant": grant, "worker": granted.get(grant, 0)},
@@ -421,6 +432,21 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
             )
         )
     return merged
+
+
+def _release_seen_by_etcd(gone: Event, asked: Event) -> Event:
+    """A release whose worker asked for it but was stopped before it recorded the answer:
+    the watch saw its key deleted, so the release took effect."""
+    return {
+        "t": gone["t"],
+        "source": "etcd",
+        "kind": "release",
+        "worker": asked.get("worker", 0),
+        "grant": int(gone.get("grant", 0)),
+        "deleted": True,
+        "etcd_revision": int(gone["revision"]),
+        "unanswered": True,
+    }
 
 
 def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:

@@ -233,6 +233,16 @@ def test_each_contradiction_is_refused_with_its_reason(
             },
         ),
         (
+            "a release whose worker was stopped before it heard the answer",
+            {
+                "release1": None,
+                "extra": [
+                    {"t": 0.19, "source": "W1", "kind": "invoke", "worker": 1, "op": "release"}
+                    | {"grant": 2}
+                ],
+            },
+        ),
+        (
             "a lock key still held at the end",
             {"revoke2": None, "final": final_read(1.6, 2_000_001, 2, 4, [4])},
         ),
