@@ -215,8 +215,9 @@ def _check_witness_fields(number: int, event: dict[str, Any]) -> None:
 
 
 def _check_final_read(where: str, event: dict[str, Any]) -> None:
-    """A final read: `data` (value, version, mark: whole numbers or null) and `locks` (a
-    list of at most 100 keys, each with whole create_revision and lease), each or null."""
+    """A final read: `data` (value, version, mark: whole numbers or null), `locks` (a list
+    of at most 100 keys, each with whole create_revision and lease) or null, and `watch`
+    (whether the watch had caught up with etcd then)."""
     data, locks = event.get("data"), event.get("locks")
     if data is not None:
         if not isinstance(data, dict):
@@ -224,6 +225,8 @@ def _check_final_read(where: str, event: dict[str, Any]) -> None:
         for name in ("value", "version", "mark"):
             if data.get(name) is not None and not _whole(data[name]):
                 raise LabInputError(f"{where}: the final read's '{name}' is not a whole number")
+    if not isinstance(event.get("watch", True), bool):
+        raise LabInputError(f"{where}: the final read's 'watch' must be true or false")
     if locks is not None:
         if not isinstance(locks, list) or len(locks) > 100:
             raise LabInputError(f"{where}: the final read's 'locks' must be a list of keys")

@@ -401,7 +401,7 @@ class LabRun:
         if answers:
             with contextlib.suppress(Exception):
                 locks = lock_keys(self.client, self.prefix + LOCK_KEY)
-        self.log.record("final-read", data=data, locks=locks)
+        self.log.record("final-read", data=data, locks=locks, watch=self.watch_done.is_set())
 
     def _read_data(self) -> dict[str, Any] | None:
         """The data's value and version, and the durable mark (None without one)."""

@@ -134,10 +134,13 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
         elif e.kind == "release" and e.get("deleted"):
             ends[int(e.get("grant"))] = (int(e.get("etcd_revision")), e)
     grants = {int(e.get("revision")): e for e in line.events if e.kind == "grant"}
+    watched = [e["t"] for e in line.history.events if e["kind"] in ("lock-put", "lock-delete")]
+    last_watched = max(watched, default=0.0)
     previous: Happening | None = None
     for revision in sorted(grants):
         e = grants[revision]
-        if previous is not None:
+        unseen = line.history.partial and e.t > last_watched  # the watch may lag behind
+        if previous is not None and not unseen:
             before = int(previous.get("revision"))
             end = ends.get(before)
             if end is None or end[0] > revision:
@@ -252,8 +255,8 @@ def _pause_checks(line: Timeline) -> list[Impossible]:
 
 def _lock_checks(line: Timeline, final: Happening | None) -> list[Impossible]:
     """The lock keys etcd holds at the end are the grants whose key was never deleted."""
-    if final is None or not isinstance(final.get("locks"), list):
-        return []
+    if final is None or not isinstance(final.get("locks"), list) or final.get("watch") is False:
+        return []  # no read of the lock key, or a watch that had not caught up with etcd
     ended = {
         int(e.get("grant"))
         for e in line.events

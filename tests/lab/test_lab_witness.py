@@ -243,6 +243,10 @@ def test_each_contradiction_is_refused_with_its_reason(
             },
         ),
         (
+            "a lock key read while the watch lagged behind etcd",
+            {"final": final_read(1.6, 2_000_001, 2, 4, [4]) | {"watch": False}},
+        ),
+        (
             "a lock key still held at the end",
             {"revoke2": None, "final": final_read(1.6, 2_000_001, 2, 4, [4])},
         ),
@@ -250,6 +254,23 @@ def test_each_contradiction_is_refused_with_its_reason(
 )
 def test_controls_close_to_each_refusal_are_allowed(what: str, changes: dict[str, Any]) -> None:
     assert cross_check(timeline(witnessed(**changes))).impossible == (), what
+
+
+def test_a_partial_history_whose_watch_stopped_early_is_not_a_double_grant() -> None:
+    """The run stopped before the watch reported W1's release: W2's grant, recorded by W2
+    after the watch's last report, is no double grant; in a finished run it is."""
+    changes = {
+        "release1": None,
+        "delete1": None,
+        "put2": None,
+        "revoke2": None,
+        "final": None,
+    }
+    history = witnessed(**changes)
+    found = cross_check(timeline(history)).impossible
+    assert [f.code for f in found] == ["double-grant"]
+    stopped = dataclasses.replace(history, partial="interrupted by SIGINT 0.4 s into the run")
+    assert cross_check(timeline(stopped)).impossible == ()
 
 
 def test_p1_counts_against_the_highest_accepted_token_and_p3_the_newest_grant() -> None:
@@ -408,6 +429,7 @@ def test_fencing_replay_exits_1_when_it_refuses_a_history(
         ({"kind": "final-read", "data": [1]}, "the final read's 'data' must be an object"),
         ({"kind": "final-read", "data": {"version": "2"}}, "'version' is not a whole number"),
         ({"kind": "final-read", "locks": {"a": 1}}, "'locks' must be a list of keys"),
+        ({"kind": "final-read", "watch": "yes"}, "'watch' must be true or false"),
         (
             {"kind": "final-read", "locks": [{"lease": True}]},
             "lock key of the final read is malformed",
