@@ -71,6 +71,7 @@ def test_a_write_in_flight_when_the_store_is_killed_is_indeterminate(
             "kind": "final-read",
             "data": {"value": 2_000_001, "version": 1, "mark": w2.token},
             "locks": [],
+            "watch": True,
         }
     ]
 
