@@ -335,11 +335,14 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
 
 
 def side_by_side(reports: list[Any]) -> str:
-    """A table: per receiver, writes, accepted, rejected and each property's violations."""
+    """A table: per receiver, writes, accepted, rejected, each property's violations, and
+    whether the history was refused."""
     from lab.checker import CHECKED
 
-    header = f"{'receiver':<18}{'writes':>7}{'accepted':>9}{'rejected':>9}" + "".join(
-        f"{name:>6}" for name in CHECKED
+    header = (
+        f"{'receiver':<18}{'writes':>7}{'accepted':>9}{'rejected':>9}"
+        + "".join(f"{name:>6}" for name in CHECKED)
+        + f"{'history':>10}"
     )
     lines = ["Side by side (same workload, same nemesis settings):", header]
     for report in reports:
@@ -347,7 +350,7 @@ def side_by_side(reports: list[Any]) -> str:
         c = report.counts
         lines.append(
             f"{report.history.settings.receiver:<18}{c.operations:>7}{c.accepted:>9}"
-            f"{c.rejected:>9}{cells}"
+            f"{c.rejected:>9}{cells}{'REFUSED' if report.refused else 'ok':>10}"
         )
     return "\n".join(lines)
 

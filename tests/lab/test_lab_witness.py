@@ -456,3 +456,11 @@ def test_bad_measured_figures_are_refused() -> None:
         history_from_dict(data)
     data["measured"] = {"request_seconds": 0.01, "revocation_seconds": 0.4}
     assert history_from_dict(data).measured == {"request_seconds": 0.01, "revocation_seconds": 0.4}
+
+
+def test_the_side_by_side_table_says_which_history_was_refused() -> None:
+    from lab.cli import side_by_side
+
+    table = side_by_side([analyse(witnessed()), analyse(witnessed(revoke2=revoked(0.49, 2, 4, 5)))])
+    rows = table.splitlines()[2:]
+    assert [row.split()[-1] for row in rows] == ["ok", "REFUSED"]
