@@ -3,11 +3,12 @@
 Each is checked on every write the store accepted, with what had happened before it in
 the merged order, stated as the model states it so the two can be compared step by step:
 
-- P1 monotonic acceptance: the write's token is not lower than the last accepted write's;
+- P1 monotonic acceptance: the write's token is not lower than any earlier accepted
+  write's (the highest accepted before it);
 - P2 no write outside its lease: the writer's grant is etcd's newest grant and its key had
   not been deleted yet (revoked by etcd's sweep, or released);
-- P3 grant order: the writer's grant is not older (lower create revision) than the grant
-  of the last accepted write;
+- P3 grant order: the writer's grant is not older (lower create revision) than the newest
+  grant any earlier accepted write came from;
 - P5 no lost update: in read-modify-write, the version the worker read is still the
   store's version when its write lands.
 """
@@ -75,13 +76,24 @@ def count_writes(events: Sequence[Happening]) -> Counts:
     return Counts(len(decided), accepted, len(decided) - accepted, reads)
 
 
-def check_properties(line: Timeline, upto: int | None = None) -> dict[str, PropertyVerdict]:
-    """P1, P2, P3 and P5 over the first `upto` events of the timeline (all by default)."""
+def check_properties(
+    line: Timeline, upto: int | None = None, against_last: bool = False
+) -> dict[str, PropertyVerdict]:
+    """P1, P2, P3 and P5 over the first `upto` events of the timeline (all by default).
+
+    P1 and P3 count against the highest token and the newest grant accepted before, as the
+    properties' sentences say; `against_last` counts them against the last accepted write
+    instead, as the model's ghost variables `last` and `lastg` do. The two agree on whether
+    a property is violated (they differ only once a write has already broken it), not
+    always on how many writes break it, so the model's counts are compared with the latter."""
     found: dict[str, list[Violation]] = {name: [] for name in CHECKED}
     rank, grants = line.grant_rank, line.grants
     newest: int | None = None
     ended: dict[int, str] = {}
-    last: Happening | None = None
+    highest: Happening | None = None
+    """The accepted write with the highest token so far (the first of equals)."""
+    newest_write: Happening | None = None
+    """The accepted write from the newest grant so far."""
     for event in line.events[:upto]:
         if event.kind == "grant":
             newest = int(event.get("revision"))
@@ -93,14 +105,14 @@ def check_properties(line: Timeline, upto: int | None = None) -> dict[str, Prope
             continue
         token, grant = int(event.get("token")), int(event.get("grant"))
         who = f"W{event.worker}'s write at {event.t:.3f} s"
-        if last is not None and token < int(last.get("token")):
+        if highest is not None and token < int(highest.get("token")):
             found["P1"].append(
                 Violation(
                     "P1",
                     event.index,
                     event.t,
-                    f"{who} carries token {token}, lower than token {last.get('token')} "
-                    f"accepted before (W{last.worker} at {last.t:.3f} s)",
+                    f"{who} carries token {token}, lower than token {highest.get('token')} "
+                    f"accepted before (W{highest.worker} at {highest.t:.3f} s)",
                 )
             )
         if grant != newest or grant in ended:
@@ -112,14 +124,15 @@ def check_properties(line: Timeline, upto: int | None = None) -> dict[str, Prope
             found["P2"].append(
                 Violation("P2", event.index, event.t, f"{who} lands outside its lease: {why}")
             )
-        if last is not None and rank.get(grant, 0) < rank.get(int(last.get("grant")), 0):
+        newest_rank = rank.get(int(newest_write.get("grant")), 0) if newest_write else 0
+        if newest_write is not None and rank.get(grant, 0) < newest_rank:
             found["P3"].append(
                 Violation(
                     "P3",
                     event.index,
                     event.t,
                     f"{who} comes from grant #{rank.get(grant)}, older than grant "
-                    f"#{rank.get(int(last.get('grant')))} whose write was accepted before",
+                    f"#{newest_rank} whose write was accepted before",
                 )
             )
         read = event.get("read_version")
@@ -133,5 +146,8 @@ def check_properties(line: Timeline, upto: int | None = None) -> dict[str, Prope
                     f"{event.get('version_before')}: the update in between is lost",
                 )
             )
-        last = event
+        if against_last or highest is None or token > int(highest.get("token")):
+            highest = event
+        if against_last or newest_write is None or rank.get(grant, 0) > newest_rank:
+            newest_write = event
     return {name: PropertyVerdict(name, tuple(found[name])) for name in CHECKED}

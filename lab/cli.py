@@ -4,7 +4,12 @@ Registered by `fencing.cli` through its COMMAND_MODULES. Bad input (an unknown s
 zero workers, a bad --etcd address, a --history that cannot be written, a file that is not
 a history) gets one line and exit status 2, before any process starts; a run that cannot
 be carried out (etcd does not start, a process it started dies, a time limit passes) gets
-one line and exit status 1. Ctrl-C (SIGINT) and SIGTERM stop every process the lab
+one line and exit status 1. A run that goes to its end also exits with 1 when reality
+disagrees with the model's prediction or the history is refused (its witnesses contradict
+each other, or the model's interpreter refuses an event); `fencing replay` of a lab history
+exits with 1 when it refuses the history and 0 when the history is consistent and the model
+allows it (violations the model predicts for the design are the lesson, not a failure).
+Ctrl-C (SIGINT) and SIGTERM stop every process the lab
 started and exit with 130 and 143 (128 plus the signal's number, as a shell reports a
 process ended by that signal, so a supervisor can tell a Ctrl-C from a termination). A run
 that stops early for any of these reasons still writes what it recorded, marked partial,
@@ -236,9 +241,28 @@ def run_scripted(args: argparse.Namespace) -> int:
         with etcd_for(endpoint) as (etcd, _):
             report = run_scenario(etcd, chosen.name, settings, target, progress)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.text())
-        return 0
+        return _verdict_status([report])
 
     return _main(body)
+
+
+def _verdict_status(reports: list[Any]) -> int:
+    """1 (with one line on standard error saying why) when a report is refused or reality
+    differed from the model's prediction; 0 otherwise."""
+    for report in reports:
+        if report.refused:
+            found = report.witnessed.impossible
+            why = (
+                f"the witnesses contradict each other ({found[0].reason})"
+                if found
+                else report.conformance.verdict()
+            )
+            _say(f"fencing: the history is refused: {why}")
+            return EXIT_FAILED
+        if report.prediction_agrees is False:
+            _say("fencing: reality differed from the model's prediction")
+            return EXIT_FAILED
+    return 0
 
 
 def _receivers(text: str) -> list[str]:
@@ -300,22 +324,25 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
         if args.json:
             objects = [report.to_dict() for report in reports]
             print(json.dumps(objects[0] if len(objects) == 1 else {"runs": objects}, indent=2))
-            return 0
+            return _verdict_status(reports)
         for report in reports:
             print(report.text() + "\n")
         if len(reports) > 1:
             print(side_by_side(reports))
-        return 0
+        return _verdict_status(reports)
 
     return _main(body)
 
 
 def side_by_side(reports: list[Any]) -> str:
-    """A table: per receiver, writes, accepted, rejected and each property's violations."""
+    """A table: per receiver, writes, accepted, rejected, each property's violations, and
+    whether the history was refused."""
     from lab.checker import CHECKED
 
-    header = f"{'receiver':<18}{'writes':>7}{'accepted':>9}{'rejected':>9}" + "".join(
-        f"{name:>6}" for name in CHECKED
+    header = (
+        f"{'receiver':<18}{'writes':>7}{'accepted':>9}{'rejected':>9}"
+        + "".join(f"{name:>6}" for name in CHECKED)
+        + f"{'history':>10}"
     )
     lines = ["Side by side (same workload, same nemesis settings):", header]
     for report in reports:
@@ -323,7 +350,7 @@ def side_by_side(reports: list[Any]) -> str:
         c = report.counts
         lines.append(
             f"{report.history.settings.receiver:<18}{c.operations:>7}{c.accepted:>9}"
-            f"{c.rejected:>9}{cells}"
+            f"{c.rejected:>9}{cells}{'REFUSED' if report.refused else 'ok':>10}"
         )
     return "\n".join(lines)
 
@@ -353,6 +380,6 @@ def replay_history(raw: bytes, path: Path) -> int | None:
                 lines.append(f"  {step.number:>3}. [{step.actor}] {step.sentence}")
                 lines.extend(f"       ✗ {reason.text}" for reason in step.reasons)
         print(terminal_safe("\n".join(lines)))
-        return 0
+        return _verdict_status([report]) if report.refused else 0
 
     return _main(body)

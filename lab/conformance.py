@@ -20,6 +20,13 @@ enabled, a reception whose outcome differs from the store's, or a token order th
 differs from the model's tokens is the first refused event, named with the model's reason.
 A history larger than the model's bounds (grants, horizon, steps) is checked as far as
 the bounds go, and the result says where it stopped and why.
+
+A write of unknown outcome (its reply never came and the store's log never decided it) is
+replayed both ways: received by the model's receiver just before the store was killed (or
+the worker heard the request fail), and never received (the model's request stays in
+flight; the real worker retired, so it takes no further step either). The history is
+allowed when a way that agrees with what the witnesses decided is; the result says which
+ways the model allows.
 """
 
 from __future__ import annotations
@@ -27,13 +34,14 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lab.checker import CHECKED, check_properties
 from lab.describe import describe
 from lab.history import Happening, Timeline
 from lab.settings import MODEL_RECEIVER, MODEL_TOKEN, Settings
+from lab.witness import UnknownWrite
 from model.design import (
     MAX_GRANTS,
     MAX_HORIZON,
@@ -60,6 +68,46 @@ class Mapped:
 
     action: Action
     event: Happening | None
+    outcome: str | None = None
+    """For a reception the store never logged (a write of unknown outcome taken as applied):
+    the outcome it must have had."""
+
+
+@dataclass(frozen=True)
+class UnknownOutcome:
+    """A write of unknown outcome: what decided it, and which possibilities the model allows."""
+
+    write: UnknownWrite
+    applied: bool | None
+    """Whether the model allows the history with the write applied (None: not tried, the
+    write is known not to have been applied)."""
+    not_applied: bool | None
+    """Whether the model allows it with the write never applied (None: not tried)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            **self.write.to_dict(),
+            "model_allows_applied": self.applied,
+            "model_allows_not_applied": self.not_applied,
+        }
+
+    def sentence(self) -> str:
+        """What the model allows of this write, and what decided it."""
+        w = self.write
+        allows = [
+            words
+            for words, ok in (("applied", self.applied), ("not applied", self.not_applied))
+            if ok
+        ]
+        model = f"the model allows it {' or '.join(allows)}" if allows else "neither is allowed"
+        decided = f"; {w.by} says it was {w.decided}" if w.decided else "; nothing decided which"
+        return f"W{w.worker}'s write {w.request} of unknown outcome: {model}{decided}"
+
+
+MAX_UNKNOWN_BRANCHES: Final = 4
+"""Undecided writes whose two possibilities are both tried (2**4 replays at most); beyond
+that, later undecided writes are taken as not applied."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +162,10 @@ class Conformance:
     step_events: tuple[int | None, ...]
     """The history event index of each trace step (None for a tick)."""
     agreement: dict[str, tuple[int, int]]
-    """Per property: violations counted by the history checker and by the model's replay."""
+    """Per property: violations counted by the history checker and by the model's replay
+    (P1 and P3 counted by the checker against the last accepted write, as the model's ghost
+    variables count them)."""
+    unknown: tuple[UnknownOutcome, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -140,6 +191,10 @@ class Conformance:
                 f"{self.refused.reason}"
             )
         if self.complete:
+            either = [u for u in self.unknown if u.applied and u.not_applied]
+            if either:
+                writes = ", ".join(f"W{u.write.worker}'s write {u.write.request}" for u in either)
+                return f"the model allows this history whether or not {writes} was applied."
             return "the model allows this history."
         last = self.mapping.checked
         return (
@@ -163,6 +218,7 @@ class Conformance:
             "tick_seconds": round(self.mapping.tick_seconds, 4),
             "model_steps": len(self.trace.steps) if self.trace else 0,
             "properties_agree": self.properties_agree,
+            "unknown_writes": [u.to_dict() for u in self.unknown],
             "agreement": {
                 name: {"history": pair[0], "model": pair[1]}
                 for name, pair in self.agreement.items()
@@ -265,8 +321,26 @@ def _tick_seconds(line: Timeline, lease_ticks: int) -> float:
     return max(lease, 1e-3) / lease_ticks
 
 
-def map_history(line: Timeline, lease_ticks: int) -> Mapping:
-    """The model actions of the history, stopping before the first event beyond the bounds."""
+def _receptions(settings: Settings, send: Happening) -> list[Mapped]:
+    """The model's reception of a write the store never logged, taken as applied."""
+    w = send.worker
+    if settings.receiver == "fenced-nonatomic":
+        return [
+            Mapped(Action("Check", w), send, "checked"),
+            Mapped(Action("Apply", w), send, "accepted"),
+        ]
+    return [Mapped(Action("Deliver", w), send, "accepted")]
+
+
+def map_history(
+    line: Timeline, lease_ticks: int, applied: dict[int, list[Happening]] | None = None
+) -> Mapping:
+    """The model actions of the history, stopping before the first event beyond the bounds.
+
+    `applied` takes writes of unknown outcome as applied: each send listed under an event
+    index is received (as the model's receiver does it) just before that event; under -1,
+    at the end of the history."""
+    applied = applied or {}
     settings = line.history.settings
     clock = _Clock(line, lease_ticks, _tick_seconds(line, lease_ticks))
     ranks = _random_values(line)
@@ -285,7 +359,8 @@ def map_history(line: Timeline, lease_ticks: int) -> Mapping:
             action = Action("StorageRestart")
         saved = (clock.now, clock.anchor, clock.lease)
         tick = clock.ticks_for(event)
-        steps = len(actions) + (tick - clock.now) + (1 if action else 0)
+        inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
+        steps = len(actions) + (tick - clock.now) + (1 if action else 0) + len(inserted)
         limit = _beyond(more_grants, tick, steps, more_restarts) or _too_many_states(
             settings, lease_ticks, tick, more_grants, more_restarts
         )
@@ -294,9 +369,12 @@ def map_history(line: Timeline, lease_ticks: int) -> Mapping:
             break
         actions.extend(Mapped(Action("Tick"), None) for _ in range(tick - clock.now))
         clock.now = tick
+        actions.extend(inserted)
         if action is not None:
             actions.append(Mapped(action, event))
         grants, restarts, checked = more_grants, more_restarts, checked + 1
+    if limit is None:
+        actions.extend(m for send in applied.get(-1, []) for m in _receptions(settings, send))
     return Mapping(
         tuple(actions), checked, clock.now, grants, restarts, lease_ticks, clock.tick, limit
     )
@@ -339,13 +417,13 @@ def _random_values(line: Timeline) -> dict[int, int]:
     return {g.revision: rank for rank, g in enumerate(ordered, start=1)}
 
 
-def choose_mapping(line: Timeline) -> Mapping:
+def choose_mapping(line: Timeline, applied: dict[int, list[Happening]] | None = None) -> Mapping:
     """The mapping with the finest lease ticks that covers the most events."""
     best: Mapping | None = None
     for lease_ticks in LEASE_TICK_CHOICES:
         if lease_ticks > MAX_LEASE:
             continue
-        mapping = map_history(line, lease_ticks)
+        mapping = map_history(line, lease_ticks, applied)
         if best is None or mapping.checked > best.checked:
             best = mapping
     assert best is not None
@@ -366,6 +444,12 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
     s, w, name = system.view(state), action.worker, action.name
     writes = system.bounds.writes
     if name == "Acquire":
+        if s.tok[w] != 0 and s.pending[w]:
+            return (
+                f"in the model W{w}'s request under grant #{s.gid[w]} (token {s.tok[w]}) is "
+                f"still in flight, so W{w} still holds that grant; a worker whose request "
+                "never got its answer takes no step after it (it retires)"
+            )
         if s.tok[w] != 0:
             return (
                 f"in the model W{w} still holds grant #{s.gid[w]} (token {s.tok[w]}), and a "
@@ -433,9 +517,9 @@ def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal
             assert event is not None  # ticks always fit the horizon chosen
             return position, Refusal(event, action.label(), reason)
         after = system.apply(state, rule)
-        if event is not None and event.kind in RECEPTIONS:
+        if event is not None and (item.outcome is not None or event.kind in RECEPTIONS):
             model = reception_outcome(system, state, rule)
-            real = _real_outcome(event)
+            real = item.outcome or _real_outcome(event)
             if model != real:
                 sentence = describe_step(system, state, rule, after)
                 return position, Refusal(
@@ -454,10 +538,75 @@ def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal
     return len(mapped), None
 
 
-def check_conformance(line: Timeline) -> Conformance:
-    """Map the history to model actions and replay them; the first refused event, if any."""
+def _landing_point(line: Timeline, send: Happening) -> int:
+    """Where a write of unknown outcome would have been received at the latest: before the
+    store was killed (the first kill after the send), before the worker heard it failed,
+    or at the end of the history (-1)."""
+    request = send.get("request")
+    for e in line.events[send.index + 1 :]:
+        if e.kind == "storage-kill" or (e.kind == "info" and e.get("request") == request):
+            return e.index
+    return -1
+
+
+def _choices(unknown: Sequence[UnknownWrite]) -> list[tuple[bool, ...]]:
+    """Every combination of applied (True) or not for the writes of unknown outcome (both
+    ways for up to MAX_UNKNOWN_BRANCHES of them; later ones as a witness decided them, or
+    not applied)."""
+    combos: list[tuple[bool, ...]] = [()]
+    for position, write in enumerate(unknown):
+        both = position < MAX_UNKNOWN_BRANCHES
+        options = [False, True] if both else [write.decided == "applied"]
+        combos = [(*combo, option) for combo in combos for option in options]
+    return combos
+
+
+def _consistent(combo: tuple[bool, ...], unknown: Sequence[UnknownWrite]) -> bool:
+    """Whether a combination agrees with what the witnesses decided."""
+    return all(
+        write.decided is None or (write.decided == "applied") == taken
+        for write, taken in zip(unknown, combo, strict=True)
+    )
+
+
+def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> Conformance:
+    """Map the history to model actions and replay them; the first refused event, if any.
+
+    A write of unknown outcome is tried both ways (applied just before the store was killed
+    or the worker heard it fail, or never applied); the history is allowed when some way
+    that agrees with what the witnesses decided (the data versions, the final read) is, and
+    the result says which ways the model allows."""
+    sends = {str(e.get("request")): e for e in line.events if e.kind == "send"}
+    writes = [w for w in unknown if w.request in sends]
+    results = []
+    for combo in _choices(writes):
+        applied: dict[int, list[Happening]] = {}
+        for write, taken in zip(writes, combo, strict=True):
+            if taken:
+                send = sends[write.request]
+                applied.setdefault(_landing_point(line, send), []).append(send)
+        results.append((combo, _conformance(line, applied)))
+    agreeing = [r for combo, r in results if _consistent(combo, writes)]
+    chosen = next((r for r in agreeing if r.allowed), agreeing[0])
+    outcomes = []
+    for position, write in enumerate(writes):
+        tried: dict[bool, list[bool]] = {combo[position]: [] for combo, _ in results}
+        for combo, result in results:
+            tried[combo[position]].append(result.allowed)
+        outcomes.append(
+            UnknownOutcome(
+                write,
+                any(tried[True]) if True in tried else None,
+                any(tried[False]) if False in tried else None,
+            )
+        )
+    return replace(chosen, unknown=tuple(outcomes))
+
+
+def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conformance:
+    """One replay of the history, with these writes of unknown outcome taken as applied."""
     settings = line.history.settings
-    mapping = choose_mapping(line)
+    mapping = choose_mapping(line, applied)
     design = model_design(settings, mapping.restarts)
     bounds = Bounds(
         workers=settings.workers,
@@ -472,7 +621,7 @@ def check_conformance(line: Timeline) -> Conformance:
     title = f"Live lab: {line.history.scenario} ({settings.label()})"
     trace = replay(design, bounds, [m.action for m in kept], title=title)
     upto = refused.event.index if refused else mapping.checked
-    history_counts = check_properties(line, upto)
+    history_counts = check_properties(line, upto, against_last=True)
     agreement = {
         name: (
             history_counts[name].count,

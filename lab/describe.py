@@ -75,6 +75,29 @@ def describe(event: Happening) -> str:
         return f"W{w} checks its lease: its TTL has passed, so it gives the grant up"
     if kind == "reply":
         return f"W{w} hears: {event.get('outcome')}"
+    if kind == "invoke":
+        return f"W{w} asks etcd to {event.get('op')} the lock"
+    if kind in ("fail", "info"):
+        verdict = (
+            "failed: it never took effect"
+            if kind == "fail"
+            else "has an unknown outcome: the reply never came"
+        )
+        return f"W{w}'s {event.get('op')} {verdict} ({event.get('error')})"
+    if kind == "final-read":
+        data, locks = event.get("data"), event.get("locks")
+        row = (
+            f"version {data.get('version')}, value {data.get('value')}"
+            + (f", mark {data.get('mark')}" if data.get("mark") is not None else "")
+            if isinstance(data, dict)
+            else "the data could not be read"
+        )
+        keys = (
+            f"{len(locks)} lock key{'s' if len(locks) != 1 else ''}"
+            if isinstance(locks, list)
+            else "the lock keys could not be read"
+        )
+        return f"the final read finds the data at {row}; etcd holds {keys}"
     if kind == "error":
         return (
             f"W{w}: {event.get('during')} failed: {event.get('error')}"

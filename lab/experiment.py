@@ -2,6 +2,8 @@
 
 A run that stops before its end (Ctrl-C or SIGTERM, a process it needs dies, a time limit)
 still writes what it recorded, marked partial, and raises `LabStopped` saying why and where.
+Every history written gets its run folder beside it (lab.evidence): the database as the
+final read found it and the processes' logs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from etcd3gw.exceptions import Etcd3Exception
 
 from lab.etcd import Endpoint, EtcdServer, check_reachable
+from lab.evidence import keep_evidence
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
 from lab.report import LabReport, analyse
@@ -65,14 +68,23 @@ def _carry_out(
         body(run)
         run.wind_down()
         history = run.history(prediction)
-        return history, write_history(history, target) if target is not None else None
+        return history, _write(run, history, target)
     except BaseException as error:
         reason = stop_reason(error, run.log.now(), run.endpoint.url)
         partial = run.keep_partial(reason, prediction)
-        path = write_history(partial, target) if target is not None else None
+        path = _write(run, partial, target)
         if isinstance(error, LabError | KeyboardInterrupt | Etcd3Exception):
             raise LabStopped(partial.partial, partial, path, _signal_of(error)) from error
         raise
+
+
+def _write(run: LabRun, history: History, target: HistoryTarget | None) -> Path | None:
+    """Write the history to its target and keep the run folder beside it."""
+    if target is None:
+        return None
+    path = write_history(history, target)
+    keep_evidence(path, run.final_database, run.evidence_logs())
+    return path
 
 
 def run_scenario(
@@ -86,13 +98,38 @@ def run_scenario(
     """Run one scripted scenario with these settings; its history checked and saved."""
     chosen = scenario(name)
     prediction = predict(chosen, settings)
+    return run_driven(
+        endpoint,
+        name,
+        settings,
+        chosen.drive,
+        chosen.steps,
+        history_path,
+        progress,
+        limit_seconds,
+        prediction.to_dict(),
+    )
+
+
+def run_driven(
+    endpoint: Endpoint,
+    name: str,
+    settings: Settings,
+    drive: Callable[[Driver], None],
+    steps: int,
+    history_path: HistoryTarget | Path | None = None,
+    progress: Progress | None = None,
+    limit_seconds: float = SCENARIO_LIMIT_SECONDS,
+    prediction: dict[str, Any] | None = None,
+) -> LabReport:
+    """Run workers through `drive` (a scenario's steps); the history checked and saved."""
 
     def body(run: LabRun) -> None:
         run.start_workers()
-        chosen.drive(Driver(run, chosen.steps))
+        drive(Driver(run, steps))
 
     with LabRun(endpoint, settings, name, limit_seconds, progress) as run:
-        history, path = _carry_out(run, body, as_target(history_path), prediction.to_dict())
+        history, path = _carry_out(run, body, as_target(history_path), prediction)
     report = analyse(history, path)
     if progress:
         progress(1.0, "done")

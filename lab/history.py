@@ -5,8 +5,9 @@ the controller's watch on the lock key). `timeline()` merges them into one order
 the only order the checker, the conformance replay and the figures use:
 
 - a grant is seen by its worker (the create's answer) and by the watch (the key's PUT);
-  a release that deleted the key by its worker and by the watch; a lease that etcd revoked
-  only by the watch (a DELETE nobody asked for);
+  a release that deleted the key by its worker and by the watch (or by the watch alone,
+  when the worker invoked the release and was stopped before it heard the answer); a lease
+  that etcd revoked only by the watch (a DELETE nobody asked for);
 - every time recorded for an etcd event is an upper bound of when etcd did it (it is taken
   after etcd answered), so an event's time is the earliest of its own observations and the
   observations of every event etcd ordered after it (etcd's revision order is authoritative
@@ -17,6 +18,12 @@ Reading a history file checks it like a trace file: its size, nesting and values
 measured before it is decoded (`model.reading`), then every field of every event has its
 type and range checked, and every text must be printable (a name from a file can never
 put a terminal escape on the screen). A bad file gets one line naming the event and field.
+
+Each happening keeps the earliest time a witness recorded (`observed`); lab.witness refuses
+a history in which etcd's order would move a time back by more than one request's latency,
+instead of letting this merge repair it silently. Besides the processes' events, a history
+holds the controller's final reads (`final-read`: the data row and the lock key) and what
+the run measured on its etcd (`measured`); lab.witness cross-checks them all.
 """
 
 from __future__ import annotations
@@ -57,7 +64,16 @@ KNOWN_KINDS: Final = (
     "storage-start",
     "lease-check",
     "error",
+    "invoke",
+    "fail",
+    "info",
+    "final-read",
 )
+CLIENT_OPS: Final = ("acquire", "read", "write", "release")
+"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
+MAX_MEASURED_SECONDS: Final = 600.0
+MAX_FINAL_LOCKS: Final = 100
+"""Most lock keys a final read may list."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +89,9 @@ class History:
     prediction: Mapping[str, Any] | None = None
     partial: str = ""
     """Why the run stopped before its end (interrupted, a process died); '' when it did not."""
+    measured: Mapping[str, float] = field(default_factory=dict)
+    """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
+    and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -87,6 +106,7 @@ class History:
             "seconds": round(self.seconds, 3),
             "prediction": dict(self.prediction) if self.prediction is not None else None,
             **ending,
+            **({"measured": dict(self.measured)} if self.measured else {}),
             "events": list(self.events),
         }
 
@@ -162,7 +182,7 @@ NULLABLE: Final = frozenset(
 """Whole-number fields the lab writes as null (a read's value, a blind write's read version,
 a receiver without a mark, a store that is not etcd); every other one is a number or absent."""
 TRUTH_FIELDS: Final = frozenset({"deleted", "passed", "unanswered", "etcd_after"})
-TIME_FIELDS: Final = frozenset({"t", "asked"})
+TIME_FIELDS: Final = frozenset({"t", "asked", "stopped_at"})
 NAME_FIELDS: Final = frozenset(
     {"source", "kind", "request", "op", "outcome", "during", "holder", "phase", "receiver"}
 )
@@ -262,7 +282,13 @@ def _check_event(number: int, event: Any, workers: int) -> None:
     for name in REQUIRED.get(kind, ()):
         if event.get(name) is None:
             raise _refuse(where, f"it has no field '{name}'")
+    if kind in ("invoke", "fail", "info") and event.get("op") not in CLIENT_OPS:
+        raise _refuse(where, f"it has a bad client operation '{shown(event.get('op'))}'")
+    if kind == "final-read":
+        _check_final_read(where, event)
     for name, value in event.items():
+        if kind == "final-read" and name in ("data", "locks"):
+            continue  # checked above
         label = f"field '{shown(name)}'"
         if name in TIME_FIELDS:
             _seconds(where, label, value)
@@ -377,7 +403,51 @@ def history_from_dict(data: Any) -> History:
         seconds=_seconds(where, "field 'seconds'", data.get("seconds", 0)),
         prediction=_check_prediction(data.get("prediction")),
         partial=partial,
+        measured=_measured(data.get("measured")),
     )
+
+
+def _measured(data: Any) -> dict[str, float]:
+    """The history's `measured` object: seconds, each a finite number from 0 to a bound."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LabInputError("the history's field 'measured' must be an object")
+    found = {}
+    for name in ("request_seconds", "revocation_seconds"):
+        value = data.get(name)
+        if value is None:
+            continue
+        finite = isinstance(value, int | float) and not isinstance(value, bool)
+        if not finite or not math.isfinite(value) or not 0 <= value <= MAX_MEASURED_SECONDS:
+            raise LabInputError(
+                f"the history's measured {name} must be a number from 0 to "
+                f"{MAX_MEASURED_SECONDS:g}, not {shown(value)}"
+            )
+        found[name] = float(value)
+    return found
+
+
+def _check_final_read(where: str, event: dict[str, Any]) -> None:
+    """A final read: `data` (value, version, mark: whole numbers or null), `locks` (a list
+    of at most 100 keys, each with whole create_revision and lease) or null."""
+    data, locks = event.get("data"), event.get("locks")
+    if data is not None:
+        if not isinstance(data, dict):
+            raise _refuse(where, "the final read's 'data' must be an object")
+        for name in ("value", "version", "mark"):
+            if data.get(name) is not None:
+                _whole(where, f"the final read's '{name}'", data[name])
+    if locks is not None:
+        if not isinstance(locks, list) or len(locks) > MAX_FINAL_LOCKS:
+            raise _refuse(where, "the final read's 'locks' must be a list of keys")
+        for key in locks:
+            if not isinstance(key, dict):
+                raise _refuse(where, "a lock key of the final read is malformed")
+            for name in ("create_revision", "lease"):
+                _whole(where, f"a lock key's '{name}'", key.get(name, 0))
+            if key.get("value") is not None:
+                _name(where, "a lock key's 'value'", key["value"])
 
 
 def history_from_json(text: str | bytes) -> History:
@@ -414,6 +484,8 @@ class Happening:
     kind: str
     worker: int
     data: Mapping[str, Any]
+    observed: float | None = None
+    """The earliest time a witness recorded it, before etcd's order moved it back (None: as t)."""
 
     def get(self, name: str, default: Any = None) -> Any:
         """A recorded field."""
@@ -494,7 +566,7 @@ class Timeline:
         ]
 
 
-def _etcd_key(event: Event, kind: str) -> tuple[int, int] | None:
+def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     """Where etcd ordered an event: (revision, 0) for a change, (revision, 1) for a read at it."""
     if kind in ("grant", "revoked"):
         return (int(event["revision"]), 0)
@@ -532,8 +604,18 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
             worker = int(str(put.get("holder", "W0"))[1:] or 0)
             granted[revision] = worker
             merged.append((_grant_seen_by_etcd(put, worker, token_source), "grant"))
+    released = {int(e.get("grant", 0)) for e in events if e["kind"] == "release"}
+    releasing = {
+        int(e.get("grant", 0)): e
+        for e in events
+        if e["kind"] == "invoke" and e.get("op") == "release"
+    }
     for gone in deletes.values():
         grant = int(gone.get("grant", 0))
+        asked = releasing.get(grant)
+        if asked is not None and grant not in released:
+            merged.append((_release_seen_by_etcd(gone, asked), "release"))
+            continue
         merged.append(
             (
                 {**gone, "kind": "revoked", "grant": grant, "worker": granted.get(grant, 0)},
@@ -541,6 +623,21 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
             )
         )
     return merged
+
+
+def _release_seen_by_etcd(gone: Event, asked: Event) -> Event:
+    """A release whose worker asked for it but was stopped before it recorded the answer:
+    the watch saw its key deleted, so the release took effect."""
+    return {
+        "t": gone["t"],
+        "source": "etcd",
+        "kind": "release",
+        "worker": asked.get("worker", 0),
+        "grant": int(gone.get("grant", 0)),
+        "deleted": True,
+        "etcd_revision": int(gone["revision"]),
+        "unanswered": True,
+    }
 
 
 def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
@@ -569,7 +666,7 @@ def timeline(history: History) -> Timeline:
     keyed = sorted(
         (key, position)
         for position, (event, kind) in enumerate(merged)
-        if (key := _etcd_key(event, kind))
+        if (key := etcd_order_key(event, kind))
     )
     times = [event["t"] for event, _ in merged]
     for (_, earlier), (_, later) in zip(reversed(keyed[:-1]), reversed(keyed[1:]), strict=True):
@@ -577,7 +674,7 @@ def timeline(history: History) -> Timeline:
     big = (2**63, 0)
     order = sorted(
         range(len(merged)),
-        key=lambda i: (times[i], _etcd_key(merged[i][0], merged[i][1]) or big, i),
+        key=lambda i: (times[i], etcd_order_key(merged[i][0], merged[i][1]) or big, i),
     )
     happenings = tuple(
         Happening(
@@ -586,6 +683,7 @@ def timeline(history: History) -> Timeline:
             merged[i][1],
             int(merged[i][0].get("worker") or 0),
             {k: v for k, v in merged[i][0].items() if k not in ("t", "kind", "worker")},
+            round(merged[i][0]["t"], 6),
         )
         for index, i in enumerate(order)
     )

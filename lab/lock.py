@@ -150,3 +150,17 @@ def read_data(client: etcd3gw.Etcd3Client, data_key: str) -> tuple[dict[str, Any
 def delete_prefix(client: etcd3gw.Etcd3Client, prefix: str) -> None:
     """Remove every key of a run (its lock and data keys)."""
     client.delete_prefix(prefix)
+
+
+def lock_keys(client: etcd3gw.Etcd3Client, lock_key: str) -> list[dict[str, Any]]:
+    """The lock key as etcd holds it now: [] when it does not exist, else its create
+    revision, lease and holder (for the final read of a run)."""
+    result = client.post(client.get_url("/kv/range"), json={"key": encode(lock_key)})
+    return [
+        {
+            "create_revision": int(kv.get("create_revision", 0)),
+            "lease": int(kv.get("lease", 0)),
+            "holder": decode(kv.get("value", ""))[:20],
+        }
+        for kv in result.get("kvs") or []
+    ]

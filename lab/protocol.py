@@ -15,7 +15,12 @@ MAX_MESSAGE_BYTES: Final = 64_000
 
 
 class StorageUnavailable(ConnectionError):
-    """The storage process did not answer (down, restarting, or the request timed out)."""
+    """The storage process did not answer (down, restarting, or the request timed out): the
+    request may have reached it, so its outcome is unknown."""
+
+
+class StorageUnreached(StorageUnavailable):
+    """The request never reached the storage process (nobody listened on its socket)."""
 
 
 def read_line(sock: socket.socket) -> bytes:
@@ -43,9 +48,14 @@ def request(path: Path, message: dict[str, Any], timeout: float) -> dict[str, An
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(str(path))
+            try:
+                sock.connect(str(path))
+            except OSError as error:
+                raise StorageUnreached(f"the storage process was not there: {error}") from None
             send_json(sock, message)
             line = read_line(sock)
+    except StorageUnreached:
+        raise
     except OSError as error:
         raise StorageUnavailable(f"the storage process did not answer: {error}") from None
     if not line:

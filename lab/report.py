@@ -14,6 +14,7 @@ from lab.checker import CHECKED, TITLES, Counts, PropertyVerdict, check_properti
 from lab.conformance import Conformance, check_conformance
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
+from lab.witness import Witnessed, cross_check
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,20 @@ class LabReport:
     counts: Counts
     properties: dict[str, PropertyVerdict]
     conformance: Conformance
+    witnessed: Witnessed
     path: Path | None = None
+
+    @property
+    def refused(self) -> bool:
+        """No real order allows the history: the witnesses contradict each other, or the
+        model's interpreter refuses one of its events."""
+        return self.witnessed.refused or self.conformance.refused is not None
+
+    @property
+    def failed(self) -> bool:
+        """The run tells something is wrong: the history is refused, or reality differed
+        from the model's prediction (exit status 1)."""
+        return self.refused or self.prediction_agrees is False
 
     @property
     def prediction_agrees(self) -> bool | None:
@@ -65,6 +79,10 @@ class LabReport:
                 for name, verdict in self.properties.items()
             },
             "conformance": self.conformance.to_dict(),
+            "refused": self.refused,
+            "impossible": [found.to_dict() for found in self.witnessed.impossible],
+            "unknown_writes": [write.to_dict() for write in self.witnessed.unknown],
+            "final_read": _final_dict(self.line),
             "history": str(self.path) if self.path else None,
             "etcd": dict(self.history.etcd),
         }
@@ -98,6 +116,7 @@ class LabReport:
             lines.extend(f"      ✗ {v.reason}" for v in verdict.violations[:3])
             if verdict.count > 3:
                 lines.append(f"      … and {verdict.count - 3} more")
+        lines += self.witness_lines()
         if self.history.prediction:
             lines += ["", "What happened:", *self.narrated(skip=("reply",))]
         if self.history.prediction:
@@ -114,9 +133,41 @@ class LabReport:
             agree = "agree" if c.properties_agree else "DISAGREE"
             counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
             lines.append(f"  The model's flags and the history's checker {agree} ({counted}).")
+            if any(
+                c.agreement[name][0] != self.properties[name].count
+                for name in ("P1", "P3")
+                if name in c.agreement
+            ):
+                lines.append(
+                    "  (P1 and P3 counted here as the model's ghosts count them, against the "
+                    "last accepted write; above, against the highest token and newest grant.)"
+                )
         if self.path:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
+
+    def witness_lines(self) -> list[str]:
+        """The cross-checks of the witnesses and the writes of unknown outcome, in words."""
+        found = self.witnessed.impossible
+        lines = ["", "Cross-checks of the witnesses (workers, store, watch, final reads):"]
+        if not found:
+            lines.append("  consistent: no contradiction between the witnesses")
+        else:
+            lines.append(f"  REFUSED: {len(found)} contradiction{'s' if len(found) != 1 else ''}")
+            lines.extend(f"  ✗ [{f.code}] {f.reason}" for f in found[:10])
+            if len(found) > 10:
+                lines.append(f"  … and {len(found) - 10} more")
+        for write in self.witnessed.unknown:
+            decided = (
+                f"{write.by} says it was {write.decided}"
+                if write.decided
+                else "nothing decided whether it was applied"
+            )
+            lines.append(
+                f"  ? W{write.worker}'s write {write.request} (sent at {write.sent:.3f} s) is "
+                f"indeterminate: its reply never came; {decided}"
+            )
+        return lines
 
     def narrated(self, skip: tuple[str, ...] = ()) -> list[str]:
         """Every event of the history (but the kinds in `skip`) as a numbered sentence."""
@@ -130,11 +181,21 @@ class LabReport:
 def analyse(history: History, path: Path | None = None) -> LabReport:
     """Check a history on its own and against the model."""
     line = timeline(history)
+    witnessed = cross_check(line)
     return LabReport(
         history,
         line,
         count_writes(line.events),
         check_properties(line),
-        check_conformance(line),
+        check_conformance(line, witnessed.unknown),
+        witnessed,
         path,
     )
+
+
+def _final_dict(line: Timeline) -> dict[str, Any] | None:
+    """The final reads of the database and of the lock keys, as recorded (None: none made)."""
+    for event in reversed(line.events):
+        if event.kind == "final-read":
+            return {"data": event.get("data"), "locks": event.get("locks")}
+    return None

@@ -20,6 +20,7 @@ import queue
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import threading
 import time
@@ -34,7 +35,17 @@ from etcd3gw.exceptions import Etcd3Exception
 from lab.etcd import Endpoint, started_here
 from lab.events import Event, EventLog, read_events
 from lab.history import History
-from lab.lock import LOCK_KEY, current_revision, decode, delete_prefix
+from lab.lock import (
+    DATA_KEY,
+    LOCK_KEY,
+    current_revision,
+    decode,
+    delete_prefix,
+    grant_lease,
+    key_exists,
+    lock_keys,
+    read_data,
+)
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
@@ -74,6 +85,12 @@ HEADER_ALLOWANCE_BYTES: Final = 100_000
 and for what is recorded between two measurements."""
 SIZE_CHECK_SECONDS: Final = 0.2
 """How often a run adds up what it has recorded."""
+PROBE_KEY: Final = "probe"
+"""A key of the run (outside the watched lock keys) on a probe lease whose revocation is timed."""
+PROBE_LEASE_LIMIT_SECONDS: Final = 10.0
+"""How long past its TTL the probe lease is watched before the measurement is given up."""
+STOP_SEEN_SECONDS: Final = 1.0
+"""How long a pause waits to see the worker stopped."""
 
 
 def history_budget() -> int:
@@ -146,6 +163,8 @@ class EtcdProbe:
         self.client = endpoint.client(timeout=PROBE_TIMEOUT_SECONDS)
         self.misses = 0
         self.last_error = ""
+        self.slowest = 0.0
+        """The longest a status request that was answered took (seconds)."""
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._ask, name="fencing-lab-probe", daemon=True)
         self.thread.start()
@@ -154,7 +173,9 @@ class EtcdProbe:
         """Probe until stopped."""
         while not self.done.wait(PROBE_SECONDS):
             try:
+                asked = time.monotonic()
                 self.client.status()
+                self.slowest = max(self.slowest, time.monotonic() - asked)
                 self.misses = 0
             except Exception as error:  # etcd3gw raises several kinds for a gone server
                 self.last_error = type(error).__name__
@@ -209,12 +230,17 @@ class LabRun:
         self.etcd_process = started_here(endpoint)
         self.probe: EtcdProbe | None = None
         self.recorded = _RecordedBytes(self)
+        self.revocation: float | None = None
+        """How long after its TTL (from asking for it) etcd revoked a probe lease."""
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
     def __enter__(self) -> LabRun:
         try:
             self.probe = EtcdProbe(self.endpoint)
+            threading.Thread(
+                target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
+            ).start()
             self.start_watch()
             self.start_storage()
         except BaseException:
@@ -317,12 +343,104 @@ class LabRun:
         answers); what a process wrote before it was stopped is kept, a line it was cut off
         in the middle of is skipped.
         """
+        for w in self.workers:  # recorded, so no step it takes after SIGCONT looks impossible
+            with contextlib.suppress(Exception):
+                self.resume(w)
         self.children.stop_all()
         self.finished = time.monotonic()
         if self.etcd_process is None or self.etcd_process.alive():
             with contextlib.suppress(Exception):
                 self.drain_watch(DRAIN_SECONDS)
+        with contextlib.suppress(Exception):
+            self.final_read()
         return self.history(prediction, partial=reason)
+
+    # ----- measurements and final reads ---------------------------------------------------
+
+    def _measure_revocation(self) -> None:
+        """Grant a probe lease of the run's TTL with a key on it and time its revocation."""
+        client = self.endpoint.client()
+        key = self.prefix + PROBE_KEY
+        with contextlib.suppress(Exception):
+            asked = time.monotonic()
+            lease, ttl = grant_lease(client, self.settings.ttl)
+            client.put(key, "probe", lease=etcd3gw.Lease(lease, client))
+            limit = asked + ttl + PROBE_LEASE_LIMIT_SECONDS
+            while time.monotonic() < limit and not self.watch_done.is_set():
+                if not key_exists(client, key):
+                    self.revocation = max(0.0, time.monotonic() - asked - ttl)
+                    return
+                time.sleep(POLL * 2)
+
+    def measured(self) -> dict[str, float]:
+        """What the run measured on etcd: the slowest status request, the probe's revocation."""
+        found: dict[str, float] = {}
+        if self.probe is not None and self.probe.slowest:
+            found["request_seconds"] = round(self.probe.slowest, 6)
+        if self.revocation is not None:
+            found["revocation_seconds"] = round(self.revocation, 6)
+        return found
+
+    @property
+    def final_database(self) -> Path:
+        """The copy of the database the final read made (after the store stopped)."""
+        return self.directory / "store-final.sqlite"
+
+    def etcd_answers(self) -> bool:
+        """Whether etcd is still there (its process, if the lab started it, and its answers)."""
+        process = self.etcd_process
+        alive = process is None or process.alive()
+        return alive and not (self.probe is not None and self.probe.silent())
+
+    def final_read(self) -> None:
+        """Read the data row (and the mark) and the lock keys once every process has stopped,
+        and record what was found (None for what could not be read, or an etcd that is gone)."""
+        answers = self.etcd_answers()
+        data = self._read_data() if answers or self.settings.receiver != "etcd-txn" else None
+        locks = None
+        if answers:
+            with contextlib.suppress(Exception):
+                locks = lock_keys(self.client, self.prefix + LOCK_KEY)
+        self.log.record("final-read", data=data, locks=locks, watch=self.watch_done.is_set())
+
+    def _read_data(self) -> dict[str, Any] | None:
+        """The data's value and version, and the durable mark (None without one)."""
+        s = self.settings
+        if s.receiver == "etcd-txn":
+            with contextlib.suppress(Exception):
+                value, version, _ = read_data(self.client, self.prefix + DATA_KEY)
+                number = value.get("value")
+                return {"value": number if isinstance(number, int) else None, "version": version}
+            return None
+        database = self.directory / "store.sqlite"
+        if not database.is_file():
+            return None
+        with (
+            contextlib.suppress(sqlite3.Error),
+            contextlib.closing(sqlite3.connect(database)) as db,
+        ):
+            value, version = db.execute("SELECT value, version FROM data WHERE id = 1").fetchone()
+            (mark,) = db.execute("SELECT hwm FROM mark WHERE id = 1").fetchone()
+            with contextlib.closing(sqlite3.connect(self.final_database)) as copy:
+                db.backup(copy)
+            durable = s.keeps_mark and s.hwm == "durable"
+            return {
+                "value": int(value),
+                "version": int(version),
+                "mark": int(mark) if durable else None,
+            }
+        return None
+
+    def evidence_logs(self) -> list[Path]:
+        """The logs of the run's processes: each worker's and storage process's standard
+        error, and etcd's log when the lab started etcd."""
+        logs = sorted(self.directory.glob("*.err"))
+        etcd = self.etcd_process
+        if etcd is not None:
+            for arg in etcd.process.args if isinstance(etcd.process.args, list) else []:
+                if str(arg).startswith("--data-dir="):
+                    logs.append(Path(str(arg).split("=", 1)[1]).parent / "etcd.log")
+        return logs
 
     # ----- the watch on the lock key -------------------------------------------------------
 
@@ -541,9 +659,21 @@ class LabRun:
     # ----- the nemesis ---------------------------------------------------------------------------
 
     def pause(self, w: int) -> None:
-        """SIGSTOP worker w (recorded first)."""
-        self.log.record("pause", worker=w)
-        self.workers[w].pause()
+        """SIGSTOP worker w, recorded with the time it was asked for and the time the worker
+        was seen stopped (from then until it is resumed it can record nothing)."""
+        at = self.log.now()
+        child = self.workers[w]
+        seen: dict[str, float] = {}
+        try:  # recorded even when an interrupt arrives while it waits
+            if child.pause():
+                limit = time.monotonic() + STOP_SEEN_SECONDS
+                while _process_state(child.pid) not in ("T", "t", ""):
+                    if time.monotonic() > limit:
+                        break
+                    time.sleep(0.001)
+                seen["stopped_at"] = round(self.log.now(), 6)
+        finally:
+            self.log.record("pause", at=at, worker=w, **seen)
 
     def resume(self, w: int) -> None:
         """SIGCONT worker w (recorded first)."""
@@ -579,6 +709,7 @@ class LabRun:
             seconds=(self.finished or time.monotonic()) - self.t0,
             prediction=prediction,
             partial=partial,
+            measured=self.measured(),
         )
 
     def wind_down(self) -> None:
@@ -596,6 +727,7 @@ class LabRun:
         self.drain_watch()
         self.finished = time.monotonic()
         self.children.stop_all()
+        self.final_read()
 
 
 class Driver:
@@ -727,6 +859,14 @@ def run_random(run: LabRun) -> None:
     for w in list(resume_at):
         run.resume(w)
     run.progress(0.97, "letting the workers finish")
+
+
+def _process_state(pid: int) -> str:
+    """A process's state letter from /proc ('T' when stopped; '' once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def _pick(rng: random.Random, holder: int, running: list[int]) -> int:

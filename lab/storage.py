@@ -368,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             "storage-start",
             incarnation=args.incarnation,
             receiver=args.receiver,
+            hwm=args.hwm,
             mark=store.start_mark(),
         )
         server.serve_forever(poll_interval=0.05)

@@ -4,9 +4,20 @@
 scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on standard
 output) or loops on its own until a deadline (randomized runs): acquire, K writes,
 release. Like the model's worker it never checks its own lease, unless told to
-(`--worker-check`): then it checks before every request and gives the grant up when the
-lease's TTL has passed. A rejected request also makes it give up the grant (it does not
-release it), exactly as in the model.
+(`--worker-check`): then it checks before every request and, once the lease's TTL has
+passed, gives the grant up and retires (the model's worker is then never allowed to send
+or release again, so it takes no further step either). A rejected request also makes it
+give up the grant (it does not release it), exactly as in the model.
+
+Every client operation is recorded as it is invoked and as it completes, as a Jepsen
+history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
+etcd request failed, so a key may have been created); a read or write is `send` (its
+invoke) then `reply` (ok, or fail when the store rejected it), `fail` (the request never
+reached the store) or `info` (the reply never came, or the store answered with an error
+while deciding: it may have applied it); a
+release is `invoke` then `release` (ok) or `info`. A worker whose operation ended in `fail`
+or `info` retires, as a crashed Jepsen process does: it takes no step after it, so the
+model's worker (whose request may still be in flight) and the real one stay the same.
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ from lab.lock import (
     revoke_lease,
     try_create,
 )
-from lab.protocol import StorageUnavailable, request
+from lab.protocol import StorageUnavailable, StorageUnreached, request
 
 POLL_SECONDS: Final = 0.02
 """How often a worker waiting for the lock looks again."""
@@ -69,9 +80,21 @@ class Worker:
         self.log = log
         self.holding: Holding | None = None
         self.requests = 0
+        self.retired = ""
+        """Why the worker stopped taking steps ('' while it works)."""
+
+    def retire(self, kind: str, op: str, error: str, **fields: Any) -> None:
+        """Record a `fail` or `info` completion and take no step after it."""
+        self.log.record(kind, worker=self.number, op=op, error=error[:200], **fields)
+        self.holding = None
+        self.retired = f"retired after the {op} ended in {kind}"
 
     def acquire(self, deadline: float) -> bool:
         """Wait for the lock until `deadline` (seconds since t0); True once granted."""
+        if self.retired:
+            return False
+        self.log.record("invoke", worker=self.number, op="acquire")
+        in_doubt = ""
         while self.log.now() < deadline:
             try:
                 if not key_exists(self.client, self.lock_key):
@@ -94,10 +117,15 @@ class Worker:
                         return True
                     revoke_lease(self.client, lease)
             except Etcd3Exception as error:
+                in_doubt = str(error)
                 self.log.record(
                     "error", worker=self.number, during="acquire", error=str(error)[:200]
                 )
             time.sleep(POLL_SECONDS)
+        if in_doubt:
+            self.retire("info", "acquire", f"an etcd request failed: {in_doubt}")
+        else:
+            self.log.record("fail", worker=self.number, op="acquire", error="timed out")
         return False
 
     def lease_left(self) -> bool:
@@ -115,6 +143,7 @@ class Worker:
                 "lease-check", worker=self.number, passed=False, grant=holding.grant.revision
             )
             self.holding = None
+            self.retired = "retired after its lease check failed"
             return None
         self.requests += 1
         message = {
@@ -128,16 +157,22 @@ class Worker:
         self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op)
         try:
             answer = request(self.socket, message, REQUEST_SECONDS)
+        except StorageUnreached as error:
+            self.retire("fail", op, str(error), request=message["request"])
+            return None
         except StorageUnavailable as error:
-            self.log.record("error", worker=self.number, during=op, error=str(error)[:200])
-            self.holding = None
+            self.retire("info", op, str(error), request=message["request"])
             return None
-        if not answer.get("ok"):
-            self.log.record("error", worker=self.number, during=op, error=str(answer)[:200])
-            self.holding = None
+        if not answer.get("ok"):  # the store failed while deciding: it may have written
+            self.retire("info", op, str(answer.get("error")), request=message["request"])
             return None
+        heard = {k: answer[k] for k in ("version", "value") if isinstance(answer.get(k), int)}
         self.log.record(
-            "reply", worker=self.number, request=message["request"], outcome=answer["outcome"]
+            "reply",
+            worker=self.number,
+            request=message["request"],
+            outcome=answer["outcome"],
+            **heard,
         )
         if answer["outcome"] == "rejected":
             self.holding = None  # the store said the lock was lost: give the grant up
@@ -146,26 +181,27 @@ class Worker:
     def write(self) -> str:
         """One write (after a read, in read-modify-write); its outcome or why there was none."""
         if self.holding is None:
-            return "no grant"
+            return self.retired or "no grant"
         fields: dict[str, Any] = {"value": self.number * 1_000_000 + self.requests + 1}
         if self.rmw:
             read = self.send("read")
             if read is None:
-                return "gave up"
+                return self.retired or "gave up"
             fields = {"value": int(read["value"]) + 1, "read_version": int(read["version"])}
         answer = self.send("write", **fields)
-        return "gave up" if answer is None else str(answer["outcome"])
+        return (self.retired or "gave up") if answer is None else str(answer["outcome"])
 
     def release(self) -> str:
         """Delete the lock key if it is still this grant's, then revoke the lease."""
         holding = self.holding
         if holding is None:
-            return "no grant"
+            return self.retired or "no grant"
         self.holding = None
+        self.log.record("invoke", worker=self.number, op="release", grant=holding.grant.revision)
         try:
             deleted, revision = delete_if_mine(self.client, self.lock_key, holding.grant.revision)
         except Etcd3Exception as error:
-            self.log.record("error", worker=self.number, during="release", error=str(error)[:200])
+            self.retire("info", "release", str(error), grant=holding.grant.revision)
             return "error"
         self.log.record(
             "release",
@@ -201,7 +237,7 @@ def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
     """Randomized mode: acquire, `writes` writes, release, until the deadline."""
     rng = random.Random(seed)
     while worker.log.now() < until:
-        if not worker.acquire(until):
+        if worker.retired or not worker.acquire(until):
             break
         for _ in range(writes):
             time.sleep(rng.uniform(*WRITE_THINK))

@@ -245,6 +245,13 @@ def _show(report: LabReport, key: str) -> None:
         st.info(f"**Conformance:** {escaped(sentence)}")
     else:
         st.error(f"**Conformance:** {escaped(sentence)}")
+    found = report.witnessed.impossible
+    if found:
+        lines = "\n".join(f"- {escaped(f.reason)}" for f in found[:5])
+        st.error(f"**The witnesses contradict each other:** no real order allows this.\n{lines}")
+    for line in report.witness_lines()[2:]:
+        if line.lstrip().startswith("?"):
+            st.info(escaped(line.strip(" ?")))
     st.plotly_chart(history_figure(report, "The real history"), key=f"{key}-history")
     with st.expander(f"The history, event by event ({len(report.line.events)} events)"):
         st.code("\n".join(report.narrated()), language=None)

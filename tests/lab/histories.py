@@ -140,7 +140,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
     events each), spread over `seconds`, with every field the real processes write."""
     events: list[dict[str, Any]] = []
     step = seconds / max(1, cycles * 34)
-    t, revision, version = 0.5, 1, 0
+    t, revision, version, mark = 0.5, 1, 0, 0
     for cycle in range(cycles):
         w = cycle % 5 + 1
         revision += 1
@@ -193,7 +193,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
                     "t": t + 5 * step,
                     "kind": "check",
                     "passed": True,
-                    "mark_before": token - 1,
+                    "mark_before": mark,
                     "request": write,
                     "op": "write",
                     "value": version + 1,
@@ -204,7 +204,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
                     "t": t + 6 * step,
                     "kind": "apply",
                     "outcome": "accepted",
-                    "mark_before": token - 1,
+                    "mark_before": mark,
                     "mark_after": token,
                     "version_before": version,
                     "version_after": version + 1,
@@ -225,6 +225,7 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
             ]
             t += 7 * step
             version += 1
+            mark = token
         revision += 1
         events.append(release(t + step, w, revision - 1, True, revision))
         events.append(
@@ -248,3 +249,97 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
         seed=1,
     )
     return History("random", settings, tuple(events), seconds=seconds)
+
+
+def reply(t: float, w: int, n: int, outcome: str, **extra: Any) -> dict[str, Any]:
+    """W hears the store's answer to its request number n."""
+    return {
+        "t": t,
+        "source": f"W{w}",
+        "kind": "reply",
+        "worker": w,
+        "request": f"W{w}-{n}",
+        "outcome": outcome,
+        **extra,
+    }
+
+
+def storage_start(
+    t: float, incarnation: int = 1, receiver: str = "fenced", mark: int | None = 0
+) -> dict[str, Any]:
+    """The storage process says it started: its incarnation, receiver, mark kind and mark."""
+    return {
+        "t": t,
+        "source": "storage",
+        "kind": "storage-start",
+        "incarnation": incarnation,
+        "receiver": receiver,
+        "hwm": "durable",
+        "mark": mark,
+    }
+
+
+def final_read(
+    t: float, value: int | None, version: int | None, mark: int | None, locks: list[int]
+) -> dict[str, Any]:
+    """The controller's final reads: the data row and the lock keys (by create revision)."""
+    return {
+        "t": t,
+        "source": "lab",
+        "kind": "final-read",
+        "data": {"value": value, "version": version, "mark": mark},
+        "locks": [{"create_revision": r, "lease": 1000 + r, "holder": "W?"} for r in locks],
+    }
+
+
+def witnessed(**changes: Any) -> History:
+    """A consistent fenced run seen by every witness: W1 writes and releases, W2 writes and
+    its lease is revoked, then the final reads. `changes` replaces events by name (a dict,
+    or None to drop it) or adds events (`extra`: a list)."""
+    events: dict[str, dict[str, Any] | None] = {
+        "start": storage_start(0.01),
+        "grant1": grant(0.10, 1, 2, asked=0.09),
+        "put1": watch_put(0.101, 1, 2),
+        "send1": send(0.12, 1, 1, 2, 2, value=1_000_001),
+        "deliver1": deliver(
+            0.13,
+            1,
+            1,
+            2,
+            2,
+            "accepted",
+            value=1_000_001,
+            mark_before=0,
+            mark_after=2,
+            version_before=0,
+            version_after=1,
+        ),
+        "reply1": reply(0.14, 1, 1, "accepted", version=0),
+        "release1": release(0.20, 1, 2, True, 3),
+        "delete1": {**revoked(0.201, 1, 2, 3)},
+        "grant2": grant(0.30, 2, 4, asked=0.29),
+        "put2": watch_put(0.301, 2, 4),
+        "send2": send(0.32, 2, 1, 4, 4, value=2_000_001),
+        "deliver2": deliver(
+            0.33,
+            2,
+            1,
+            4,
+            4,
+            "accepted",
+            value=2_000_001,
+            mark_before=2,
+            mark_after=4,
+            version_before=1,
+            version_after=2,
+        ),
+        "reply2": reply(0.34, 2, 1, "accepted", version=1),
+        "revoke2": revoked(1.45, 2, 4, 5),
+        "final": final_read(1.60, 2_000_001, 2, 4, []),
+    }
+    extra = changes.pop("extra", [])
+    for name, value in changes.items():
+        assert name in events, name
+        events[name] = value
+    kept = [event for event in events.values() if event is not None] + list(extra)
+    return History("witnessed", Settings(receiver="fenced"), tuple(kept))

@@ -1,0 +1,600 @@
+"""Cross-checks between the witnesses of a run: what no order of real events allows.
+
+A lab history has several witnesses that do not trust each other: each worker records its
+own client operations (invoke, then ok, fail or info), the storage process records its
+decisions, the controller's watch records the lock key's changes, the nemesis records its
+pauses, and at the end the controller reads the database and the lock keys itself. A
+history is *refused* when the witnesses contradict each other or the lock service breaks
+its own contract; each refusal has a code and one sentence:
+
+- `double-grant`: etcd made a grant while the previous grant's key still existed;
+- `lease-early`, `lease-late`: a lease ended before its TTL, or later than the TTL plus the
+  revocation delay measured for the run (and one request's latency);
+- `revision-order`: etcd's revision order contradicts the times observed by more than the
+  measured request latency (the merge would have had to move a time back that far);
+- `sent-while-paused`: a worker recorded a step while it was stopped by SIGSTOP;
+- `receiver`: the store says it ran another receiver or mark than the settings;
+- `mark-token`, `mark-drift`, `mark-restart`: the store's recorded mark is not the token it
+  accepted, not the mark it last set, or a durable mark came back changed after a restart;
+- `version-back`, `version-gap`, `version-step`: data versions went back, jumped without a
+  write, or an accepted write did not add exactly one;
+- `reply-contradicts`, `reply-undecided`: a worker heard another outcome than the store
+  decided, or heard an outcome of a request the store never decided;
+- `final-version`, `final-value`, `final-mark`, `final-locks`: the final reads of the
+  database and of etcd disagree with the accepted writes and the grants.
+
+Writes whose outcome no witness knows (the worker's reply never came: `info`, or no
+completion at all when the run stopped, and no decision in the store's log) are
+*indeterminate*: listed with what the data versions and the final read decided, if anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lab.history import Happening, Timeline, etcd_order_key
+
+REQUEST_FLOOR_SECONDS: Final = 0.5
+"""The smallest request latency allowed for when comparing etcd's order with observed times
+(a thread of a loaded machine can be descheduled this long between an answer and its record)."""
+REVOCATION_DEFAULT_SECONDS: Final = 0.5
+"""The revocation delay assumed when a history carries no measurement (etcd's lessor looks
+for expired leases every 500 ms)."""
+REVOCATION_SLACK_SECONDS: Final = 1.0
+"""Added to the measured revocation delay before a lease counts as revoked too late: one
+measurement of etcd's periodic sweep does not bound every later one on a busy machine."""
+WORKER_KINDS: Final = ("send", "reply", "grant", "release", "invoke", "fail", "info", "error")
+"""Kinds a worker records about itself (its own clock, its own actions)."""
+
+
+@dataclass(frozen=True)
+class Impossible:
+    """One contradiction between the witnesses: its code, where, and why in words."""
+
+    code: str
+    event: int | None
+    t: float
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"code": self.code, "event": self.event, "t": self.t, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class UnknownWrite:
+    """A write whose reply never came and which the store's log never decided."""
+
+    worker: int
+    request: str
+    sent: float
+    decided: str | None
+    """`applied`, `not applied`, or None when nothing decided it."""
+    by: str
+    """What decided it, in words ('' when nothing did)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "worker": self.worker,
+            "request": self.request,
+            "sent": self.sent,
+            "decided": self.decided,
+            "by": self.by,
+        }
+
+
+@dataclass(frozen=True)
+class Witnessed:
+    """What the cross-checks found: the contradictions and the indeterminate writes."""
+
+    impossible: tuple[Impossible, ...]
+    unknown: tuple[UnknownWrite, ...]
+
+    @property
+    def refused(self) -> bool:
+        """Whether no order of real events allows the history."""
+        return bool(self.impossible)
+
+
+def measured(line: Timeline, name: str) -> float | None:
+    """A figure the run measured (seconds), from the history's `measured` object."""
+    value = line.history.measured.get(name)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def request_bound(line: Timeline) -> float:
+    """The latency allowed for: the measured one (or the slowest acquire seen), at least a floor."""
+    seen = [
+        e.t - float(e.get("asked"))
+        for e in line.events
+        if e.kind == "grant" and isinstance(e.get("asked"), int | float)
+    ]
+    latency = measured(line, "request_seconds")
+    return max([REQUEST_FLOOR_SECONDS, *seen, *([latency] if latency is not None else [])])
+
+
+def _at(e: Happening) -> str:
+    """`at 1.234 s`."""
+    return f"at {e.t:.3f} s"
+
+
+# ----- the lock service ------------------------------------------------------------------------
+
+
+def _grant_checks(line: Timeline) -> list[Impossible]:
+    """Double grants, leases that end too early or too late."""
+    found: list[Impossible] = []
+    ends: dict[int, tuple[int, Happening]] = {}
+    for e in line.events:
+        if e.kind == "revoked":
+            ends[int(e.get("grant"))] = (int(e.get("revision")), e)
+        elif e.kind == "release" and e.get("deleted"):
+            ends[int(e.get("grant"))] = (int(e.get("etcd_revision")), e)
+    grants = {int(e.get("revision")): e for e in line.events if e.kind == "grant"}
+    watched = [e["t"] for e in line.history.events if e["kind"] in ("lock-put", "lock-delete")]
+    last_watched = max(watched, default=0.0)
+    previous: Happening | None = None
+    for revision in sorted(grants):
+        e = grants[revision]
+        unseen = line.history.partial and e.t > last_watched  # the watch may lag behind
+        if previous is not None and not unseen:
+            before = int(previous.get("revision"))
+            end = ends.get(before)
+            if end is None or end[0] > revision:
+                found.append(
+                    Impossible(
+                        "double-grant",
+                        e.index,
+                        e.t,
+                        f"etcd granted the lock to W{e.worker} (create revision {revision}) "
+                        f"{_at(e)} while W{previous.worker}'s key (create revision {before}) "
+                        "had not been deleted: two holders at once",
+                    )
+                )
+        previous = e
+    latency = request_bound(line)
+    delay = measured(line, "revocation_seconds")
+    allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
+    for revision, e in grants.items():
+        end = ends.get(revision)
+        if end is None or end[1].kind != "revoked":
+            continue
+        ttl = float(e.get("ttl") or line.history.settings.ttl)
+        asked = e.get("asked")
+        start = float(asked) if isinstance(asked, int | float) else e.t - latency
+        if end[1].t - start < ttl:
+            found.append(
+                Impossible(
+                    "lease-early",
+                    end[1].index,
+                    end[1].t,
+                    f"etcd revoked W{e.worker}'s lease (grant {revision}) {_at(end[1])}, "
+                    f"{end[1].t - start:.3f} s after it was asked for: before its TTL of "
+                    f"{ttl:g} s",
+                )
+            )
+        elif end[1].t - e.t > ttl + allowance + latency:
+            found.append(
+                Impossible(
+                    "lease-late",
+                    end[1].index,
+                    end[1].t,
+                    f"etcd revoked W{e.worker}'s lease (grant {revision}) {_at(end[1])}, "
+                    f"{end[1].t - e.t:.3f} s after the grant: later than its TTL of {ttl:g} s "
+                    f"plus the revocation delay allowed ({allowance:.3f} s) and one request "
+                    f"({latency:.3f} s)",
+                )
+            )
+    return found
+
+
+def _order_checks(line: Timeline) -> list[Impossible]:
+    """etcd's revision order against the times its events were observed."""
+    keyed = sorted(
+        ((key, e.index, e) for e in line.events if (key := etcd_order_key(dict(e.data), e.kind))),
+        key=lambda item: item[:2],
+    )
+    bound = request_bound(line)
+    found: list[Impossible] = []
+    earliest: tuple[float, Happening] | None = None
+    for key, _, e in reversed(keyed):
+        observed = e.observed if e.observed is not None else e.t
+        if earliest is not None and observed - earliest[0] > bound:
+            later = earliest[1]
+            found.append(
+                Impossible(
+                    "revision-order",
+                    e.index,
+                    observed,
+                    f"etcd ordered the {e.kind} of W{e.worker} (revision {key[0]}) before the "
+                    f"{later.kind} of W{later.worker}, but it was observed "
+                    f"{observed - earliest[0]:.3f} s later: more than one request's latency "
+                    f"({bound:.3f} s)",
+                )
+            )
+        if earliest is None or observed < earliest[0]:
+            earliest = (observed, e)
+    return list(reversed(found))
+
+
+def _pause_checks(line: Timeline) -> list[Impossible]:
+    """No worker records a step of its own while it is stopped (its own times, unmerged)."""
+    stopped: dict[int, list[tuple[float, float]]] = {}
+    since: dict[int, float] = {}
+    raw = sorted(line.history.events, key=lambda e: e["t"])
+    for event in raw:
+        w = int(event.get("worker") or 0)
+        if event["kind"] == "pause":
+            since[w] = float(event.get("stopped_at") or event["t"])
+        elif event["kind"] == "resume" and w in since:
+            stopped.setdefault(w, []).append((since.pop(w), float(event["t"])))
+    for w, start in since.items():
+        stopped.setdefault(w, []).append((start, float("inf")))
+    found = []
+    for event in raw:
+        w = int(event.get("worker") or 0)
+        if event["kind"] not in WORKER_KINDS or event.get("source") != f"W{w}":
+            continue
+        for start, end in stopped.get(w, []):
+            if start < event["t"] < end:
+                until = f"SIGCONT at {end:.3f} s" if end != float("inf") else "never resumed"
+                found.append(
+                    Impossible(
+                        "sent-while-paused",
+                        None,
+                        float(event["t"]),
+                        f"W{w} recorded '{event['kind']}' at {event['t']:.3f} s while it was "
+                        f"stopped (SIGSTOP at {start:.3f} s, {until})",
+                    )
+                )
+    return found
+
+
+def _lock_checks(line: Timeline, final: Happening | None) -> list[Impossible]:
+    """The lock keys etcd holds at the end are the grants whose key was never deleted."""
+    if final is None or not isinstance(final.get("locks"), list) or final.get("watch") is False:
+        return []  # no read of the lock key, or a watch that had not caught up with etcd
+    ended = {
+        int(e.get("grant"))
+        for e in line.events
+        if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
+    }
+    live = {revision for revision in line.grants if revision not in ended}
+    present = {int(key.get("create_revision", 0)) for key in final.get("locks")}
+    if live == present:
+        return []
+    return [
+        Impossible(
+            "final-locks",
+            final.index,
+            final.t,
+            f"etcd's lock keys at the end have create revisions {sorted(present) or 'none'}, "
+            f"but the history leaves {sorted(live) or 'none'} undeleted",
+        )
+    ]
+
+
+# ----- the receiver and the client --------------------------------------------------
+
+
+def _decisions(line: Timeline) -> dict[str, tuple[str, Happening]]:
+    """The store's decision on each request: read, accepted or rejected."""
+    found: dict[str, tuple[str, Happening]] = {}
+    for e in line.events:
+        request = str(e.get("request"))
+        if e.kind == "deliver":
+            found[request] = (str(e.get("outcome")), e)
+        elif e.kind == "check" and not e.get("passed"):
+            found[request] = ("rejected", e)
+        elif e.kind == "apply":
+            found[request] = ("accepted", e)
+    return found
+
+
+def _reply_checks(line: Timeline, decided: Mapping[str, tuple[str, Happening]]) -> list[Impossible]:
+    """Each outcome a worker heard is the one the store decided (and read the version served)."""
+    found = []
+    for e in line.events:
+        if e.kind != "reply":
+            continue
+        request, heard = str(e.get("request")), str(e.get("outcome"))
+        decision = decided.get(request)
+        if decision is None:
+            found.append(
+                Impossible(
+                    "reply-undecided",
+                    e.index,
+                    e.t,
+                    f"W{e.worker} heard '{heard}' for request {request} {_at(e)}, but the "
+                    "store's log never decided that request",
+                )
+            )
+        elif decision[0] != heard:
+            found.append(
+                Impossible(
+                    "reply-contradicts",
+                    e.index,
+                    e.t,
+                    f"W{e.worker} heard '{heard}' for request {request} {_at(e)}, but the "
+                    f"store's log decided '{decision[0]}' at {decision[1].t:.3f} s",
+                )
+            )
+        elif heard == "read" and e.get("version") is not None:
+            served = decision[1].get("version_before")
+            if served is not None and int(served) != int(e.get("version")):
+                found.append(
+                    Impossible(
+                        "reply-contradicts",
+                        e.index,
+                        e.t,
+                        f"W{e.worker}'s read {request} returned version {e.get('version')}, "
+                        f"but the store's log served version {served}",
+                    )
+                )
+    return found
+
+
+@dataclass
+class _Receiver:
+    """The receiver's state as its own log tells it, walked event by event."""
+
+    keeps_mark: bool
+    durable: bool
+    mark: int = 0
+    version: int = 0
+    value: Any = None
+    unlogged: int = 0
+    """Indeterminate writes sent so far that may have been applied without a log line."""
+    applied_unlogged: int = 0
+
+
+def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impossible], _Receiver]:
+    """The store's marks and data versions, step by step, against what it accepted."""
+    s = line.history.settings
+    state = _Receiver(keeps_mark=s.keeps_mark, durable=s.hwm == "durable")
+    found: list[Impossible] = []
+
+    def refuse(code: str, e: Happening, words: str) -> None:
+        found.append(Impossible(code, e.index, e.t, words))
+
+    for e in line.events:
+        if e.index in unknown_sends:
+            state.unlogged += 1
+        if e.kind == "storage-start":
+            _check_start(e, s.receiver, s.hwm, state, refuse)
+            continue
+        if e.kind not in ("deliver", "check", "apply"):
+            continue
+        who = f"W{e.worker}'s {e.get('op', 'write')} {e.get('request')}"
+        marked = e.get("mark_before")
+        if state.keeps_mark and marked is not None and int(marked) != state.mark:
+            refuse(
+                "mark-drift",
+                e,
+                f"the store recorded mark {marked} before {who} {_at(e)}, "
+                f"but the last write it accepted set the mark to {state.mark}",
+            )
+        before = e.get("version_before")
+        if before is not None:
+            _check_version(e, who, int(before), state, refuse)
+        if not e.is_write_accepted:
+            after = e.get("version_after")
+            if after is not None and before is not None and int(after) != int(before):
+                refuse(
+                    "version-step",
+                    e,
+                    f"{who} was rejected {_at(e)}, yet the version went from {before} to {after}",
+                )
+            continue
+        after = e.get("version_after")
+        if before is not None and after is not None:
+            if int(after) != int(before) + 1:
+                words = "changed nothing" if int(after) == int(before) else f"moved it to {after}"
+                refuse(
+                    "version-step",
+                    e,
+                    f"{who} was accepted {_at(e)} at version {before} and {words}: an "
+                    "accepted write adds exactly one to the version",
+                )
+            state.version = int(after)
+        state.value = e.get("value")
+        if state.keeps_mark and e.get("mark_after") is not None:
+            token = int(e.get("token"))
+            if int(e.get("mark_after")) != token:
+                refuse(
+                    "mark-token",
+                    e,
+                    f"the store recorded mark {e.get('mark_after')} after accepting {who} with "
+                    f"token {token} {_at(e)}: accepting a write sets the mark to its token",
+                )
+            state.mark = int(e.get("mark_after"))
+    return found, state
+
+
+def _check_start(e: Happening, receiver: str, hwm: str, state: _Receiver, refuse: Any) -> None:
+    """A storage process starts: the receiver it runs, and the mark it starts from."""
+    said = e.get("receiver")
+    if said is not None and said != receiver:
+        refuse(
+            "receiver",
+            e,
+            f"the storage process says it ran receiver '{said}' {_at(e)}, but the run's "
+            f"settings say '{receiver}'",
+        )
+    if e.get("hwm") is not None and state.keeps_mark and e.get("hwm") != hwm:
+        refuse(
+            "receiver",
+            e,
+            f"the storage process says it kept a {e.get('hwm')} mark {_at(e)}, but the run's "
+            f"settings say {hwm}",
+        )
+    mark = e.get("mark")
+    if not state.keeps_mark or mark is None:
+        return
+    expected = state.mark if state.durable else 0
+    if int(mark) != expected:
+        kind = "durable" if state.durable else "volatile"
+        refuse(
+            "mark-restart",
+            e,
+            f"the storage process (incarnation {e.get('incarnation')}) started {_at(e)} with "
+            f"mark {mark}, but its {kind} mark was {expected}",
+        )
+    state.mark = int(mark)
+
+
+def _check_version(e: Happening, who: str, before: int, state: _Receiver, refuse: Any) -> None:
+    """The version a decision starts from is the store's current one (or explained by
+    indeterminate writes applied without a log line)."""
+    if before < state.version:
+        refuse(
+            "version-back",
+            e,
+            f"the store served {who} at version {before} {_at(e)}, but the data was already "
+            f"at version {state.version}: versions never go back",
+        )
+    elif before > state.version:
+        extra = before - state.version
+        if extra > state.unlogged:
+            refuse(
+                "version-gap",
+                e,
+                f"the store served {who} at version {before} {_at(e)}, but the last write it "
+                f"accepted left version {state.version}, and no write of unknown outcome "
+                "explains the difference",
+            )
+        else:
+            state.unlogged -= extra
+            state.applied_unlogged += extra
+        state.version = before
+
+
+def _final_data_checks(
+    final: Happening | None, state: _Receiver, unknown: Sequence[Happening]
+) -> tuple[list[Impossible], int | None]:
+    """The database's final row against the accepted writes; how many indeterminate writes
+    it says were applied (None: no final read)."""
+    data = final.get("data") if final is not None else None
+    if final is None or not isinstance(data, dict):
+        return [], None
+    found = []
+    version, value = data.get("version"), data.get("value")
+    applied: int | None = None
+    if version is not None:
+        extra = int(version) - state.version
+        if not 0 <= extra <= state.unlogged:
+            found.append(
+                Impossible(
+                    "final-version",
+                    final.index,
+                    final.t,
+                    f"the final read of the data found version {version}, but the accepted "
+                    f"writes leave version {state.version}"
+                    + (
+                        f" (or up to {state.version + state.unlogged} with the writes of "
+                        "unknown outcome)"
+                        if state.unlogged
+                        else ""
+                    ),
+                )
+            )
+        else:
+            applied = extra
+    if (
+        value is not None
+        and state.value is not None
+        and applied == 0
+        and int(value) != int(state.value)
+    ):
+        found.append(
+            Impossible(
+                "final-value",
+                final.index,
+                final.t,
+                f"the final read of the data found value {value}, but the last accepted "
+                f"write wrote {state.value}",
+            )
+        )
+    mark = data.get("mark")
+    possible = {state.mark} | ({int(e.get("token")) for e in unknown} if applied != 0 else set())
+    if state.keeps_mark and state.durable and mark is not None and int(mark) not in possible:
+        found.append(
+            Impossible(
+                "final-mark",
+                final.index,
+                final.t,
+                f"the final read of the durable mark found {mark}, but the last accepted "
+                f"write set it to {state.mark}",
+            )
+        )
+    return found, applied
+
+
+# ----- indeterminate writes --------------------------------------------------
+
+
+def indeterminate_sends(
+    line: Timeline, decided: Mapping[str, tuple[str, Happening]]
+) -> list[Happening]:
+    """Writes sent whose outcome nobody knows: no store decision and no reply or fail."""
+    completed = {
+        str(e.get("request"))
+        for e in line.events
+        if e.kind in ("reply", "fail") and e.get("request") is not None
+    }
+    return [
+        e
+        for e in line.events
+        if e.kind == "send"
+        and e.get("op") == "write"
+        and str(e.get("request")) not in decided
+        and str(e.get("request")) not in completed
+    ]
+
+
+def _resolve(
+    sends: Iterable[Happening], state: _Receiver, applied_at_end: int | None
+) -> tuple[UnknownWrite, ...]:
+    """What decided each indeterminate write: the data versions during the run, the final read."""
+    sends = list(sends)
+    total = state.applied_unlogged + (applied_at_end or 0)
+    result = []
+    for e in sends:
+        decided: str | None = None
+        by = ""
+        if applied_at_end is not None and total == 0:
+            decided, by = "not applied", "the final read of the data"
+        elif applied_at_end is not None and total == len(sends):
+            decided, by = "applied", "the data versions and the final read"
+        elif state.applied_unlogged == len(sends):
+            decided, by = "applied", "the data versions"
+        result.append(UnknownWrite(e.worker, str(e.get("request")), e.t, decided, by))
+    return tuple(result)
+
+
+def final_read(line: Timeline) -> Happening | None:
+    """The controller's final read of the database and of the lock keys, if the run made one."""
+    return next((e for e in reversed(line.events) if e.kind == "final-read"), None)
+
+
+def cross_check(line: Timeline) -> Witnessed:
+    """Every cross-check of the module docstring, and the indeterminate writes."""
+    decided = _decisions(line)
+    unknown = indeterminate_sends(line, decided)
+    final = final_read(line)
+    receiver, state = _receiver_checks(line, {e.index for e in unknown})
+    data, applied = _final_data_checks(final, state, unknown)
+    found = [
+        *_grant_checks(line),
+        *_order_checks(line),
+        *_pause_checks(line),
+        *_lock_checks(line, final),
+        *_reply_checks(line, decided),
+        *receiver,
+        *data,
+    ]
+    found.sort(key=lambda i: (i.t, i.code))
+    return Witnessed(tuple(found), _resolve(unknown, state, applied))
