@@ -181,7 +181,7 @@ NULLABLE: Final = frozenset(
 )
 """Whole-number fields the lab writes as null (a read's value, a blind write's read version,
 a receiver without a mark, a store that is not etcd); every other one is a number or absent."""
-TRUTH_FIELDS: Final = frozenset({"deleted", "passed", "unanswered", "etcd_after"})
+TRUTH_FIELDS: Final = frozenset({"deleted", "passed", "unanswered", "etcd_after", "watch"})
 TIME_FIELDS: Final = frozenset({"t", "asked", "stopped_at"})
 NAME_FIELDS: Final = frozenset(
     {"source", "kind", "request", "op", "outcome", "during", "holder", "phase", "receiver"}

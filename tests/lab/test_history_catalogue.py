@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lab.history import MAX_EVENTS, History, history_to_json, load_history
+from model.properties import PROPERTY_NAMES
 from model.reading import MAX_HISTORY_BYTES
 from tests.cli_helpers import run
 from tests.lab.histories import paused_worker
@@ -60,7 +61,9 @@ def _prediction() -> dict[str, Any]:
     """A well-formed prediction, as a scripted run records it."""
     return {
         "summary": "the model accepts 2 writes and rejects 0; its run violates P1",
-        "properties": {f"P{n}": {"violated": n == 1, "count": int(n == 1)} for n in range(1, 6)},
+        "properties": {
+            name: {"violated": name == "P1", "count": int(name == "P1")} for name in PROPERTY_NAMES
+        },
         "accepted": 2,
         "rejected": 0,
         "sentences": ["W1 writes late"],
@@ -243,7 +246,8 @@ def test_a_long_run_history_is_read_and_replayed(
     assert 1_000_000 <= path.stat().st_size < MAX_HISTORY_BYTES
     assert len(load_history(path).events) == len(events)
     code, out, err = run(["replay", str(path)], capsys)
-    assert code == 0, err
+    assert code in (0, 1), err  # read in full and judged (the repeats need not conform)
+    assert err.count("\n") <= 1 and "Traceback" not in err
     delivered = sum(1 for event in events if event["kind"] == "deliver")
     assert delivered > 3_000 and f"{delivered} writes decided" in out
 
@@ -268,7 +272,7 @@ def test_random_changes_to_a_history_never_escape_as_a_traceback(
         json.loads(history_to_json(paused_worker(receiver, outcome)))
         for receiver, outcome in (("none", "accepted"), ("fenced", "rejected"))
     ]
-    outcomes = {0: 0, 2: 0}
+    outcomes = {0: 0, 1: 0, 2: 0}  # allowed, refused by the witnesses or the model, bad input
     for _ in range(300):
         data = json.loads(json.dumps(chance.choice(bases)))
         for _ in range(chance.randint(1, 3)):
@@ -287,7 +291,8 @@ def test_random_changes_to_a_history_never_escape_as_a_traceback(
         path.write_text(json.dumps(data))
         code, out, err = run(["replay", str(path)], capsys)
         assert code in outcomes, err
-        assert code == 0 or (err.count("\n") == 1 and out == ""), err
+        assert code != 2 or (err.count("\n") == 1 and out == ""), err
+        assert code != 1 or err.count("\n") == 1, err
         assert _clean(out) and _clean(err)
         outcomes[code] += 1
     assert outcomes[0] > 20 and outcomes[2] > 20, outcomes

@@ -424,15 +424,21 @@ def test_fencing_replay_exits_1_when_it_refuses_a_history(
     ("event", "message"),
     [
         ({"kind": "info", "op": "fly"}, "bad client operation 'fly'"),
-        ({"kind": "pause", "stopped_at": "soon"}, "bad 'stopped_at': not a number"),
-        ({"kind": "deliver", "mark_after": 1.5}, "bad 'mark_after': not a whole number"),
+        ({"kind": "pause", "stopped_at": "soon"}, "'stopped_at' must be a number of seconds"),
+        (
+            {"kind": "deliver", "token": 1, "grant": 1, "mark_after": 1.5},
+            "'mark_after' must be a whole number",
+        ),
         ({"kind": "final-read", "data": [1]}, "the final read's 'data' must be an object"),
-        ({"kind": "final-read", "data": {"version": "2"}}, "'version' is not a whole number"),
+        (
+            {"kind": "final-read", "data": {"version": "2"}},
+            "the final read's 'version' must be a whole number",
+        ),
         ({"kind": "final-read", "locks": {"a": 1}}, "'locks' must be a list of keys"),
         ({"kind": "final-read", "watch": "yes"}, "'watch' must be true or false"),
         (
             {"kind": "final-read", "locks": [{"lease": True}]},
-            "lock key of the final read is malformed",
+            "a lock key's 'lease' must be a whole number",
         ),
     ],
 )
