@@ -84,7 +84,7 @@ def test_chapter_4_numbers_keep_p1_but_lose_p3() -> None:
 def test_chapter_presets_exist() -> None:
     for chapter in CHAPTERS:
         assert all(name in PRESETS for name in chapter.presets)
-    assert set(BY_NUMBER) == {1, 2, 3, 4}
+    assert set(BY_NUMBER) == {0, 1, 2, 3, 4}
 
 
 def test_design_form_round_trips_every_preset() -> None:

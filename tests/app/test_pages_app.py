@@ -16,7 +16,7 @@ from webapp.chapters import BY_NUMBER, chapter_traces
 Opener = Callable[..., AppTest]
 
 
-@pytest.mark.parametrize("number", [1, 2, 3, 4])
+@pytest.mark.parametrize("number", [0, 1, 2, 3, 4])
 def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> None:
     at = open_page(f"screens/chapter_{number}.py")
     chapter = BY_NUMBER[number]
@@ -24,14 +24,16 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
     assert chapter.title in text
     assert chapter.takeaway in text
     traces = chapter_traces(number)
-    last = len(traces[0].steps)
+    shown = traces if chapter.together else traces[:1]  # one stepper over the runs shown
+    longest = max(shown, key=lambda trace: len(trace.steps))
+    last = len(longest.steps)
     assert f"Step 0 of {last}" in text
     together = "" if BY_NUMBER[number].together else "-0"
     at.button(key=f"chapter{number}{together}-last").click().run()
     assert not at.exception
     text = all_text(at)
     assert f"Step {last} of {last}" in text
-    final = traces[0].steps[-1].sentence
+    final = longest.steps[-1].sentence
     assert any(final in m.value and ":orange-background[" in m.value for m in at.markdown)
     table = at.dataframe[-1].value
     assert list(table["design"]) == list(chapter.presets)
@@ -47,6 +49,29 @@ def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None
         assert chapter.runs[index].caption in all_text(at)
         at.button(key=f"chapter{number}-{index}-last").click().run()
         assert trace.steps[-1].sentence in all_text(at)
+
+
+def test_chapter_0_ends_with_the_table_to_take_away(open_page: Opener) -> None:
+    """The lesson table's cells are the explorer's verdicts on the three designs."""
+    at = open_page("screens/chapter_0.py")
+    assert not at.exception
+    verdicts = at.dataframe[-1].value.set_index("design")
+    assert verdicts.loc["lock-without-lease", "P6"] == "✘ violated (5 steps)"
+    assert verdicts.loc["keepalive-lease", "P2"] == "✘ violated (5 steps)"
+    assert verdicts.loc["keepalive-fencing", "P1"] == "✔ holds"
+    assert "The table to take away" in all_text(at)
+    lesson = at.table[-1].value
+    assert [name.split(":")[0] for name in lesson["design"]] == list(BY_NUMBER[0].presets)
+    pause, crash = lesson.columns[1], lesson.columns[2]
+    assert list(lesson[pause]) == [
+        "✔ P1, P2, P3 hold",
+        "✘ P1, P2, P3 fail (8, 5, 8 steps)",
+        "✔ P1, P3 hold · ✘ P2 fails (5 steps)",
+    ]
+    stranded, *freed = list(lesson[crash])
+    assert stranded == "✘ the crashed holder keeps the lock: P6 fails (5 steps)"
+    assert freed and all(cell.endswith("P6 holds") for cell in freed)
+    assert "cannot tell a crash from a pause" in all_text(at)
 
 
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
