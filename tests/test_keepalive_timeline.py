@@ -4,9 +4,14 @@ from a pause."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from model.design import REFERENCE_BOUNDS, Design
+from model.presets import PRESETS
 from model.rules import Action
 from model.trace import Trace, replay
+from tests.test_timeline import PICKS, _random_run
 from webapp.chapters import chapter_traces
 from webapp.events import (
     LEASE_ACTIVE,
@@ -99,3 +104,31 @@ def test_the_figure_draws_the_crashed_lane_as_a_solid_line_and_the_pause_hatched
     assert "✖ crashed" in by_name["crash labels"].text
     entries = [t.name for t in figure.data if t.showlegend is not False]
     assert entries.count(CRASHED.name) == 1 and "paused" in entries
+
+
+@settings(max_examples=40, deadline=None)
+@given(PICKS, st.sampled_from(["keepalive-lease", "keepalive-fencing", "lock-without-lease"]))
+def test_random_runs_draw_what_is_known_at_each_step(picks: list[int], preset: str) -> None:
+    """At every step of a random run: the current holder's bar ends at the coordinator's
+    `expires` then (no later renewal shows early), a crashed worker's lane runs from its
+    crash to now, and it is never drawn paused or past its lease after its crash."""
+    trace = _random_run(PRESETS[preset].design, picks)
+    positions = step_positions(trace)
+    for upto in range(1, len(trace.steps) + 1):
+        state = trace.state_at(upto)
+        holder = state["holder"]
+        current = [
+            s
+            for s in lease_segments(trace, upto)
+            if s.worker == holder and s.status == LEASE_ACTIVE and s.grant == state["grants"]
+        ]
+        if holder and state["now"] < state["expires"] and current:
+            assert current[-1].end == time_x(state["expires"]), upto
+        for down in crashes(trace, upto):
+            assert down.end == positions[upto - 1] >= down.start
+            assert all(p.worker != down.worker or p.end <= down.start for p in pauses(trace, upto))
+            assert not [
+                s
+                for s in lease_segments(trace, upto)
+                if s.worker == down.worker and s.status == LEASE_PAST and s.end > down.start
+            ]
