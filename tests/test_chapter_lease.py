@@ -112,3 +112,13 @@ def test_the_chapter_is_the_first_walkthrough_page_and_chapter_1_starts_from_it(
     assert walkthrough[0].url_path == "chapter-0"
     assert walkthrough[0].title == f"0. {BY_NUMBER[LEASE_CHAPTER].title}"
     assert BY_NUMBER[1].question.startswith("Chapter 0 showed why a lock needs a lease")
+
+
+def test_one_stepper_shows_the_three_runs_pause_and_crash_at_the_same_steps() -> None:
+    """Stepping them together lines the stories up: W1's grant and pause open every run, and
+    W2 crashes at the same step in all three."""
+    traces = chapter_traces(LEASE_CHAPTER)
+    assert {t.steps[0].action.label() for t in traces} == {"Acquire(W1)"}
+    assert {t.steps[1].action.name for t in traces} == {"Tick"}
+    crash_steps = {_first(trace, "Crash", 2) for trace in traces}
+    assert len(crash_steps) == 1

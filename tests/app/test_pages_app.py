@@ -74,6 +74,17 @@ def test_chapter_0_ends_with_the_table_to_take_away(open_page: Opener) -> None:
     assert "cannot tell a crash from a pause" in all_text(at)
 
 
+def test_chapter_0_reopens_at_the_step_in_its_link_and_clamps_a_bad_one(open_page: Opener) -> None:
+    """A copied link reopens all three runs at its step; a step that is no number is step 0."""
+    count = max(len(trace.steps) for trace in chapter_traces(0))
+    at = open_page("screens/chapter_0.py", step="11")
+    assert f"Step 11 of {count}" in all_text(at)
+    crash = chapter_traces(0)[0].steps[10].sentence  # the eleventh step: W2 crashes
+    assert any(crash in m.value and ":orange-background[" in m.value for m in at.markdown)
+    for bad in ("1e400", "__import__('os')"):
+        assert f"Step 0 of {count}" in all_text(open_page("screens/chapter_0.py", step=bad))
+
+
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
     at = open_page("screens/chapter_3.py")
     table = at.dataframe[-1].value.set_index("design")
