@@ -122,3 +122,14 @@ def test_one_stepper_shows_the_three_runs_pause_and_crash_at_the_same_steps() ->
     assert {t.steps[1].action.name for t in traces} == {"Tick"}
     crash_steps = {_first(trace, "Crash", 2) for trace in traces}
     assert len(crash_steps) == 1
+
+
+def test_a_grant_after_a_crash_says_the_old_holder_crashed_not_that_it_believes() -> None:
+    """The grant that follows a crash names the crashed holder as crashed; a paused holder
+    superseded by a grant is still said to believe it holds the lock."""
+    lease = chapter_traces(LEASE_CHAPTER)[1]
+    regrant = lease.steps[-1]
+    assert regrant.action.label() == "Acquire(W1)"
+    assert regrant.sentence.endswith("W2 crashed while holding the lock and never runs again.")
+    superseding = lease.steps[_first(lease, "Acquire", 2) - 1]
+    assert superseding.sentence.endswith("W1 is not told and still believes it holds the lock.")
