@@ -161,7 +161,10 @@ def describe_step(
             f"(grant #{n.gid[w]}); {lasts}."
         )
         if s.holder and s.holder != w and s.tok[s.holder]:
-            text += f" W{s.holder} is not told and still believes it holds the lock."
+            if system.design.crashes and s.down[s.holder]:
+                text += f" W{s.holder} crashed while holding the lock and never runs again."
+            else:
+                text += f" W{s.holder} is not told and still believes it holds the lock."
         if system.design.grant_fences and n.hwm != s.hwm:
             text += f" The grant also raises the receiver's mark to {n.hwm}."
         return text

@@ -106,3 +106,31 @@ def test_before_any_exploration_the_caption_asks_for_one() -> None:
     caption = lesson_caption(PRESETS["fencing"].as_lesson(), SMALL, None)
     assert "run the explorer to see them at these bounds" in caption
     assert "The same verdicts hold" not in caption
+
+
+def test_no_chapter_text_states_a_verdict_by_hand() -> None:
+    """A chapter's question, run labels and captions tell the story; its verdicts are in the
+    takeaway's citations (checked against the explorer) and the runs' own summaries."""
+    from webapp.chapters import CHAPTERS
+
+    for chapter in CHAPTERS:
+        texts = [chapter.question, chapter.title, chapter.takeaway_template]
+        texts += [text for spec in chapter.runs for text in (spec.label, spec.caption)]
+        for text in texts:
+            assert not NOTE.search(text), f"chapter {chapter.number}: a verdict written by hand"
+
+
+def test_the_lease_chapter_takeaway_cites_claims_that_hold_at_the_table_bounds() -> None:
+    """Chapter 0's takeaway sentences state P1, P2, P3 and P6 for its three designs, each a
+    preset claim that the explorer confirms at the bounds of the table shown beside it."""
+    from webapp.chapters import BY_NUMBER
+
+    chapter = BY_NUMBER[0]
+    cited = citations(chapter.takeaway_template)
+    assert {name for name, _ in cited} == set(chapter.presets)
+    assert {prop for _, prop in cited} == {"P1", "P2", "P3", "P6"}
+    for preset_name, prop in cited:
+        claim = next(c for c in PRESETS[preset_name].claims if c.prop == prop)
+        assert claim.bounds == REFERENCE_BOUNDS
+        verdict = explore(PRESETS[preset_name].design, REFERENCE_BOUNDS).verdicts[prop]
+        assert claim.matches(verdict), (preset_name, prop)

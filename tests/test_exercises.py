@@ -222,6 +222,7 @@ def test_the_default_set_is_valid_and_every_exercise_is_solvable() -> None:
         "lease-fix-p1": {"receiver": "fenced"},
         "key-version-fix-p3": {"token": "counter"},
         "rmw-fix-p5": {"fenced_reads": True},
+        "no-lease-fix-p6": {"expiry": "lease", "receiver": "lease-aware"},
     }
     for exercise in found.exercises:
         truth = verdicts(exercise.design, exercise.bounds)
@@ -308,7 +309,43 @@ def test_a_duplicate_id_is_reported_even_with_other_errors() -> None:
 
 def test_the_default_set_passes_the_solvability_check() -> None:
     """Loading the default set runs the same check (it would raise otherwise)."""
-    assert len(load_set(DEFAULT_SET).exercises) == 11
+    assert len(load_set(DEFAULT_SET).exercises) == 14
+
+
+def test_the_p6_exercises_strand_a_crashed_holder_and_need_more_than_fencing_to_fix() -> None:
+    """Predict: a lock without a lease keeps P1..P5 and loses only P6. Break: the model's
+    shortest stranding (Acquire, Crash, L + 1 Ticks) is accepted. Fix: a lease with a fencing
+    receiver frees the lock but loses P2; a receiver that checks the live lease keeps it all."""
+    found = load_set(DEFAULT_SET)
+    predict = found.by_id("no-lease-predict")
+    strand = found.by_id("no-lease-break-p6")
+    fix = found.by_id("no-lease-fix-p6")
+    assert predict is not None and strand is not None and fix is not None
+    truth = verdicts(predict.design, predict.bounds)
+    assert check_predict(predict, ["P1", "P2", "P3", "P4", "P5"], truth).correct
+    assert not check_predict(predict, ["P1", "P2", "P3", "P4", "P5", "P6"], truth).correct
+    stranding = (
+        Action("Acquire", 1),
+        Action("Crash", 1),
+        *(Action("Tick") for _ in range(strand.bounds.lease + 1)),
+    )
+    assert len(stranding) == strand.max_steps
+    feedback = check_break(strand, stranding)
+    assert feedback.correct and "step 5 (Tick) violates P6" in feedback.message
+    assert not check_break(strand, stranding[:-1]).correct  # L ticks: not yet overdue
+    original = verdicts(fix.design, fix.bounds)
+    fenced = fixed_design(fix, {"expiry": "lease", "receiver": "fenced", "renew": True})
+    lost = check_fix(fix, fenced, original, verdicts(fenced, fix.bounds))
+    assert not lost.correct and "loses what held before: P2 in 5 steps" in lost.message
+    lease_only = fixed_design(fix, {"expiry": "lease"})
+    assert (
+        "P1 in 8 steps"
+        in check_fix(fix, lease_only, original, verdicts(lease_only, fix.bounds)).message
+    )
+    live = fixed_design(fix, {"expiry": "lease", "receiver": "lease-aware", "renew": True})
+    assert check_fix(fix, live, original, verdicts(live, fix.bounds)).correct
+    with pytest.raises(DesignError, match="not crashes"):
+        fixed_design(fix, {"crashes": 0})  # a crash cannot be fixed away by forbidding it
 
 
 def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from fencing.stories import PAUSED_WORKER_ACTIONS, PAUSED_WORKER_BOUNDS
+from fencing.stories import (
+    KEEPALIVE_FENCING_ACTIONS,
+    KEEPALIVE_LEASE_ACTIONS,
+    LOCK_WITHOUT_LEASE_ACTIONS,
+    PAUSED_WORKER_ACTIONS,
+    PAUSED_WORKER_BOUNDS,
+    WHY_A_LEASE_BOUNDS,
+)
 from model.claims import render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
@@ -46,8 +53,9 @@ class RunSpec:
         return PRESETS[self.counterexample_of[0]].design != self.design
 
     def shown(self) -> tuple[RunSpec, ...]:
-        """This run and the one beside it, if any: what one choice of the chapter shows."""
-        return (self,) if self.beside is None else (self, self.beside)
+        """This run and the ones beside it (a run beside may have one beside it in turn):
+        what one choice of the chapter shows, stepped together."""
+        return (self,) if self.beside is None else (self, *self.beside.shown())
 
 
 @dataclass(frozen=True)
@@ -185,10 +193,70 @@ ATOMIC: Final = (
     "step, so nothing can happen between the check and the write."
 )
 
+_NO_LEASE_RUN: Final = RunSpec(
+    "No lease",
+    "A lock that never expires (`lock-without-lease`). While W1 pauses, nobody else can "
+    "take the lock, so when W1 wakes its write is the only one and lands in order. W2 "
+    "then takes the lock, writes and crashes without releasing it: the lock stays "
+    "with W2, and W1 waits for ever.",
+    PRESETS["lock-without-lease"].design,
+    WHY_A_LEASE_BOUNDS,
+    LOCK_WITHOUT_LEASE_ACTIONS,
+)
+
+_KEEPALIVE_RUN: Final = RunSpec(
+    "A lease with keepalives",
+    "A lease of L ticks that a running holder renews (`keepalive-lease`), and a plain "
+    "store. W1 pauses, renews nothing, and its lease runs out; W2 is granted the lock "
+    "and writes; W1 wakes and sends its late write, which the store accepts after "
+    "W2's. W2 renews, then crashes: its renewals stop, its lease runs out L ticks "
+    "after the last one, and W1 is granted the lock again.",
+    PRESETS["keepalive-lease"].design,
+    WHY_A_LEASE_BOUNDS,
+    KEEPALIVE_LEASE_ACTIONS,
+)
+
+_KEEPALIVE_FENCING_RUN: Final = RunSpec(
+    "A lease with keepalives and fencing",
+    "The same lease with a receiver that checks the fencing token "
+    "(`keepalive-fencing`). W1's late write carries token 1 after token 2 has been "
+    "seen, and is rejected. W2's crash frees the lock as before.",
+    PRESETS["keepalive-fencing"].design,
+    WHY_A_LEASE_BOUNDS,
+    KEEPALIVE_FENCING_ACTIONS,
+)
+
+_WHY_A_LEASE: Final = Chapter(
+    number=0,
+    title="Why a lease at all",
+    question="A worker that holds the lock goes silent. Either it has crashed and will never "
+    "come back, or it is only paused (a GC pause, a stalled VM) and will wake up still "
+    "believing it holds the lock. Should the lock service wait for ever, or give the lock to "
+    "somebody else after a while? Three designs, stepped together: in each, W1 takes the lock "
+    "and pauses, and later W2 takes it and crashes.",
+    runs=(_with_beside(_NO_LEASE_RUN, _with_beside(_KEEPALIVE_RUN, _KEEPALIVE_FENCING_RUN)),),
+    presets=("lock-without-lease", "keepalive-lease", "keepalive-fencing"),
+    properties=("P1", "P2", "P3", "P6"),
+    takeaway_template="A lock without a lease is safe against a pause "
+    "{lock-without-lease:P1,P2,P3}, but a holder that crashes keeps it for ever "
+    "{lock-without-lease:P6}. A lease frees a crashed holder's lock {keepalive-lease:P6}, and "
+    "the same expiry takes the lock from a holder that is only paused, whose late write then "
+    "lands {keepalive-lease:P1,P2,P3}. The coordinator cannot tell a crash from a pause: both "
+    "are a holder that has gone silent, so whatever frees a crashed holder's lock also frees "
+    "a paused one's. Fencing lets the receiver refuse the late write once something newer "
+    "has landed {keepalive-fencing:P1,P3} and keeps the lease's promise after a crash "
+    "{keepalive-fencing:P6}; a late write that arrives before anything newer still lands "
+    "{keepalive-fencing:P2}, which chapter 3 takes up.",
+)
+"""Chapter 0: why a lock needs a lease, and why a lease alone is not enough."""
+
 CHAPTERS: Final = (
+    _WHY_A_LEASE,
     Chapter(
         1,
         "The paused worker",
+        "Chapter 0 showed why a lock needs a lease, and that a lease also takes the lock from a "
+        "holder that is only paused; this chapter follows that paused holder. "
         "W1 takes the lock, pauses past its lease, and wakes up after W2 has been granted the "
         "lock and has written. What happens to W1's late write with a lease alone, and with "
         "fencing tokens checked by the receiver?",

@@ -25,7 +25,7 @@ from typing import Final
 from model.design import Expiry
 from model.layout import Vars
 from model.narration import carries_token
-from model.rules import lease_is_current
+from model.rules import Action, lease_is_current
 from model.system import State
 from model.trace import Step, Trace
 from webapp.style import (
@@ -332,6 +332,20 @@ class _Grant:
     granted: int
     lease_over: int | None
     given_up: int | None
+    renewals: tuple[tuple[int, float], ...] = ()
+    """(step number, new end) of each renewal before the lease stopped, in order."""
+    crashed: int | None = None
+    """The step at which the worker crashed while holding this grant, if it did."""
+    granted_expiry: float = 0.0
+    """The end of the lease as granted, before any renewal."""
+
+    def expiry_after(self, count: int) -> float | None:
+        """Where the lease ends as known after `count` steps: a renewal not made yet does
+        not move it (None for a lock without a lease)."""
+        if self.expiry is None:
+            return None
+        known = [end for number, end in self.renewals if number <= count]
+        return known[-1] if known else self.granted_expiry
 
 
 @lru_cache(maxsize=64)
@@ -348,15 +362,19 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
         w = step.action.worker
         after = system.view(step.after)
         grant = int(after.gid[w])
-        lease_over = given_up = None
-        expiry = int(after.expires)
+        lease_over = given_up = crashed = None
+        granted_expiry = expiry = int(after.expires)
+        renewals: list[tuple[int, float]] = []
         for number in range(step.number + 1, len(states)):
             s = system.view(states[number])
             holds = believes_it_holds(s, w) and int(s.gid[w]) == grant
             if lease_over is None and not (holds and lease_is_current(s, w)):
                 lease_over = number
-            if lease_over is None:
-                expiry = max(expiry, int(s.expires))
+            if lease_over is None and int(s.expires) > expiry:
+                expiry = int(s.expires)
+                renewals.append((number, time_x(expiry)))
+            if crashed is None and holds and trace.steps[number - 1].action == _crash_of(w):
+                crashed = number
             if not holds:
                 given_up = number
                 break
@@ -371,6 +389,9 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
                 granted=step.number,
                 lease_over=lease_over,
                 given_up=given_up,
+                renewals=tuple(renewals),
+                crashed=crashed,
+                granted_expiry=time_x(granted_expiry),
             )
         )
         if given_up:
@@ -397,12 +418,42 @@ def lease_segments(trace: Trace, upto: int | None = None) -> tuple[Segment, ...]
         if g.granted > count:
             continue
         over = positions[g.lease_over - 1] if g.lease_over and ended(g.lease_over) else None
-        end = (now if g.expiry is None else g.expiry) if over is None else over
+        expiry = g.expiry_after(count)
+        end = (now if expiry is None else expiry) if over is None else over
         found.append(Segment(g.worker, g.grant, g.token, g.start, end, LEASE_ACTIVE))
         if over is not None and g.lease_over != g.given_up:
             let_go = positions[g.given_up - 1] if g.given_up and ended(g.given_up) else now
-            found.append(Segment(g.worker, g.grant, g.token, over, let_go, LEASE_PAST))
+            if g.crashed is not None and ended(g.crashed):  # a crashed worker uses nothing
+                let_go = min(let_go, positions[g.crashed - 1])
+            if let_go > over or not (g.crashed is not None and ended(g.crashed)):
+                found.append(Segment(g.worker, g.grant, g.token, over, let_go, LEASE_PAST))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class Crashed:
+    """A crashed worker's lane from its crash on: it takes no step again."""
+
+    worker: int
+    step: int
+    start: float
+    end: float
+    time: int
+
+
+def _crash_of(w: int) -> Action:
+    """The action of worker w crashing."""
+    return Action("Crash", w)
+
+
+def crashes(trace: Trace, upto: int | None = None) -> tuple[Crashed, ...]:
+    """Every crash within the first `upto` steps, its lane ended from the crash to now."""
+    now = current_x(trace, upto)
+    return tuple(
+        Crashed(e.worker, e.step.number, e.x, now, e.time)
+        for e in events(trace, upto)
+        if e.step.action.name == "Crash"
+    )
 
 
 def _own_rules_enabled(trace: Trace, state: State, w: int, names: tuple[str, ...]) -> bool:

@@ -28,6 +28,15 @@ PAGES: Final = (
         "What this app is for and where to go.",
     ),
     PageEntry(
+        "screens/chapter_0.py",
+        "Walkthrough",
+        "0. Why a lease at all",
+        ":material/lock_clock:",
+        "chapter-0",
+        "A lock without a lease, a lease with keepalives, and one with fencing: what a holder "
+        "that pauses and one that crashes do to each, side by side.",
+    ),
+    PageEntry(
         "screens/chapter_1.py",
         "Walkthrough",
         "1. The paused worker",

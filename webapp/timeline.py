@@ -9,7 +9,8 @@ Tick `t` is the band from x = t to t + 1, labelled `t=<t>`; every step sits insi
 of the tick it happens in (see `webapp.events`). Lease bars are filled rectangles (one
 polygon trace per worker and lease status), requests travel in the network just below
 their worker's lane (dashed) and drop to the receiver when it handles them (an arrow
-coloured by the outcome), a paused worker's lane carries a dotted line, and the gap is a
+coloured by the outcome), a paused worker's lane carries a dotted line, a crashed worker's
+lane a solid dark line from its crash on (it takes no step again), and the gap is a
 shaded, labelled stretch of time across every lane. The legend is one entry per meaning,
 the same for every step of a run, each with the symbol or line the figure draws for it.
 """
@@ -27,11 +28,13 @@ from model.trace import Trace
 from webapp.events import (
     LEASE_ACTIVE,
     LEASE_PAST,
+    Crashed,
     Event,
     Gap,
     Message,
     Pause,
     Segment,
+    crashes,
     current_x,
     events,
     gaps,
@@ -45,6 +48,7 @@ from webapp.events import (
 from webapp.style import (
     ACTIVE_LEASE_OPACITY,
     BAND_FILL,
+    CRASHED_COLOUR,
     CURRENT_STEP_COLOUR,
     FUTURE_FILL,
     GAP_COLOUR,
@@ -115,6 +119,9 @@ PAUSE_STYLE: Final = {
 }
 """A paused stretch: a hatched, dotted-outlined rectangle over the worker's lane."""
 IN_NETWORK: Final = Look("in the network", dash="dash")
+CRASHED: Final = Look("crashed", dash="solid", colour=CRASHED_COLOUR)
+"""A crashed worker's lane from its crash on: a solid dark line, never the pause's hatching."""
+CRASHED_WIDTH: Final = 5
 GAP: Final = Look("gap", symbol="square", colour=GAP_COLOUR)
 
 ACTION_LOOKS: Final = {
@@ -369,6 +376,55 @@ def pause_hover(pause: Pause) -> str:
         f"W{pause.worker} is paused: it believes it holds the lock and could act, "
         f"but takes no step while time passes ({ticks})"
     )
+
+
+def crash_hover(crash: Crashed) -> str:
+    """What hovering a crashed lane says: who, since when, and that nobody is told."""
+    return (
+        f"W{crash.worker} crashed at t={crash.time} and takes no step again: no write, no "
+        "release, no renewal. Nobody is told; to the coordinator it looks like a pause."
+    )
+
+
+def _crash_traces(trace: Trace, upto: int | None, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+    """A crashed worker's lane, ended: a solid dark line from the crash to now, labelled."""
+    found = crashes(trace, upto)
+    if not found:
+        return []
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for crash in found:
+        y = lane_y[f"W{crash.worker}"]
+        xs += [crash.start, max(crash.end, crash.start), None]
+        ys += [y, y, None]
+    return [
+        {
+            "type": "scatter",
+            "name": CRASHED.name,
+            "legendgroup": CRASHED.name,
+            "showlegend": False,
+            "x": xs,
+            "y": ys,
+            "mode": "lines",
+            "line": {"color": CRASHED.colour, "width": CRASHED_WIDTH, "dash": CRASHED.dash},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "name": "crash labels",
+            "legendgroup": CRASHED.name,
+            "showlegend": False,
+            "x": [c.start for c in found],
+            "y": [lane_y[f"W{c.worker}"] + BAR_HALF_HEIGHT for c in found],
+            "text": ["✖ crashed" for _ in found],
+            "textposition": "top right",
+            "hovertext": [crash_hover(c) for c in found],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "mode": "text",
+            "textfont": {"size": 10, "color": CRASHED.colour},
+            "cliponaxis": False,
+        },
+    ]
 
 
 def _kind(message: Message) -> str:
@@ -659,6 +715,8 @@ def legend_looks(trace: Trace, stepping: bool = True) -> list[Look]:
         looks.append(IN_NETWORK)
     if pauses(trace):
         looks.append(PAUSED)
+    if crashes(trace):
+        looks.append(CRASHED)
     if gaps(trace):
         looks.append(GAP)
     if every and stepping:
@@ -778,6 +836,7 @@ def timeline_figure(trace: Trace, upto: int | None = None) -> go.Figure:
     data = [
         *_lease_traces(trace, upto, lane_y),
         *_pause_traces(trace, upto, lane_y),
+        *_crash_traces(trace, upto, lane_y),
         *_network_traces(trace, upto, lane_y),
         *_arrow_traces(trace, upto, lane_y),
         *_marker_traces(trace, upto, lane_y),

@@ -17,7 +17,7 @@ from webapp.views import opening_step
 Opener = Callable[..., AppTest]
 
 
-@pytest.mark.parametrize("number", [1, 2, 3, 4])
+@pytest.mark.parametrize("number", [0, 1, 2, 3, 4])
 def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> None:
     at = open_page(f"screens/chapter_{number}.py")
     chapter = BY_NUMBER[number]
@@ -34,7 +34,7 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
     assert not at.exception
     text = all_text(at)
     assert f"Step {last} of {last}" in text
-    final = traces[0].steps[-1].sentence
+    final = longest.steps[-1].sentence
     assert any(final in m.value and ":orange-background[" in m.value for m in at.markdown)
     table = at.dataframe[-1].value
     assert list(table["design"]) == list(chapter.presets)
@@ -56,6 +56,40 @@ def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None
         at.button(key=f"chapter{number}-{index}-last").click().run()
         for trace in traces:
             assert trace.steps[-1].sentence in all_text(at)
+
+
+def test_chapter_0_ends_with_the_table_to_take_away(open_page: Opener) -> None:
+    """The lesson table's cells are the explorer's verdicts on the three designs."""
+    at = open_page("screens/chapter_0.py")
+    assert not at.exception
+    verdicts = at.dataframe[-1].value.set_index("design")
+    assert verdicts.loc["lock-without-lease", "P6"] == "✘ violated (5 steps)"
+    assert verdicts.loc["keepalive-lease", "P2"] == "✘ violated (5 steps)"
+    assert verdicts.loc["keepalive-fencing", "P1"] == "✔ holds"
+    assert "The table to take away" in all_text(at)
+    lesson = at.table[-1].value
+    assert [name.split(":")[0] for name in lesson["design"]] == list(BY_NUMBER[0].presets)
+    pause, crash = lesson.columns[1], lesson.columns[2]
+    assert list(lesson[pause]) == [
+        "✔ P1, P2, P3 hold",
+        "✘ P1, P2, P3 fail (8, 5, 8 steps)",
+        "✔ P1, P3 hold · ✘ P2 fails (5 steps)",
+    ]
+    stranded, *freed = list(lesson[crash])
+    assert stranded == "✘ the crashed holder keeps the lock: P6 fails (5 steps)"
+    assert freed and all(cell.endswith("P6 holds") for cell in freed)
+    assert "cannot tell a crash from a pause" in all_text(at)
+
+
+def test_chapter_0_reopens_at_the_step_in_its_link_and_clamps_a_bad_one(open_page: Opener) -> None:
+    """A copied link reopens all three runs at its step; a step that is no number is step 0."""
+    count = max(len(trace.steps) for trace in chapter_traces(0))
+    at = open_page("screens/chapter_0.py", step="11")
+    assert f"Step 11 of {count}" in all_text(at)
+    crash = chapter_traces(0)[0].steps[10].sentence  # the eleventh step: W2 crashes
+    assert any(crash in m.value and ":orange-background[" in m.value for m in at.markdown)
+    for bad in ("1e400", "__import__('os')"):
+        assert f"Step 0 of {count}" in all_text(open_page("screens/chapter_0.py", step=bad))
 
 
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
