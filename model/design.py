@@ -9,7 +9,8 @@ field, the value and what to change.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Final
 
 from model.options import (
@@ -24,6 +25,9 @@ from model.options import (
     Receiver,
     Token,
     Workload,
+)
+from model.options import (
+    option as named_option,
 )
 
 __all__ = [
@@ -134,7 +138,7 @@ class Bounds:
     @staticmethod
     def from_dict(data: Any) -> Bounds:
         """Bounds from a JSON object; unknown keys are refused."""
-        return _from_dict(Bounds, data, "bounds")
+        return _from_dict(Bounds, data, "bounds", lambda sizes: Bounds(**sizes))
 
 
 REFERENCE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=2)
@@ -226,6 +230,18 @@ class Design:
             )
         return problems
 
+    def with_changes(self, changes: Mapping[str, Any]) -> Design:
+        """This design with some options changed, validated as a whole.
+
+        The one way every front end (flags, links, forms, exercise files, stacks) turns a
+        preset plus changes into a design. An option the changes leave out keeps this
+        design's value, even one that only fitted a value the changes replace: the design
+        is then refused with the model's message saying what to change, alike everywhere.
+        """
+        for name in changes:
+            named_option(name)
+        return replace(self, **changes)
+
     @property
     def modulus(self) -> int:
         """The wrapping modulus M (2 unless set)."""
@@ -280,8 +296,9 @@ class Design:
 
     @staticmethod
     def from_dict(data: Any) -> Design:
-        """A design from a JSON or TOML object; unknown keys are refused."""
-        return _from_dict(Design, data, "design")
+        """A design from a JSON or TOML object (the core with those changes); unknown keys
+        are refused."""
+        return _from_dict(Design, data, "design", Design().with_changes)
 
 
 def _count(number: int, noun: str) -> str:
@@ -289,7 +306,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _from_dict(cls: Any, data: Any, what: str) -> Any:
+def _from_dict(cls: Any, data: Any, what: str, build: Callable[[dict[str, Any]], Any]) -> Any:
     """Build a dataclass from a dict, refusing unknown keys and wrong types clearly."""
     if not isinstance(data, dict):
         raise DesignError(f"{what} must be an object, not {type(data).__name__}")
@@ -300,6 +317,6 @@ def _from_dict(cls: Any, data: Any, what: str) -> Any:
             f"{what} has unknown field {unknown[0]!r}: known fields are {', '.join(sorted(known))}"
         )
     try:
-        return cls(**data)
+        return build(data)
     except TypeError as error:
         raise DesignError(f"{what} is malformed: {error}") from None
