@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Final
 
+from model.combinations import refusals
 from model.options import (
     BY_OPTION,
     MAX_CRASHES,
@@ -175,60 +176,9 @@ class Design:
             raise DesignError(problem)
 
     def _combination_problems(self) -> list[str]:
-        """Options that make no sense together, each with what to change."""
-        problems = []
-        if self.fenced_reads and self.workload is not Workload.RMW:
-            problems.append("fenced_reads needs workload rmw: set workload to rmw or drop it")
-        if self.fenced_reads and self.receiver in (Receiver.NONE, Receiver.EQUALITY):
-            problems.append(
-                f"fenced_reads has no effect with receiver {self.receiver}: reads are only "
-                "checked by fenced, fenced-strict, fenced-nonatomic or lease-aware receivers"
-            )
-        if self.hwm is MarkStore.VOLATILE and self.storage_restarts == 0:
-            problems.append(
-                "hwm volatile needs storage_restarts of at least 1 (without a restart "
-                "it behaves exactly as durable)"
-            )
-        if self.storage_restarts and self.hwm is not MarkStore.VOLATILE:
-            problems.append(
-                "storage_restarts only apply to a volatile mark: set hwm to volatile "
-                "or storage_restarts to 0"
-            )
-        if self.hwm is MarkStore.VOLATILE and not self.receiver.keeps_a_mark:
-            problems.append(
-                f"receiver {self.receiver} keeps no mark, so hwm volatile changes nothing: "
-                "use a fenced or equality receiver"
-            )
-        if self.token is Token.COUNTER_VOLATILE and self.coordinator_restarts == 0:
-            problems.append(
-                "token counter-volatile needs coordinator_restarts of at least 1 (without "
-                "a restart it behaves exactly as counter)"
-            )
-        if self.coordinator_restarts and self.token is not Token.COUNTER_VOLATILE:
-            problems.append(
-                "coordinator_restarts only apply to token counter-volatile: change the "
-                "token or set coordinator_restarts to 0"
-            )
-        if self.skew and self.token is not Token.LOCAL_CLOCK:
-            problems.append("skew only applies to token local-clock: change the token or drop it")
-        if self.wrap and self.token is not Token.WRAPPING:
-            problems.append("wrap only applies to token wrapping: change the token or drop it")
-        if self.grant_fences and not self.receiver.keeps_high_water_mark:
-            problems.append(
-                f"grant_fences raises the receiver's high-water mark, which receiver "
-                f"{self.receiver} does not keep: use fenced, fenced-strict or fenced-nonatomic"
-            )
-        if self.expiry is Expiry.NEVER and self.worker_check:
-            problems.append(
-                "worker_check has nothing to check with expiry never (the lock has no lease): "
-                "drop worker_check or use expiry lease"
-            )
-        if self.expiry is Expiry.NEVER and self.renew:
-            problems.append(
-                "renew has nothing to renew with expiry never (the lock has no lease): "
-                "drop renew or use expiry lease"
-            )
-        return problems
+        """Options that make no sense together, each with what to change (the rows of
+        `model.combinations.COMBINATIONS`)."""
+        return refusals(self)
 
     def with_changes(self, changes: Mapping[str, Any]) -> Design:
         """This design with some options changed, validated as a whole.
