@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from model.options import Expiry, MarkStore, Receiver, Token, Workload
+from model.options import Expiry, MarkStore, Receiver, Workload, tokens_where
 
 
 def _value_text(value: Any) -> str:
@@ -36,8 +36,8 @@ class When:
     negated: bool = False
 
     def __post_init__(self) -> None:
-        if not self.values or (self.negated and len(self.values) != 1):
-            raise ValueError(f"{self.option}: give values, and only one when negated")
+        if not self.values:
+            raise ValueError(f"{self.option}: a condition needs at least one value")
 
     def holds(self, design: Any) -> bool:
         """Whether the design's value of the option matches."""
@@ -45,9 +45,10 @@ class When:
 
     def text(self) -> str:
         """The condition as docs/model.md writes it: `hwm = volatile`, `token ≠ wrapping`,
-        `receiver ∈ {none, equality}`."""
+        `receiver ∈ {none, equality}`, `token ∉ {random, wrapping}`."""
         if len(self.values) > 1:
-            return f"{self.option} ∈ {{{', '.join(_value_text(v) for v in self.values)}}}"
+            values = ", ".join(_value_text(v) for v in self.values)
+            return f"{self.option} {'∉' if self.negated else '∈'} {{{values}}}"
         return f"{self.option} {'≠' if self.negated else '='} {_value_text(self.values[0])}"
 
 
@@ -91,6 +92,9 @@ _READ_CHECKERS: Final = _members(Receiver, lambda r: r not in _NO_READ_CHECK)
 _NO_MARK: Final = _members(Receiver, lambda r: not r.keeps_a_mark)
 _NO_HIGH_WATER_MARK: Final = _members(Receiver, lambda r: not r.keeps_high_water_mark)
 _HIGH_WATER_MARKS: Final = _members(Receiver, lambda r: r.keeps_high_water_mark)
+_RESET_TOKENS: Final = tokens_where(lambda row: row.reset_by_coordinator_restart)
+_CLOCK_TOKENS: Final = tokens_where(lambda row: "skew" in row.shaped_by)
+_WRAP_TOKENS: Final = tokens_where(lambda row: "wrap" in row.shaped_by)
 
 
 COMBINATIONS: Final = (
@@ -127,28 +131,28 @@ COMBINATIONS: Final = (
         "these receivers keep no mark to lose",
     ),
     Combination(
-        (When("token", (Token.COUNTER_VOLATILE,)), When("coordinator_restarts", (0,))),
-        "token counter-volatile needs coordinator_restarts of at least 1 (without a restart "
-        "it behaves exactly as counter)",
+        (When("token", _RESET_TOKENS), When("coordinator_restarts", (0,))),
+        f"token {_either(_RESET_TOKENS)} needs coordinator_restarts of at least 1 (without a "
+        "restart it behaves exactly as counter)",
         "without a restart the volatile counter behaves exactly like `counter`",
     ),
     Combination(
         (
-            When("token", (Token.COUNTER_VOLATILE,), negated=True),
+            When("token", _RESET_TOKENS, negated=True),
             When("coordinator_restarts", (0,), negated=True),
         ),
-        "coordinator_restarts only apply to token counter-volatile: change the token or set "
-        "coordinator_restarts to 0",
+        f"coordinator_restarts only apply to token {_either(_RESET_TOKENS)}: change the token "
+        "or set coordinator_restarts to 0",
         "only a volatile counter is lost in a coordinator restart",
     ),
     Combination(
-        (When("token", (Token.LOCAL_CLOCK,), negated=True), When("skew", ((),), negated=True)),
-        "skew only applies to token local-clock: change the token or drop it",
+        (When("token", _CLOCK_TOKENS, negated=True), When("skew", ((),), negated=True)),
+        f"skew only applies to token {_either(_CLOCK_TOKENS)}: change the token or drop it",
         "skews only shape clock tokens",
     ),
     Combination(
-        (When("token", (Token.WRAPPING,), negated=True), When("wrap", (0,), negated=True)),
-        "wrap only applies to token wrapping: change the token or drop it",
+        (When("token", _WRAP_TOKENS, negated=True), When("wrap", (0,), negated=True)),
+        f"wrap only applies to token {_either(_WRAP_TOKENS)}: change the token or drop it",
         "a modulus only shapes wrapping tokens",
     ),
     Combination(

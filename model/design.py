@@ -199,7 +199,7 @@ class Design:
 
     def skews(self, workers: int) -> tuple[int, ...]:
         """Per-worker clock offsets: the given list, or (1, 0, 0, ...) by default."""
-        if self.token is not Token.LOCAL_CLOCK:
+        if "skew" not in self.token.row.shaped_by:
             return (0,) * workers
         if self.skew:
             return self.skew

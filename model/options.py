@@ -2,17 +2,22 @@
 
 Every place that reads or shows a design option takes it from `OPTIONS`: the `Design`
 dataclass validates with it, the CLI makes its flags from it, the web forms their widgets,
-links their parameters and exercise files their schema. Adding an option (or a value of
-one) is a change here and in the rule that gives it meaning (docs/model.md, "Design
-options").
+links their parameters and exercise files their schema. What a value means lives in its
+row: each token source is a `TokenRow` of `TOKEN_TABLE` (words, what it mirrors, its domain
+ceiling, what it implies), read by the rules, the layout, the refused combinations and the
+prover instead of naming token values. Adding an option (or a value of one) is a change
+here and in the rule that gives it meaning (docs/model.md, "Design options").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, assert_never
+from typing import TYPE_CHECKING, Any, Final, assert_never
+
+if TYPE_CHECKING:
+    from model.design import Bounds, Design
 
 MAX_RESTARTS: Final = 3
 MAX_CRASHES: Final = 3
@@ -37,15 +42,130 @@ class Token(StrEnum):
     WRAPPING = "wrapping"
 
     @property
-    def is_counter(self) -> bool:
-        """Whether the token is the coordinator's counter (`issued`), durable or not."""
-        match self:
-            case Token.COUNTER | Token.COUNTER_VOLATILE:
-                return True
-            case Token.KEY_VERSION | Token.RANDOM | Token.LOCAL_CLOCK | Token.WRAPPING:
-                return False
-            case _:
-                assert_never(self)
+    def row(self) -> TokenRow:
+        """Everything this token source means (`TOKEN_ROWS`)."""
+        return TOKEN_ROWS[self]
+
+
+TOKEN_RULE: Final = "model.rules:RuleBuilder.new_token"
+"""The rule that makes each token source's value at a grant (one case per `Token`)."""
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One token source and what its value means, read by every part that depends on it.
+
+    The rules, the state layout, the refused combinations, the prover's candidate
+    invariants and the words on every page read these fields instead of naming token
+    values, so a new source is one `Token` member, one row here and one case of the rule
+    `rule` names (docs/model.md#token).
+    """
+
+    token: Token
+    words: str
+    """The value in plain words, for forms, labels and sentences."""
+    mirrors: str
+    """What it stands for in real lock services."""
+    ceiling: Callable[[Design, Bounds], int]
+    """The largest token value it can hand out at these bounds (the domain's top)."""
+    uses_counter: bool
+    """Each grant raises the coordinator's counter `issued`, and the token is its value."""
+    reset_by_coordinator_restart: bool
+    """A coordinator restart sets the counter back to 0 (only then do restarts apply)."""
+    picks_unused_value: bool
+    """The coordinator picks any value not handed out before (one Acquire per value)."""
+    shaped_by: tuple[str, ...]
+    """Options that only shape this source's values (refused with any other token)."""
+    candidates: tuple[str, ...]
+    """The prover's token-specific candidate invariants that apply (proofs/invariants.py)."""
+    rule: str = TOKEN_RULE
+    """The rule function whose case for this token makes its value at a grant."""
+
+
+TOKEN_TABLE: Final = (
+    TokenRow(
+        Token.COUNTER,
+        "durable counter (1, 2, 3, …)",
+        "a number the lock service raises at every grant and keeps on disk: a revision, "
+        "a sequence number or a log index",
+        lambda design, bounds: bounds.grants,
+        uses_counter=True,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(
+            "counter_is_grants",
+            "token_is_grant",
+            "last_is_lastg",
+            "grants_bound_tokens",
+            "tokens_follow_grants",
+        ),
+    ),
+    TokenRow(
+        Token.COUNTER_VOLATILE,
+        "counter lost on coordinator restart",
+        "a counter kept only in memory, which starts again when its server restarts or fails over",
+        lambda design, bounds: bounds.grants,
+        uses_counter=True,
+        reset_by_coordinator_restart=True,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.KEY_VERSION,
+        "the lock key's version (always 1)",
+        "a per-key version that counts changes to one key and starts again when the key "
+        "is created anew",
+        lambda design, bounds: 1,
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.RANDOM,
+        "random unique value",
+        "a unique but unordered value: a lease ID, a UUID or a random lock value",
+        lambda design, bounds: bounds.grants,
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=True,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.LOCAL_CLOCK,
+        "the worker's own clock",
+        "a timestamp read from the worker's own clock",
+        lambda design, bounds: bounds.horizon + 1 + max(design.skews(bounds.workers)),
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=("skew",),
+        candidates=("tokens_follow_grants", "clock_token_dates_the_grant"),
+    ),
+    TokenRow(
+        Token.WRAPPING,
+        "counter that wraps around",
+        "a fixed-width sequence number that overflows",
+        lambda design, bounds: min(design.modulus, bounds.grants),
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=("wrap",),
+        candidates=(),
+    ),
+)
+"""One row per token source, in the order of `Token`."""
+
+TOKEN_ROWS: Final = {row.token: row for row in TOKEN_TABLE}
+
+
+def tokens_where(test: Callable[[TokenRow], bool]) -> tuple[Token, ...]:
+    """The token sources whose row passes a test, in their order."""
+    return tuple(row.token for row in TOKEN_TABLE if test(row))
 
 
 class Receiver(StrEnum):
@@ -254,14 +374,7 @@ OPTIONS: Final = (
         "What the coordinator hands out at each grant.",
         Token.COUNTER,
         Token,
-        {
-            "counter": "durable counter (1, 2, 3, …)",
-            "counter-volatile": "counter lost on coordinator restart",
-            "key-version": "the lock key's version (always 1)",
-            "random": "random unique value",
-            "local-clock": "the worker's own clock",
-            "wrapping": "counter that wraps around",
-        },
+        {str(row.token): row.words for row in TOKEN_TABLE},
     ),
     Option(
         "receiver",

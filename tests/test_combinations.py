@@ -61,9 +61,13 @@ def test_rows_name_real_options_and_values() -> None:
             assert all(option.coerce(value) == value for value in when.values)
 
 
-def test_a_negated_condition_takes_one_value() -> None:
-    """`≠` is written for one value only, so the table stays readable."""
-    with pytest.raises(ValueError, match="only one when negated"):
-        When("token", ("counter", "random"), negated=True)
+def test_conditions_are_written_as_the_docs_write_them() -> None:
+    """`=`, `≠`, `∈` and `∉` by the number of values; a condition without values is refused."""
+    with pytest.raises(ValueError, match="at least one value"):
+        When("token", ())
     assert When("receiver", ("none", "equality")).text() == "receiver ∈ {none, equality}"
+    assert When("token", ("random", "wrapping"), negated=True).text() == (
+        "token ∉ {random, wrapping}"
+    )
     assert When("skew", ((),), negated=True).text() == "skew ≠ ()"
+    assert When("fenced_reads", (True,)).text() == "fenced_reads = true"
