@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
 
-from model.options import Expiry, MarkStore, Receiver, Workload, tokens_where
+from model.options import Expiry, MarkStore, Workload, receivers_where, tokens_where
 
 
 def _value_text(value: Any) -> str:
@@ -76,22 +75,17 @@ class Combination:
         return self.message.format(**{name: getattr(design, name) for name in self.options})
 
 
-def _members(enum: type[StrEnum], test: Any) -> tuple[Any, ...]:
-    """The members of an enum that pass a test, in their order."""
-    return tuple(member for member in enum if test(member))
-
-
 def _either(values: Sequence[Any]) -> str:
     """`a, b, c or d`."""
     words = [str(v) for v in values]
     return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
-_NO_READ_CHECK: Final = (Receiver.NONE, Receiver.EQUALITY)
-_READ_CHECKERS: Final = _members(Receiver, lambda r: r not in _NO_READ_CHECK)
-_NO_MARK: Final = _members(Receiver, lambda r: not r.keeps_a_mark)
-_NO_HIGH_WATER_MARK: Final = _members(Receiver, lambda r: not r.keeps_high_water_mark)
-_HIGH_WATER_MARKS: Final = _members(Receiver, lambda r: r.keeps_high_water_mark)
+_NO_READ_CHECK: Final = receivers_where(lambda row: not row.checks_reads)
+_READ_CHECKERS: Final = receivers_where(lambda row: row.checks_reads)
+_NO_MARK: Final = receivers_where(lambda row: not row.receiver.keeps_a_mark)
+_NO_HIGH_WATER_MARK: Final = receivers_where(lambda row: not row.keeps_high_water_mark)
+_HIGH_WATER_MARKS: Final = receivers_where(lambda row: row.keeps_high_water_mark)
 _RESET_TOKENS: Final = tokens_where(lambda row: row.reset_by_coordinator_restart)
 _CLOCK_TOKENS: Final = tokens_where(lambda row: "skew" in row.shaped_by)
 _WRAP_TOKENS: Final = tokens_where(lambda row: "wrap" in row.shaped_by)

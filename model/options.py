@@ -4,9 +4,11 @@ Every place that reads or shows a design option takes it from `OPTIONS`: the `De
 dataclass validates with it, the CLI makes its flags from it, the web forms their widgets,
 links their parameters and exercise files their schema. What a value means lives in its
 row: each token source is a `TokenRow` of `TOKEN_TABLE` (words, what it mirrors, its domain
-ceiling, what it implies), read by the rules, the layout, the refused combinations and the
-prover instead of naming token values. Adding an option (or a value of one) is a change
-here and in the rule that gives it meaning (docs/model.md, "Design options").
+ceiling, what it implies), and each receiver rule a `ReceiverRow` of `RECEIVER_TABLE`
+(its test, the marks it keeps, whether it splits check and write), read by the rules, the
+layout, the refused combinations and the prover instead of naming values. Adding an option
+(or a value of one) is a change here and in the rule that gives it meaning (docs/model.md,
+"Design options").
 """
 
 from __future__ import annotations
@@ -179,20 +181,19 @@ class Receiver(StrEnum):
     LEASE_AWARE = "lease-aware"
 
     @property
+    def row(self) -> ReceiverRow:
+        """Everything this receiver rule means (`RECEIVER_ROWS`)."""
+        return RECEIVER_ROWS[self]
+
+    @property
     def keeps_high_water_mark(self) -> bool:
         """Whether the receiver keeps `hwm`, the highest token it has accepted."""
-        match self:
-            case Receiver.FENCED | Receiver.FENCED_STRICT | Receiver.FENCED_NONATOMIC:
-                return True
-            case Receiver.NONE | Receiver.EQUALITY | Receiver.LEASE_AWARE:
-                return False
-            case _:
-                assert_never(self)
+        return self.row.keeps_high_water_mark
 
     @property
     def keeps_equality_mark(self) -> bool:
         """Whether the receiver binds itself to the first token it accepts (`mark`)."""
-        return self is Receiver.EQUALITY
+        return self.row.keeps_equality_mark
 
     @property
     def keeps_a_mark(self) -> bool:
@@ -202,12 +203,122 @@ class Receiver(StrEnum):
     @property
     def checks_anything(self) -> bool:
         """Whether the receiver can refuse a request at all."""
-        return self is not Receiver.NONE
+        return self.row.test != "nothing"
 
     @property
     def splits_check_and_write(self) -> bool:
         """Whether checking a request and applying it are two separate steps."""
-        return self is Receiver.FENCED_NONATOMIC
+        return self.row.splits_check_and_write
+
+
+RECEIVER_RULE: Final = "model.rules:RuleBuilder.admission"
+"""The rule that makes each receiver's admission test (one case per `Receiver`)."""
+RECEIVER_NARRATOR: Final = "model.narration:comparison"
+"""The function that words each admission test, with its values, in a sentence."""
+
+
+@dataclass(frozen=True)
+class ReceiverRow:
+    """One receiver rule and what it means, read by every part that depends on it.
+
+    The rules, the state layout, the refused combinations, the prover's candidate
+    invariants and the words on every page read these fields instead of naming receiver
+    values, so a new rule is one `Receiver` member, one row here and one case of the rule
+    `rule` names (docs/model.md#receiver).
+    """
+
+    receiver: Receiver
+    words: str
+    """The rule in plain words, for forms, labels and sentences."""
+    test: str
+    """The admission test: `≥`, `>` or `=` against the mark, `lease`, or `nothing`."""
+    keeps_high_water_mark: bool
+    """It keeps `hwm`, the highest token accepted (raised by writes and fenced reads)."""
+    keeps_equality_mark: bool
+    """It binds itself to the first token it accepts (`mark`)."""
+    splits_check_and_write: bool
+    """Checking a request and applying it are two steps (Check, then Apply)."""
+    checks_reads: bool
+    """With `fenced_reads`, reads are checked by this rule too."""
+    candidates: tuple[str, ...]
+    """The prover's receiver-specific candidate invariants that apply (proofs/invariants.py)."""
+    rule: str = RECEIVER_RULE
+    """The rule function whose case for this receiver makes its admission test."""
+    narrator: str = RECEIVER_NARRATOR
+    """The function that words its test in the narration."""
+
+
+RECEIVER_TABLE: Final = (
+    ReceiverRow(
+        Receiver.NONE,
+        "nothing (plain store)",
+        "nothing",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=False,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED,
+        "token ≥ highest seen, atomically",
+        "≥",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED_STRICT,
+        "token > highest seen",
+        ">",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED_NONATOMIC,
+        "token ≥ highest seen, then writes in a separate step",
+        "≥",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=True,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.EQUALITY,
+        "token equals the first one seen",
+        "=",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=True,
+        splits_check_and_write=False,
+        checks_reads=False,
+        candidates=("mark_is_last",),
+    ),
+    ReceiverRow(
+        Receiver.LEASE_AWARE,
+        "the writer's lease is live, asked of the lock service in the same transaction as "
+        "the write",
+        "lease",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=("current_reader_saw_latest",),
+    ),
+)
+"""One row per receiver rule, in the order of `Receiver`."""
+
+RECEIVER_ROWS: Final = {row.receiver: row for row in RECEIVER_TABLE}
+
+
+def receivers_where(test: Callable[[ReceiverRow], bool]) -> tuple[Receiver, ...]:
+    """The receiver rules whose row passes a test, in their order."""
+    return tuple(row.receiver for row in RECEIVER_TABLE if test(row))
 
 
 class MarkStore(StrEnum):
@@ -383,15 +494,7 @@ OPTIONS: Final = (
         "What the protected resource checks on a request carrying a token.",
         Receiver.FENCED,
         Receiver,
-        {
-            "none": "nothing (plain store)",
-            "fenced": "token ≥ highest seen, atomically",
-            "fenced-strict": "token > highest seen",
-            "fenced-nonatomic": "token ≥ highest seen, then writes in a separate step",
-            "equality": "token equals the first one seen",
-            "lease-aware": "the writer's lease is live, asked of the lock service in the same "
-            "transaction as the write",
-        },
+        {str(row.receiver): row.words for row in RECEIVER_TABLE},
     ),
     Option(
         "hwm",

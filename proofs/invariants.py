@@ -18,7 +18,7 @@ from typing import Final
 
 import z3
 
-from model.design import Design, Receiver, Workload
+from model.design import Design, Workload
 from model.layout import GRANT_STATE, Vars, slot
 from model.rules import lease_is_current
 
@@ -42,23 +42,34 @@ class Context:
 
 Builder = Callable[[Vars, Context], z3.BoolRef | None]
 
-TOKEN_SPECIFIC: Final[set[str]] = set()
-"""Candidates that hold only for some token sources: each applies to a design exactly when
-its token's row (`model.options.TOKEN_TABLE`, field `candidates`) names it."""
+SPECIFIC: Final[dict[str, set[str]]] = {"token": set(), "receiver": set()}
+"""Candidates that hold only for some values of an option (a token source, a receiver rule):
+each applies to a design exactly when that value's row (`model.options.TOKEN_TABLE`,
+`RECEIVER_TABLE`, field `candidates`) names it."""
+TOKEN_SPECIFIC: Final = SPECIFIC["token"]
+RECEIVER_SPECIFIC: Final = SPECIFIC["receiver"]
 
 
-def token_specific(builder: Builder) -> Builder:
-    """Mark a candidate as one that the token row decides: it is tried only for the token
-    sources whose row names it, so a new source opts into candidates in its row."""
-    TOKEN_SPECIFIC.add(builder.__name__)
+def specific_to(option: str) -> Callable[[Builder], Builder]:
+    """Mark a candidate as one that the option value's row decides: it is tried only for the
+    values whose row names it, so a new value opts into candidates in its row."""
 
-    @functools.wraps(builder)
-    def applies(s: Vars, c: Context) -> z3.BoolRef | None:
-        if builder.__name__ not in c.design.token.row.candidates:
-            return None
-        return builder(s, c)
+    def mark(builder: Builder) -> Builder:
+        SPECIFIC[option].add(builder.__name__)
 
-    return applies
+        @functools.wraps(builder)
+        def applies(s: Vars, c: Context) -> z3.BoolRef | None:
+            if builder.__name__ not in getattr(c.design, option).row.candidates:
+                return None
+            return builder(s, c)
+
+        return applies
+
+    return mark
+
+
+token_specific: Final = specific_to("token")
+receiver_specific: Final = specific_to("receiver")
 
 
 def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
@@ -68,10 +79,9 @@ def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
     return s.last <= s.hwm
 
 
+@receiver_specific
 def mark_is_last(s: Vars, c: Context) -> z3.BoolRef | None:
     """An equality receiver sets its mark and last to the accepted token together: mark = last."""
-    if c.design.receiver is not Receiver.EQUALITY:
-        return None
     return s.mark == s.last
 
 
@@ -128,9 +138,10 @@ def no_holder_no_lease(s: Vars, c: Context) -> z3.BoolRef | None:
     return z3.Implies(s.holder == 0, s.expires == 0)
 
 
+@receiver_specific
 def current_reader_saw_latest(s: Vars, c: Context) -> z3.BoolRef | None:
     """While w's lease is current a lease-aware receiver takes no other write: w's read is fresh."""
-    if c.design.workload is not Workload.RMW or c.design.receiver is not Receiver.LEASE_AWARE:
+    if c.design.workload is not Workload.RMW:
         return None
     return z3.And(
         [
