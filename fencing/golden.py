@@ -4,9 +4,11 @@
 docs/model.md#reference-figures, writes the counts and verdicts once to docs/golden.json,
 and regenerates from that file the README's verdict matrix and docs/model.md's reference
 tables, each between its markers, along with docs/model.md's refused combinations (made
-from the model's rows in model/combinations.py). Presets and properties are read from the
-model, so a new preset or property shows up in the file and the tables by running it
-again. The tests read the figures from the file and check the file against a fresh exploration.
+from the model's rows in model/combinations.py) and its tables of token sources and
+receiver rules (made from the rows in model/options.py). Presets and properties are read
+from the model, so a new preset or property shows up in the file and the tables by
+running it again. The tests read the figures from the file and check the file against a
+fresh exploration.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Final
 from model.combinations import combination_table
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
+from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -163,6 +166,22 @@ def refused_table(golden: dict[str, Any]) -> list[str]:
     return combination_table()
 
 
+def token_values_table(golden: dict[str, Any]) -> list[str]:
+    """docs/model.md's token sources, rendered from the model's token rows (no figures)."""
+    rows = [[f"`{row.token}`", row.at_acquire, row.mirrors] for row in TOKEN_TABLE]
+    return _table(["value", "token at Acquire", "mirrors"], rows)
+
+
+def receiver_values_table(golden: dict[str, Any]) -> list[str]:
+    """docs/model.md's receiver rules, rendered from the model's receiver rows (no figures)."""
+    rows = [
+        [f"`{row.receiver}`", row.accepts_when, row.also_sets, row.mirrors]
+        for row in RECEIVER_TABLE
+    ]
+    header = ["value", "accepts a checked request when", "a landed write also sets", "mirrors"]
+    return _table(header, rows)
+
+
 @dataclass(frozen=True)
 class Region:
     """A generated part of a document: its file, its markers and how it is made."""
@@ -200,6 +219,8 @@ REGIONS: Final = (
     Region(MODEL_DOC, "core figures", core_table),
     Region(MODEL_DOC, "preset figures", preset_table),
     Region(MODEL_DOC, "refused combinations", refused_table),
+    Region(MODEL_DOC, "token values", token_values_table),
+    Region(MODEL_DOC, "receiver values", receiver_values_table),
 )
 
 

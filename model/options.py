@@ -66,6 +66,8 @@ class TokenRow:
     token: Token
     words: str
     """The value in plain words, for forms, labels and sentences."""
+    at_acquire: str
+    """The token a grant hands out, as docs/model.md writes it (the rule's case, in words)."""
     mirrors: str
     """What it stands for in real lock services."""
     ceiling: Callable[[Design, Bounds], int]
@@ -88,8 +90,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.COUNTER,
         "durable counter (1, 2, 3, …)",
-        "a number the lock service raises at every grant and keeps on disk: a revision, "
-        "a sequence number or a log index",
+        "`issued + 1`: 1, 2, 3, …",
+        "a durable revision or sequence number of a lock service",
         lambda design, bounds: bounds.grants,
         uses_counter=True,
         reset_by_coordinator_restart=False,
@@ -106,7 +108,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.COUNTER_VOLATILE,
         "counter lost on coordinator restart",
-        "a counter kept only in memory, which starts again when its server restarts or fails over",
+        "the same counter, reset by CoordinatorRestart",
+        "a counter kept in a store that loses it on failover",
         lambda design, bounds: bounds.grants,
         uses_counter=True,
         reset_by_coordinator_restart=True,
@@ -117,8 +120,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.KEY_VERSION,
         "the lock key's version (always 1)",
-        "a per-key version that counts changes to one key and starts again when the key "
-        "is created anew",
+        "always 1",
+        "a per-key version that starts again when the key is recreated",
         lambda design, bounds: 1,
         uses_counter=False,
         reset_by_coordinator_restart=False,
@@ -129,7 +132,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.RANDOM,
         "random unique value",
-        "a unique but unordered value: a lease ID, a UUID or a random lock value",
+        "any value of 1..G not handed out before in the run",
+        "a UUID, a lease identifier, a random lock value",
         lambda design, bounds: bounds.grants,
         uses_counter=False,
         reset_by_coordinator_restart=False,
@@ -140,7 +144,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.LOCAL_CLOCK,
         "the worker's own clock",
-        "a timestamp read from the worker's own clock",
+        "`now + 1 + skew[w]`",
+        "a timestamp from the worker's own clock",
         lambda design, bounds: bounds.horizon + 1 + max(design.skews(bounds.workers)),
         uses_counter=False,
         reset_by_coordinator_restart=False,
@@ -151,7 +156,8 @@ TOKEN_TABLE: Final = (
     TokenRow(
         Token.WRAPPING,
         "counter that wraps around",
-        "a fixed-width sequence number that overflows",
+        "`(grants mod M) + 1`",
+        "a fixed-width sequence number that wraps",
         lambda design, bounds: min(design.modulus, bounds.grants),
         uses_counter=False,
         reset_by_coordinator_restart=False,
@@ -232,6 +238,12 @@ class ReceiverRow:
     """The rule in plain words, for forms, labels and sentences."""
     test: str
     """The admission test: `≥`, `>` or `=` against the mark, `lease`, or `nothing`."""
+    accepts_when: str
+    """When it accepts a checked request, as docs/model.md writes it."""
+    also_sets: str
+    """What a landed write also sets, as docs/model.md writes it."""
+    mirrors: str
+    """What it stands for in real resources."""
     keeps_high_water_mark: bool
     """It keeps `hwm`, the highest token accepted (raised by writes and fenced reads)."""
     keeps_equality_mark: bool
@@ -253,6 +265,9 @@ RECEIVER_TABLE: Final = (
         Receiver.NONE,
         "nothing (plain store)",
         "nothing",
+        "always",
+        "nothing more",
+        "a plain store",
         keeps_high_water_mark=False,
         keeps_equality_mark=False,
         splits_check_and_write=False,
@@ -263,6 +278,9 @@ RECEIVER_TABLE: Final = (
         Receiver.FENCED,
         "token ≥ highest seen, atomically",
         "≥",
+        "`tok[w] ≥ hwm`",
+        "`hwm := tok[w]`",
+        "a conditional write on the stored fence, in one step",
         keeps_high_water_mark=True,
         keeps_equality_mark=False,
         splits_check_and_write=False,
@@ -273,6 +291,9 @@ RECEIVER_TABLE: Final = (
         Receiver.FENCED_STRICT,
         "token > highest seen",
         ">",
+        "`tok[w] > hwm`",
+        "`hwm := tok[w]`",
+        "the same with `>`, which also refuses the holder's own second write",
         keeps_high_water_mark=True,
         keeps_equality_mark=False,
         splits_check_and_write=False,
@@ -283,6 +304,9 @@ RECEIVER_TABLE: Final = (
         Receiver.FENCED_NONATOMIC,
         "token ≥ highest seen, then writes in a separate step",
         "≥",
+        "`tok[w] ≥ hwm` at Check(w)",
+        "`hwm := tok[w]` at Apply(w)",
+        "check-then-act in two separate steps",
         keeps_high_water_mark=True,
         keeps_equality_mark=False,
         splits_check_and_write=True,
@@ -293,6 +317,9 @@ RECEIVER_TABLE: Final = (
         Receiver.EQUALITY,
         "token equals the first one seen",
         "=",
+        "`mark = 0 ∨ tok[w] = mark`",
+        "`mark := tok[w]`",
+        "a stored token compared for equality",
         keeps_high_water_mark=False,
         keeps_equality_mark=True,
         splits_check_and_write=False,
@@ -304,6 +331,9 @@ RECEIVER_TABLE: Final = (
         "the writer's lease is live, asked of the lock service in the same transaction as "
         "the write",
         "lease",
+        "`lease_is_current(w)`",
+        "nothing more",
+        "a resource that consults the live lease in the same transaction",
         keeps_high_water_mark=False,
         keeps_equality_mark=False,
         splits_check_and_write=False,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fencing.golden import REGIONS, receiver_values_table
 from model.design import Bounds, Design, DesignError
 from model.layout import domain_sizes
 from model.options import BY_OPTION, RECEIVER_ROWS, RECEIVER_TABLE, Receiver, ReceiverRow
@@ -83,3 +84,10 @@ def test_the_marks_and_steps_agree_with_the_layout_and_the_rules(receiver: Recei
     else:
         with pytest.raises(DesignError, match="fenced_reads has no effect"):
             Design().with_changes(fenced_reads)
+
+
+def test_the_docs_table_of_values_is_rendered_from_the_rows() -> None:
+    """docs/model.md's table of these values is exactly the rendering of the rows."""
+    (region,) = [r for r in REGIONS if r.make is receiver_values_table]
+    assert region.current() == "\n".join(receiver_values_table({})) + "\n"
+    assert region.current().count("\n") == len(RECEIVER_TABLE) + 2

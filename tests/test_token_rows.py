@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fencing.golden import REGIONS, token_values_table
 from model.design import Bounds, Design, DesignError
 from model.layout import domain_sizes
 from model.options import BY_OPTION, OPTION_NAMES, TOKEN_ROWS, TOKEN_TABLE, Token, TokenRow
@@ -102,3 +103,10 @@ def test_the_rows_implications_agree_with_the_model(token: Token) -> None:
             with pytest.raises(DesignError, match=f"{name} only applies"):
                 Design().with_changes(shaped)
     assert BY_OPTION["token"].word(token) == row.words
+
+
+def test_the_docs_table_of_values_is_rendered_from_the_rows() -> None:
+    """docs/model.md's table of these values is exactly the rendering of the rows."""
+    (region,) = [r for r in REGIONS if r.make is token_values_table]
+    assert region.current() == "\n".join(token_values_table({})) + "\n"
+    assert region.current().count("\n") == len(TOKEN_TABLE) + 2
