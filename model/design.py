@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from types import SimpleNamespace
 from typing import Any, Final
 
-from model.combinations import refusals
+from model.combinations import COMBINATIONS, refusals
 from model.options import (
     BY_OPTION,
     MAX_CRASHES,
@@ -186,11 +187,36 @@ class Design:
         The one way every front end (flags, links, forms, exercise files, stacks) turns a
         preset plus changes into a design. An option the changes leave out keeps this
         design's value, even one that only fitted a value the changes replace: the design
-        is then refused with the model's message saying what to change, alike everywhere.
+        is then refused with the model's message saying what to change, alike everywhere,
+        followed by the options of the refusing combination that were kept, not changed.
         """
         for name in changes:
             named_option(name)
-        return replace(self, **changes)
+        try:
+            return replace(self, **changes)
+        except DesignError as error:
+            raise DesignError(str(error) + self._kept_note(changes, str(error))) from None
+
+    def _kept_note(self, changes: Mapping[str, Any], message: str) -> str:
+        """`(coordinator_restarts = 1 kept from the design you started from)` when the
+        combination that refuses the changed design involves options the changes kept."""
+        try:
+            changed = {name: BY_OPTION[name].coerce(value) for name, value in changes.items()}
+        except DesignError:
+            return ""
+        merged = SimpleNamespace(**{o.name: getattr(self, o.name) for o in OPTIONS} | changed)
+        row = next((r for r in COMBINATIONS if r.message_for(merged) == message), None)
+        kept = [
+            name
+            for name in (row.options if row else ())
+            if name not in changed and getattr(self, name) != BY_OPTION[name].default
+        ]
+        if not kept:
+            return ""
+        shown = ", ".join(
+            f"{name} = {BY_OPTION[name].to_text(getattr(self, name))}" for name in kept
+        )
+        return f" ({shown} kept from the design you started from)"
 
     @property
     def modulus(self) -> int:

@@ -68,11 +68,13 @@ def test_the_command_line_and_a_link_make_the_same_design_or_refusal(
 
 
 def test_a_changed_token_keeps_the_presets_restarts_and_says_what_to_change() -> None:
-    """`--preset volatile-counter --token counter` is refused in both, with what to change."""
+    """`--preset volatile-counter --token counter` is refused in both, with what to change
+    and which option of the preset was kept."""
     refusal = _from_cli("volatile-counter", {"token": "counter"})
     assert refusal == (
         "coordinator_restarts only apply to token counter-volatile: change the "
-        "token or set coordinator_restarts to 0"
+        "token or set coordinator_restarts to 0 (coordinator_restarts = 1 kept from the design "
+        "you started from)"
     )
     assert _from_cli("volatile-counter", {"token": "counter", "coordinator_restarts": "0"}) == (
         Design()
@@ -100,3 +102,18 @@ def test_forms_and_compact_links_go_the_same_way() -> None:
             )
             == preset.design
         )
+
+
+def test_the_kept_note_names_only_options_the_changes_left_at_a_preset_value() -> None:
+    """No note when every option of the refusing combination was given, or when the kept
+    one is at its default; the model's message itself is unchanged."""
+    volatile = PRESETS["volatile-counter"].design
+    with pytest.raises(DesignError) as refused:
+        volatile.with_changes({"token": "counter", "coordinator_restarts": 2})
+    assert str(refused.value).endswith("set coordinator_restarts to 0")
+    with pytest.raises(DesignError) as refused:
+        Design().with_changes({"fenced_reads": True})
+    assert str(refused.value) == "fenced_reads needs workload rmw: set workload to rmw or drop it"
+    with pytest.raises(DesignError) as refused:
+        volatile.with_changes({"token": "teapot"})
+    assert "kept" not in str(refused.value) and "choose one of" in str(refused.value)
