@@ -16,7 +16,6 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, NoReturn, assert_never
 
@@ -194,19 +193,15 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
 
 
 def design_from_args(args: argparse.Namespace) -> Design:
-    """The design: the preset's (or the core's), with every given option flag applied."""
+    """The design: the preset's (or the core's), with every given option flag applied.
+
+    An option the flags leave out keeps the preset's value, so a flag that makes it misfit
+    (`--preset volatile-counter --token counter` keeps one coordinator restart) is refused
+    with what to change, as the same link is.
+    """
     base = preset(args.preset).design if args.preset else Design()
     given = {name: getattr(args, name) for name in OPTION_NAMES if getattr(args, name) is not None}
-    # Changing a preset's token or mark drops the restart count that only fitted the old one.
-    if (
-        "token" in given
-        and given["token"] != "counter-volatile"
-        and "coordinator_restarts" not in given
-    ):
-        given["coordinator_restarts"] = 0
-    if "hwm" in given and given["hwm"] == "durable" and "storage_restarts" not in given:
-        given["storage_restarts"] = 0
-    return replace(base, **given)
+    return base.with_changes(given)
 
 
 def bounds_from_args(args: argparse.Namespace) -> Bounds:

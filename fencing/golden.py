@@ -3,9 +3,12 @@
 `make golden` explores every preset at the reference bounds and the core rows of
 docs/model.md#reference-figures, writes the counts and verdicts once to docs/golden.json,
 and regenerates from that file the README's verdict matrix and docs/model.md's reference
-tables, each between its markers. Presets and properties are read from the model, so a
-new preset or property shows up in the file and the tables by running it again. The
-tests read the figures from the file and check the file against a fresh exploration.
+tables, each between its markers, along with docs/model.md's refused combinations (made
+from the model's rows in model/combinations.py) and its tables of token sources and
+receiver rules (made from the rows in model/options.py). Presets and properties are read
+from the model, so a new preset or property shows up in the file and the tables by
+running it again. The tests read the figures from the file and check the file against a
+fresh exploration.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from model.combinations import combination_table
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
+from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -156,6 +161,27 @@ def preset_table(golden: dict[str, Any]) -> list[str]:
     return _table(["preset", *names], rows)
 
 
+def refused_table(golden: dict[str, Any]) -> list[str]:
+    """docs/model.md's refused combinations, rendered from the model's rows (no figures)."""
+    return combination_table()
+
+
+def token_values_table(golden: dict[str, Any]) -> list[str]:
+    """docs/model.md's token sources, rendered from the model's token rows (no figures)."""
+    rows = [[f"`{row.token}`", row.at_acquire, row.mirrors] for row in TOKEN_TABLE]
+    return _table(["value", "token at Acquire", "mirrors"], rows)
+
+
+def receiver_values_table(golden: dict[str, Any]) -> list[str]:
+    """docs/model.md's receiver rules, rendered from the model's receiver rows (no figures)."""
+    rows = [
+        [f"`{row.receiver}`", row.accepts_when, row.also_sets, row.mirrors]
+        for row in RECEIVER_TABLE
+    ]
+    header = ["value", "accepts a checked request when", "a landed write also sets", "mirrors"]
+    return _table(header, rows)
+
+
 @dataclass(frozen=True)
 class Region:
     """A generated part of a document: its file, its markers and how it is made."""
@@ -192,6 +218,9 @@ REGIONS: Final = (
     Region(README, "matrix", readme_matrix),
     Region(MODEL_DOC, "core figures", core_table),
     Region(MODEL_DOC, "preset figures", preset_table),
+    Region(MODEL_DOC, "refused combinations", refused_table),
+    Region(MODEL_DOC, "token values", token_values_table),
+    Region(MODEL_DOC, "receiver values", receiver_values_table),
 )
 
 
@@ -201,7 +230,7 @@ def main() -> int:
     GOLDEN.write_text(golden_text(golden), encoding="utf-8")
     for region in REGIONS:
         region.write(read_golden())
-    print(f"wrote {GOLDEN.relative_to(ROOT)} and {len(REGIONS)} tables generated from it")
+    print(f"wrote {GOLDEN.relative_to(ROOT)} and {len(REGIONS)} generated tables")
     return 0
 
 

@@ -57,9 +57,9 @@ def paused_worker_story(receiver: Receiver | str) -> Scenario:
     """The paused worker's story with a plain store (`none`) or a fencing receiver (`fenced`)."""
     design = Design(receiver=Receiver(receiver))
     title = (
-        "Lease only: the late write lands"
-        if receiver == "none"
-        else "Fencing: the late write is refused"
+        "Fencing: the late write is refused"
+        if design.receiver.checks_anything
+        else "Lease only: the late write lands"
     )
     return Scenario(
         f"paused-worker-{receiver}",

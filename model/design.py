@@ -9,9 +9,12 @@ field, the value and what to change.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from types import SimpleNamespace
 from typing import Any, Final
 
+from model.combinations import COMBINATIONS, refusals
 from model.options import (
     BY_OPTION,
     MAX_CRASHES,
@@ -24,6 +27,9 @@ from model.options import (
     Receiver,
     Token,
     Workload,
+)
+from model.options import (
+    option as named_option,
 )
 
 __all__ = [
@@ -134,7 +140,7 @@ class Bounds:
     @staticmethod
     def from_dict(data: Any) -> Bounds:
         """Bounds from a JSON object; unknown keys are refused."""
-        return _from_dict(Bounds, data, "bounds")
+        return _from_dict(Bounds, data, "bounds", lambda sizes: Bounds(**sizes))
 
 
 REFERENCE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=2)
@@ -171,60 +177,46 @@ class Design:
             raise DesignError(problem)
 
     def _combination_problems(self) -> list[str]:
-        """Options that make no sense together, each with what to change."""
-        problems = []
-        if self.fenced_reads and self.workload is not Workload.RMW:
-            problems.append("fenced_reads needs workload rmw: set workload to rmw or drop it")
-        if self.fenced_reads and self.receiver in (Receiver.NONE, Receiver.EQUALITY):
-            problems.append(
-                f"fenced_reads has no effect with receiver {self.receiver}: reads are only "
-                "checked by fenced, fenced-strict, fenced-nonatomic or lease-aware receivers"
-            )
-        if self.hwm is MarkStore.VOLATILE and self.storage_restarts == 0:
-            problems.append(
-                "hwm volatile needs storage_restarts of at least 1 (without a restart "
-                "it behaves exactly as durable)"
-            )
-        if self.storage_restarts and self.hwm is not MarkStore.VOLATILE:
-            problems.append(
-                "storage_restarts only apply to a volatile mark: set hwm to volatile "
-                "or storage_restarts to 0"
-            )
-        if self.hwm is MarkStore.VOLATILE and not self.receiver.keeps_a_mark:
-            problems.append(
-                f"receiver {self.receiver} keeps no mark, so hwm volatile changes nothing: "
-                "use a fenced or equality receiver"
-            )
-        if self.token is Token.COUNTER_VOLATILE and self.coordinator_restarts == 0:
-            problems.append(
-                "token counter-volatile needs coordinator_restarts of at least 1 (without "
-                "a restart it behaves exactly as counter)"
-            )
-        if self.coordinator_restarts and self.token is not Token.COUNTER_VOLATILE:
-            problems.append(
-                "coordinator_restarts only apply to token counter-volatile: change the "
-                "token or set coordinator_restarts to 0"
-            )
-        if self.skew and self.token is not Token.LOCAL_CLOCK:
-            problems.append("skew only applies to token local-clock: change the token or drop it")
-        if self.wrap and self.token is not Token.WRAPPING:
-            problems.append("wrap only applies to token wrapping: change the token or drop it")
-        if self.grant_fences and not self.receiver.keeps_high_water_mark:
-            problems.append(
-                f"grant_fences raises the receiver's high-water mark, which receiver "
-                f"{self.receiver} does not keep: use fenced, fenced-strict or fenced-nonatomic"
-            )
-        if self.expiry is Expiry.NEVER and self.worker_check:
-            problems.append(
-                "worker_check has nothing to check with expiry never (the lock has no lease): "
-                "drop worker_check or use expiry lease"
-            )
-        if self.expiry is Expiry.NEVER and self.renew:
-            problems.append(
-                "renew has nothing to renew with expiry never (the lock has no lease): "
-                "drop renew or use expiry lease"
-            )
-        return problems
+        """Options that make no sense together, each with what to change (the rows of
+        `model.combinations.COMBINATIONS`)."""
+        return refusals(self)
+
+    def with_changes(self, changes: Mapping[str, Any]) -> Design:
+        """This design with some options changed, validated as a whole.
+
+        The one way every front end (flags, links, forms, exercise files, stacks) turns a
+        preset plus changes into a design. An option the changes leave out keeps this
+        design's value, even one that only fitted a value the changes replace: the design
+        is then refused with the model's message saying what to change, alike everywhere,
+        followed by the options of the refusing combination that were kept, not changed.
+        """
+        for name in changes:
+            named_option(name)
+        try:
+            return replace(self, **changes)
+        except DesignError as error:
+            raise DesignError(str(error) + self._kept_note(changes, str(error))) from None
+
+    def _kept_note(self, changes: Mapping[str, Any], message: str) -> str:
+        """`(coordinator_restarts = 1 kept from the design you started from)` when the
+        combination that refuses the changed design involves options the changes kept."""
+        try:
+            changed = {name: BY_OPTION[name].coerce(value) for name, value in changes.items()}
+        except DesignError:
+            return ""
+        merged = SimpleNamespace(**{o.name: getattr(self, o.name) for o in OPTIONS} | changed)
+        row = next((r for r in COMBINATIONS if r.message_for(merged) == message), None)
+        kept = [
+            name
+            for name in (row.options if row else ())
+            if name not in changed and getattr(self, name) != BY_OPTION[name].default
+        ]
+        if not kept:
+            return ""
+        shown = ", ".join(
+            f"{name} = {BY_OPTION[name].to_text(getattr(self, name))}" for name in kept
+        )
+        return f" ({shown} kept from the design you started from)"
 
     @property
     def modulus(self) -> int:
@@ -233,7 +225,7 @@ class Design:
 
     def skews(self, workers: int) -> tuple[int, ...]:
         """Per-worker clock offsets: the given list, or (1, 0, 0, ...) by default."""
-        if self.token is not Token.LOCAL_CLOCK:
+        if "skew" not in self.token.row.shaped_by:
             return (0,) * workers
         if self.skew:
             return self.skew
@@ -280,8 +272,9 @@ class Design:
 
     @staticmethod
     def from_dict(data: Any) -> Design:
-        """A design from a JSON or TOML object; unknown keys are refused."""
-        return _from_dict(Design, data, "design")
+        """A design from a JSON or TOML object (the core with those changes); unknown keys
+        are refused."""
+        return _from_dict(Design, data, "design", Design().with_changes)
 
 
 def _count(number: int, noun: str) -> str:
@@ -289,7 +282,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _from_dict(cls: Any, data: Any, what: str) -> Any:
+def _from_dict(cls: Any, data: Any, what: str, build: Callable[[dict[str, Any]], Any]) -> Any:
     """Build a dataclass from a dict, refusing unknown keys and wrong types clearly."""
     if not isinstance(data, dict):
         raise DesignError(f"{what} must be an object, not {type(data).__name__}")
@@ -300,6 +293,6 @@ def _from_dict(cls: Any, data: Any, what: str) -> Any:
             f"{what} has unknown field {unknown[0]!r}: known fields are {', '.join(sorted(known))}"
         )
     try:
-        return cls(**data)
+        return build(data)
     except TypeError as error:
         raise DesignError(f"{what} is malformed: {error}") from None

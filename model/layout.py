@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Final, assert_never
+from typing import Final
 
-from model.design import Bounds, Design, DesignError, Expiry, Token, Workload
+from model.design import Bounds, Design, DesignError, Expiry, Workload
 from model.expression import Expr
 from model.terms import Term
 
@@ -149,25 +149,15 @@ class Layout:
 
 
 def token_ceiling(design: Design, bounds: Bounds) -> int:
-    """The largest token value the design can hand out."""
-    match design.token:
-        case Token.KEY_VERSION:
-            return 1
-        case Token.WRAPPING:
-            return min(design.modulus, bounds.grants)
-        case Token.LOCAL_CLOCK:
-            return bounds.horizon + 1 + max(design.skews(bounds.workers))
-        case Token.COUNTER | Token.COUNTER_VOLATILE | Token.RANDOM:
-            return bounds.grants
-        case _:
-            assert_never(design.token)
+    """The largest token value the design can hand out (its token row's ceiling)."""
+    return design.token.row.ceiling(design, bounds)
 
 
 def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
     """Number of values each column can take (1 for a column the design does not use)."""
     W, L, T, G, K = bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes
     top = token_ceiling(design, bounds)
-    counter = design.token.is_counter
+    counter = design.token.row.uses_counter
     rmw = design.workload is Workload.RMW
     sizes = {
         "now": T + 1,
@@ -196,7 +186,7 @@ def domain_sizes(design: Design, bounds: Bounds) -> dict[str, int]:
     for family in PER_WORKER:
         for w in range(1, W + 1):
             sizes[slot(family, w)] = per_worker[family]
-    if design.token is Token.RANDOM:
+    if design.token.row.picks_unused_value:
         for value in range(1, G + 1):
             sizes[slot("used", value)] = 2
     return sizes

@@ -2,17 +2,24 @@
 
 Every place that reads or shows a design option takes it from `OPTIONS`: the `Design`
 dataclass validates with it, the CLI makes its flags from it, the web forms their widgets,
-links their parameters and exercise files their schema. Adding an option (or a value of
-one) is a change here and in the rule that gives it meaning (docs/model.md, "Design
-options").
+links their parameters and exercise files their schema. What a value means lives in its
+row: each token source is a `TokenRow` of `TOKEN_TABLE` (words, what it mirrors, its domain
+ceiling, what it implies), and each receiver rule a `ReceiverRow` of `RECEIVER_TABLE`
+(its test, the marks it keeps, whether it splits check and write), read by the rules, the
+layout, the refused combinations and the prover instead of naming values. Adding an option
+(or a value of one) is a change here and in the rule that gives it meaning (docs/model.md,
+"Design options").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, assert_never
+from typing import TYPE_CHECKING, Any, Final, assert_never
+
+if TYPE_CHECKING:
+    from model.design import Bounds, Design
 
 MAX_RESTARTS: Final = 3
 MAX_CRASHES: Final = 3
@@ -37,15 +44,136 @@ class Token(StrEnum):
     WRAPPING = "wrapping"
 
     @property
-    def is_counter(self) -> bool:
-        """Whether the token is the coordinator's counter (`issued`), durable or not."""
-        match self:
-            case Token.COUNTER | Token.COUNTER_VOLATILE:
-                return True
-            case Token.KEY_VERSION | Token.RANDOM | Token.LOCAL_CLOCK | Token.WRAPPING:
-                return False
-            case _:
-                assert_never(self)
+    def row(self) -> TokenRow:
+        """Everything this token source means (`TOKEN_ROWS`)."""
+        return TOKEN_ROWS[self]
+
+
+TOKEN_RULE: Final = "model.rules:RuleBuilder.new_token"
+"""The rule that makes each token source's value at a grant (one case per `Token`)."""
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One token source and what its value means, read by every part that depends on it.
+
+    The rules, the state layout, the refused combinations, the prover's candidate
+    invariants and the words on every page read these fields instead of naming token
+    values, so a new source is one `Token` member, one row here and one case of the rule
+    `rule` names (docs/model.md#token).
+    """
+
+    token: Token
+    words: str
+    """The value in plain words, for forms, labels and sentences."""
+    at_acquire: str
+    """The token a grant hands out, as docs/model.md writes it (the rule's case, in words)."""
+    mirrors: str
+    """What it stands for in real lock services."""
+    ceiling: Callable[[Design, Bounds], int]
+    """The largest token value it can hand out at these bounds (the domain's top)."""
+    uses_counter: bool
+    """Each grant raises the coordinator's counter `issued`, and the token is its value."""
+    reset_by_coordinator_restart: bool
+    """A coordinator restart sets the counter back to 0 (only then do restarts apply)."""
+    picks_unused_value: bool
+    """The coordinator picks any value not handed out before (one Acquire per value)."""
+    shaped_by: tuple[str, ...]
+    """Options that only shape this source's values (refused with any other token)."""
+    candidates: tuple[str, ...]
+    """The prover's token-specific candidate invariants that apply (proofs/invariants.py)."""
+    rule: str = TOKEN_RULE
+    """The rule function whose case for this token makes its value at a grant."""
+
+
+TOKEN_TABLE: Final = (
+    TokenRow(
+        Token.COUNTER,
+        "durable counter (1, 2, 3, …)",
+        "`issued + 1`: 1, 2, 3, …",
+        "a durable revision or sequence number of a lock service",
+        lambda design, bounds: bounds.grants,
+        uses_counter=True,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(
+            "counter_is_grants",
+            "token_is_grant",
+            "last_is_lastg",
+            "grants_bound_tokens",
+            "tokens_follow_grants",
+        ),
+    ),
+    TokenRow(
+        Token.COUNTER_VOLATILE,
+        "counter lost on coordinator restart",
+        "the same counter, reset by CoordinatorRestart",
+        "a counter kept in a store that loses it on failover",
+        lambda design, bounds: bounds.grants,
+        uses_counter=True,
+        reset_by_coordinator_restart=True,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.KEY_VERSION,
+        "the lock key's version (always 1)",
+        "always 1",
+        "a per-key version that starts again when the key is recreated",
+        lambda design, bounds: 1,
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.RANDOM,
+        "random unique value",
+        "any value of 1..G not handed out before in the run",
+        "a UUID, a lease identifier, a random lock value",
+        lambda design, bounds: bounds.grants,
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=True,
+        shaped_by=(),
+        candidates=(),
+    ),
+    TokenRow(
+        Token.LOCAL_CLOCK,
+        "the worker's own clock",
+        "`now + 1 + skew[w]`",
+        "a timestamp from the worker's own clock",
+        lambda design, bounds: bounds.horizon + 1 + max(design.skews(bounds.workers)),
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=("skew",),
+        candidates=("tokens_follow_grants", "clock_token_dates_the_grant"),
+    ),
+    TokenRow(
+        Token.WRAPPING,
+        "counter that wraps around",
+        "`(grants mod M) + 1`",
+        "a fixed-width sequence number that wraps",
+        lambda design, bounds: min(design.modulus, bounds.grants),
+        uses_counter=False,
+        reset_by_coordinator_restart=False,
+        picks_unused_value=False,
+        shaped_by=("wrap",),
+        candidates=(),
+    ),
+)
+"""One row per token source, in the order of `Token`."""
+
+TOKEN_ROWS: Final = {row.token: row for row in TOKEN_TABLE}
+
+
+def tokens_where(test: Callable[[TokenRow], bool]) -> tuple[Token, ...]:
+    """The token sources whose row passes a test, in their order."""
+    return tuple(row.token for row in TOKEN_TABLE if test(row))
 
 
 class Receiver(StrEnum):
@@ -59,20 +187,19 @@ class Receiver(StrEnum):
     LEASE_AWARE = "lease-aware"
 
     @property
+    def row(self) -> ReceiverRow:
+        """Everything this receiver rule means (`RECEIVER_ROWS`)."""
+        return RECEIVER_ROWS[self]
+
+    @property
     def keeps_high_water_mark(self) -> bool:
         """Whether the receiver keeps `hwm`, the highest token it has accepted."""
-        match self:
-            case Receiver.FENCED | Receiver.FENCED_STRICT | Receiver.FENCED_NONATOMIC:
-                return True
-            case Receiver.NONE | Receiver.EQUALITY | Receiver.LEASE_AWARE:
-                return False
-            case _:
-                assert_never(self)
+        return self.row.keeps_high_water_mark
 
     @property
     def keeps_equality_mark(self) -> bool:
         """Whether the receiver binds itself to the first token it accepts (`mark`)."""
-        return self is Receiver.EQUALITY
+        return self.row.keeps_equality_mark
 
     @property
     def keeps_a_mark(self) -> bool:
@@ -82,12 +209,146 @@ class Receiver(StrEnum):
     @property
     def checks_anything(self) -> bool:
         """Whether the receiver can refuse a request at all."""
-        return self is not Receiver.NONE
+        return self.row.test != "nothing"
 
     @property
     def splits_check_and_write(self) -> bool:
         """Whether checking a request and applying it are two separate steps."""
-        return self is Receiver.FENCED_NONATOMIC
+        return self.row.splits_check_and_write
+
+
+RECEIVER_RULE: Final = "model.rules:RuleBuilder.admission"
+"""The rule that makes each receiver's admission test (one case per `Receiver`)."""
+RECEIVER_NARRATOR: Final = "model.narration:comparison"
+"""The function that words each admission test, with its values, in a sentence."""
+
+
+@dataclass(frozen=True)
+class ReceiverRow:
+    """One receiver rule and what it means, read by every part that depends on it.
+
+    The rules, the state layout, the refused combinations, the prover's candidate
+    invariants and the words on every page read these fields instead of naming receiver
+    values, so a new rule is one `Receiver` member, one row here and one case of the rule
+    `rule` names (docs/model.md#receiver).
+    """
+
+    receiver: Receiver
+    words: str
+    """The rule in plain words, for forms, labels and sentences."""
+    test: str
+    """The admission test: `≥`, `>` or `=` against the mark, `lease`, or `nothing`."""
+    accepts_when: str
+    """When it accepts a checked request, as docs/model.md writes it."""
+    also_sets: str
+    """What a landed write also sets, as docs/model.md writes it."""
+    mirrors: str
+    """What it stands for in real resources."""
+    keeps_high_water_mark: bool
+    """It keeps `hwm`, the highest token accepted (raised by writes and fenced reads)."""
+    keeps_equality_mark: bool
+    """It binds itself to the first token it accepts (`mark`)."""
+    splits_check_and_write: bool
+    """Checking a request and applying it are two steps (Check, then Apply)."""
+    checks_reads: bool
+    """With `fenced_reads`, reads are checked by this rule too."""
+    candidates: tuple[str, ...]
+    """The prover's receiver-specific candidate invariants that apply (proofs/invariants.py)."""
+    rule: str = RECEIVER_RULE
+    """The rule function whose case for this receiver makes its admission test."""
+    narrator: str = RECEIVER_NARRATOR
+    """The function that words its test in the narration."""
+
+
+RECEIVER_TABLE: Final = (
+    ReceiverRow(
+        Receiver.NONE,
+        "nothing (plain store)",
+        "nothing",
+        "always",
+        "nothing more",
+        "a plain store",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=False,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED,
+        "token ≥ highest seen, atomically",
+        "≥",
+        "`tok[w] ≥ hwm`",
+        "`hwm := tok[w]`",
+        "a conditional write on the stored fence, in one step",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED_STRICT,
+        "token > highest seen",
+        ">",
+        "`tok[w] > hwm`",
+        "`hwm := tok[w]`",
+        "the same with `>`, which also refuses the holder's own second write",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.FENCED_NONATOMIC,
+        "token ≥ highest seen, then writes in a separate step",
+        "≥",
+        "`tok[w] ≥ hwm` at Check(w)",
+        "`hwm := tok[w]` at Apply(w)",
+        "check-then-act in two separate steps",
+        keeps_high_water_mark=True,
+        keeps_equality_mark=False,
+        splits_check_and_write=True,
+        checks_reads=True,
+        candidates=(),
+    ),
+    ReceiverRow(
+        Receiver.EQUALITY,
+        "token equals the first one seen",
+        "=",
+        "`mark = 0 ∨ tok[w] = mark`",
+        "`mark := tok[w]`",
+        "a stored token compared for equality",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=True,
+        splits_check_and_write=False,
+        checks_reads=False,
+        candidates=("mark_is_last",),
+    ),
+    ReceiverRow(
+        Receiver.LEASE_AWARE,
+        "the writer's lease is live, asked of the lock service in the same transaction as "
+        "the write",
+        "lease",
+        "`lease_is_current(w)`",
+        "nothing more",
+        "a resource that consults the live lease in the same transaction",
+        keeps_high_water_mark=False,
+        keeps_equality_mark=False,
+        splits_check_and_write=False,
+        checks_reads=True,
+        candidates=("current_reader_saw_latest",),
+    ),
+)
+"""One row per receiver rule, in the order of `Receiver`."""
+
+RECEIVER_ROWS: Final = {row.receiver: row for row in RECEIVER_TABLE}
+
+
+def receivers_where(test: Callable[[ReceiverRow], bool]) -> tuple[Receiver, ...]:
+    """The receiver rules whose row passes a test, in their order."""
+    return tuple(row.receiver for row in RECEIVER_TABLE if test(row))
 
 
 class MarkStore(StrEnum):
@@ -254,14 +515,7 @@ OPTIONS: Final = (
         "What the coordinator hands out at each grant.",
         Token.COUNTER,
         Token,
-        {
-            "counter": "durable counter (1, 2, 3, …)",
-            "counter-volatile": "counter lost on coordinator restart",
-            "key-version": "the lock key's version (always 1)",
-            "random": "random unique value",
-            "local-clock": "the worker's own clock",
-            "wrapping": "counter that wraps around",
-        },
+        {str(row.token): row.words for row in TOKEN_TABLE},
     ),
     Option(
         "receiver",
@@ -270,15 +524,7 @@ OPTIONS: Final = (
         "What the protected resource checks on a request carrying a token.",
         Receiver.FENCED,
         Receiver,
-        {
-            "none": "nothing (plain store)",
-            "fenced": "token ≥ highest seen, atomically",
-            "fenced-strict": "token > highest seen",
-            "fenced-nonatomic": "token ≥ highest seen, then writes in a separate step",
-            "equality": "token equals the first one seen",
-            "lease-aware": "the writer's lease is live, asked of the lock service in the same "
-            "transaction as the write",
-        },
+        {str(row.receiver): row.words for row in RECEIVER_TABLE},
     ),
     Option(
         "hwm",

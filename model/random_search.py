@@ -81,7 +81,7 @@ def max_run_length(design: Design, bounds: Bounds) -> int:
     taking as many steps again. A renewal must move the lease's end to L ticks from now, so
     there is at most one per tick of the clock (T + 1).
     """
-    per_request = 3 if design.receiver == "fenced-nonatomic" else 2
+    per_request = 3 if design.receiver.splits_check_and_write else 2
     per_write = per_request * (2 if design.workload == "rmw" else 1)
     faults = design.storage_restarts + design.coordinator_restarts + design.crashes
     renewals = bounds.horizon + 1 if design.renew else 0

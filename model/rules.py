@@ -214,7 +214,7 @@ class RuleBuilder:
 
     def acquires(self, w: int) -> list[Rule]:
         """Acquire(w): one instance, or one per free token value with random tokens."""
-        if self.design.token is Token.RANDOM:
+        if self.design.token.row.picks_unused_value:
             limit = self.grants if self.grants is not None else 0
             return [self.acquire(w, value) for value in range(1, limit + 1)]
         return [self.acquire(w, 0)]
@@ -259,7 +259,7 @@ class RuleBuilder:
             }
             if self.design.expiry is Expiry.LEASE:
                 changes["expires"] = s.now + self.lease
-            if self.design.token.is_counter:
+            if self.design.token.row.uses_counter:
                 changes["issued"] = s.issued + 1
             if value:
                 changes[slot("used", value)] = 1

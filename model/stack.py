@@ -409,7 +409,7 @@ class Stack:
         for entry in self.parts:
             options.update(entry.options)
         try:
-            return Design(**options)
+            return Design().with_changes(options)
         except DesignError as error:
             raise DesignError(
                 f"this stack does not fit together ({', '.join(p.id for p in self.parts)}): {error}"

@@ -11,18 +11,16 @@ Each builder reads the state through the model's own `Vars` and uses the model's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 import z3
 
-from model.design import Design, Receiver, Token, Workload
+from model.design import Design, Workload
 from model.layout import GRANT_STATE, Vars, slot
 from model.rules import lease_is_current
-
-COUNTER_TOKENS: Final = (Token.COUNTER,)
-"""Token kinds whose token is the grant number itself (no restarts to reset it)."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +39,37 @@ class Context:
         """Worker ids 1..W."""
         return range(1, self.workers + 1)
 
-    @property
-    def counter(self) -> bool:
-        """Tokens are the durable grant counter."""
-        return self.design.token in COUNTER_TOKENS
-
 
 Builder = Callable[[Vars, Context], z3.BoolRef | None]
+
+SPECIFIC: Final[dict[str, set[str]]] = {"token": set(), "receiver": set()}
+"""Candidates that hold only for some values of an option (a token source, a receiver rule):
+each applies to a design exactly when that value's row (`model.options.TOKEN_TABLE`,
+`RECEIVER_TABLE`, field `candidates`) names it."""
+TOKEN_SPECIFIC: Final = SPECIFIC["token"]
+RECEIVER_SPECIFIC: Final = SPECIFIC["receiver"]
+
+
+def specific_to(option: str) -> Callable[[Builder], Builder]:
+    """Mark a candidate as one that the option value's row decides: it is tried only for the
+    values whose row names it, so a new value opts into candidates in its row."""
+
+    def mark(builder: Builder) -> Builder:
+        SPECIFIC[option].add(builder.__name__)
+
+        @functools.wraps(builder)
+        def applies(s: Vars, c: Context) -> z3.BoolRef | None:
+            if builder.__name__ not in getattr(c.design, option).row.candidates:
+                return None
+            return builder(s, c)
+
+        return applies
+
+    return mark
+
+
+token_specific: Final = specific_to("token")
+receiver_specific: Final = specific_to("receiver")
 
 
 def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
@@ -57,31 +79,27 @@ def hwm_covers_last(s: Vars, c: Context) -> z3.BoolRef | None:
     return s.last <= s.hwm
 
 
+@receiver_specific
 def mark_is_last(s: Vars, c: Context) -> z3.BoolRef | None:
     """An equality receiver sets its mark and last to the accepted token together: mark = last."""
-    if c.design.receiver is not Receiver.EQUALITY:
-        return None
     return s.mark == s.last
 
 
+@token_specific
 def counter_is_grants(s: Vars, c: Context) -> z3.BoolRef | None:
     """Every Acquire adds one to both the token counter and the grant count; nothing else does."""
-    if not c.counter:
-        return None
     return s.issued == s.grants
 
 
+@token_specific
 def token_is_grant(s: Vars, c: Context) -> z3.BoolRef | None:
     """With counter tokens, Acquire sets a worker's token and grant number to the same new count."""
-    if not c.counter:
-        return None
     return z3.And([s.tok[w] == s.gid[w] for w in c.ids])
 
 
+@token_specific
 def last_is_lastg(s: Vars, c: Context) -> z3.BoolRef | None:
     """An accepted write copies its writer's token and grant number, equal with counter tokens."""
-    if not c.counter:
-        return None
     return s.last == s.lastg
 
 
@@ -90,10 +108,9 @@ def grants_bound_gids(s: Vars, c: Context) -> z3.BoolRef | None:
     return z3.And([s.gid[w] <= s.grants for w in c.ids] + [s.lastg <= s.grants])
 
 
+@token_specific
 def grants_bound_tokens(s: Vars, c: Context) -> z3.BoolRef | None:
     """With counter tokens every token and mark handed out is at most the number of grants."""
-    if not c.counter:
-        return None
     marks = [s.hwm <= s.grants] if c.design.receiver.keeps_high_water_mark else []
     return z3.And([s.tok[w] <= s.grants for w in c.ids] + [s.last <= s.grants, *marks])
 
@@ -121,9 +138,10 @@ def no_holder_no_lease(s: Vars, c: Context) -> z3.BoolRef | None:
     return z3.Implies(s.holder == 0, s.expires == 0)
 
 
+@receiver_specific
 def current_reader_saw_latest(s: Vars, c: Context) -> z3.BoolRef | None:
     """While w's lease is current a lease-aware receiver takes no other write: w's read is fresh."""
-    if c.design.workload is not Workload.RMW or c.design.receiver is not Receiver.LEASE_AWARE:
+    if c.design.workload is not Workload.RMW:
         return None
     return z3.And(
         [
@@ -167,10 +185,9 @@ def stale_reader_is_fenced(s: Vars, c: Context) -> z3.BoolRef | None:
     )
 
 
+@token_specific
 def tokens_follow_grants(s: Vars, c: Context) -> z3.BoolRef | None:
     """A later grant carries a higher token (so far), and the last write's token tops older ones."""
-    if c.design.token not in ("counter", "local-clock"):
-        return None
     held = [
         z3.Implies(z3.And(s.gid[v] != 0, s.gid[v] < s.gid[w]), s.tok[v] < s.tok[w])
         for v in c.ids
@@ -181,11 +198,10 @@ def tokens_follow_grants(s: Vars, c: Context) -> z3.BoolRef | None:
     return z3.And(held + last)
 
 
+@token_specific
 def clock_token_dates_the_grant(s: Vars, c: Context) -> z3.BoolRef | None:
     """A clock token is the grant's time + 1 + skew: the newest grant's lease ends L later, an
     older grant was superseded only after its lease ended, and no grant is in the future."""
-    if c.design.token != "local-clock":
-        return None
     facts = []
     for w, skew in zip(c.ids, c.design.skews(c.workers), strict=True):
         granted_at = s.tok[w] - 1 - skew

@@ -37,15 +37,26 @@ def test_preset_flags_override_the_preset(capsys: pytest.CaptureFixture[str]) ->
     assert report["design"]["receiver"] == "fenced" and report["states"] == 321
 
 
-def test_overriding_a_presets_token_or_mark_drops_its_restarts(
+def test_overriding_a_presets_token_or_mark_keeps_its_restarts_and_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`--preset volatile-counter --token counter` is the core; likewise a durable mark."""
-    for args in (
-        ["--preset", "volatile-counter", "--token", "counter"],
-        ["--preset", "volatile-hwm", "--hwm", "durable"],
+    """`--preset volatile-counter --token counter` keeps the preset's restart and is refused
+    with what to change; with the restarts set to 0 it is the core; likewise a durable mark."""
+    for args, message, reset in (
+        (
+            ["--preset", "volatile-counter", "--token", "counter"],
+            "coordinator_restarts only apply to token counter-volatile",
+            "--coordinator-restarts",
+        ),
+        (
+            ["--preset", "volatile-hwm", "--hwm", "durable"],
+            "storage_restarts only apply to a volatile mark",
+            "--storage-restarts",
+        ),
     ):
-        code, out, _ = run(["check", *args, "--json"], capsys)
+        code, _, err = run(["check", *args, "--json"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+        code, out, _ = run(["check", *args, reset, "0", "--json"], capsys)
         assert code == 0 and json.loads(out)["states"] == 321
 
 

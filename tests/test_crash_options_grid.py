@@ -14,7 +14,7 @@ import pytest
 
 from model.design import Bounds, Design
 from model.explorer import explore
-from model.options import BY_OPTION
+from model.options import BY_OPTION, Token
 from model.reference import reference_search
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, bmc
@@ -27,10 +27,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 """The new options, as the two ways a lock can outlive (or not) a crashed holder."""
 
-NEEDS: dict[str, dict[str, Any]] = {
-    "counter-volatile": {"coordinator_restarts": 1},
-}
-"""Options a token source requires to be a design of its own."""
+
+def needs(token: Token) -> dict[str, Any]:
+    """Options a token source requires to be a design of its own (read from its row)."""
+    return {"coordinator_restarts": 1} if token.row.reset_by_coordinator_restart else {}
 
 
 def designs() -> list[tuple[str, Design]]:
@@ -40,11 +40,11 @@ def designs() -> list[tuple[str, Design]]:
     for variant, options in VARIANTS.items():
         for receiver in BY_OPTION["receiver"].values:
             found.append((f"{receiver}-{variant}", Design(receiver=receiver, **options)))
-        for token in BY_OPTION["token"].values:
-            if token == "counter":
+        for token in Token:
+            if token is BY_OPTION["token"].default:
                 continue
-            extra = NEEDS.get(token, {})
-            found.append((f"{token}-{variant}", Design(token=token, **extra, **options)))
+            changes = {"token": token, **needs(token), **options}
+            found.append((f"{token}-{variant}", Design().with_changes(changes)))
     return found
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from model.design import Bounds, Design
+from model.options import OPTIONS, Kind
 from model.rules import ACTION_NAMES, Action, RuleBuilder
 from model.system import System
 
@@ -685,22 +686,11 @@ def test_every_action_and_option_has_an_example() -> None:
     names = {example.when.name for example in EXAMPLES}
     assert names == set(ACTION_NAMES)
     designs = [example.design for example in EXAMPLES]
-    for option, values in (
-        (
-            "token",
-            ("counter", "counter-volatile", "key-version", "random", "local-clock", "wrapping"),
-        ),
-        (
-            "receiver",
-            ("none", "fenced", "fenced-strict", "fenced-nonatomic", "equality", "lease-aware"),
-        ),
-        ("hwm", ("durable", "volatile")),
-        ("workload", ("blind", "rmw")),
-        ("expiry", ("lease", "never")),
-    ):
-        assert {str(getattr(d, option)) for d in designs} == set(values), option
-    for flag in ("worker_check", "fenced_reads", "grant_fences", "renew"):
-        assert any(getattr(d, flag) for d in designs), flag
+    for option in OPTIONS:
+        if option.kind is Kind.CHOICE:
+            assert {str(getattr(d, option.name)) for d in designs} == set(option.values), option
+        if option.kind is Kind.FLAG:
+            assert any(getattr(d, option.name) for d in designs), option.name
     assert {d.crashes for d in designs} >= {0, 1, 2}
 
 

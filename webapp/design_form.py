@@ -45,8 +45,8 @@ def option_value(option: Option, value: Any) -> Any:
 
 def design_from_values(values: Mapping[str, Any]) -> Design:
     """A validated Design from form values (missing options take the core's defaults)."""
-    return Design(
-        **{
+    return Design().with_changes(
+        {
             option.name: option_value(option, values.get(option.name, option.default))
             for option in OPTIONS
         }

@@ -728,7 +728,7 @@ def candidate_designs(exercise: Exercise) -> Iterator[Design]:
     choices = [_option_values(BY_OPTION[name]) for name in exercise.options]
     for values in itertools.product(*choices):
         try:
-            design = replace(exercise.design, **dict(zip(exercise.options, values, strict=True)))
+            design = exercise.design.with_changes(dict(zip(exercise.options, values, strict=True)))
             design.check_fits(exercise.bounds)
         except DesignError:
             continue
@@ -875,7 +875,7 @@ def fixed_design(exercise: Exercise, changes: Mapping[str, Any]) -> Design:
         raise DesignError(
             f"this exercise lets you change only {', '.join(exercise.options)}, not {refused[0]}"
         )
-    return replace(exercise.design, **changes)
+    return exercise.design.with_changes(changes)
 
 
 def required_properties(exercise: Exercise, original: Verdicts) -> tuple[str, ...]:

@@ -9,7 +9,6 @@ problem is a `LinkError` whose message says what a good value looks like.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final
 
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
@@ -81,13 +80,13 @@ def design_from_params(params: Mapping[str, str]) -> Design:
     if preset_name is not None and preset_name not in PRESETS:
         raise LinkError(f"the link names no known preset: choose one of {', '.join(PRESETS)}")
     base = PRESETS[preset_name].design if preset_name else Design()
-    changes = {}
+    changes: dict[str, object] = {}
     try:
         for option in OPTIONS:
             text = param(params, option.name)
             if text is not None:
                 changes[option.name] = option.parse_text(text)
-        return replace(base, **changes)
+        return base.with_changes(changes)
     except DesignError as error:
         raise LinkError(f"the link's design is refused: {error}") from None
 
