@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from fencing.command_line import bounds_flags, command, design_flags
 from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
@@ -363,6 +364,7 @@ def render_explore() -> None:
     preset = matching_preset(design)
     label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
     st.markdown(f"This is {label} at {bounds.in_words()}.")
+    _command_line(design, bounds, budget, sizes)
     caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
     if sizes.get("strategy") == RANDOM:
@@ -389,6 +391,24 @@ def render_explore() -> None:
         return
     _summary(exploration)
     _counterexamples(design, bounds, exploration.verdicts)
+
+
+def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, Any]) -> None:
+    """The `fencing check` command that runs the same search, folded away."""
+    words = ["fencing", "check", *design_flags(design), *bounds_flags(bounds)]
+    if sizes.get("strategy") == RANDOM:
+        words += [
+            "--strategy",
+            "random",
+            "--runs",
+            str(sizes["runs"]),
+            "--seed",
+            str(sizes["seed"]),
+        ]
+    elif budget != WEB_MAX_STATES:
+        words += ["--max-states", str(budget)]
+    with st.expander("The same search on the command line"):
+        st.code(command(words), language="bash")
 
 
 def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> None:

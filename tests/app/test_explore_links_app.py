@@ -76,3 +76,17 @@ def test_hostile_links_give_a_message_never_a_traceback_or_markup(params: dict[s
     shown = " ".join(e.value for e in at.error)
     assert "partly not understood" in shown
     assert "](http" not in shown and "](https" not in shown
+
+
+def test_the_page_shows_the_command_that_runs_the_same_search() -> None:
+    import shlex
+
+    from fencing.cli import bounds_from_args, build_parser, design_from_args
+    from model.design import Bounds, Design
+
+    at = explore_page(token="random", receiver="none", horizon="5")
+    (line,) = [c.value for c in at.code if str(c.value).startswith("fencing check")]
+    args = build_parser().parse_args(shlex.split(line)[1:])
+    assert design_from_args(args) == Design(token="random", receiver="none")
+    shown = {name: int(at.number_input(key=name).value) for name in Bounds().to_dict()}
+    assert bounds_from_args(args) == Bounds(**shown) and shown["horizon"] == 5
