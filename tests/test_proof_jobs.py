@@ -176,7 +176,10 @@ def test_no_module_of_the_web_app_loads_z3_in_the_server() -> None:
         "import pkgutil, importlib, sys, webapp\n"
         "for m in pkgutil.iter_modules(webapp.__path__):\n"
         "    importlib.import_module('webapp.' + m.name)\n"
-        "print(sorted(n for n in sys.modules if n == 'z3' or n.startswith('z3.')))\n"
+        "print(sorted(n for n in sys.modules if n == 'z3' or n.startswith('z3.')), flush=True)\n"
+        # The entry script starts the background set checker: leave without finalizing, so
+        # a daemon thread still writing its log cannot abort the interpreter's shutdown.
+        "import os; os._exit(0)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
