@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
+from model.claims import lesson_caption
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
@@ -24,7 +25,6 @@ from webapp.cache import (
     random_search_cached,
     replay_cached,
 )
-from webapp.captions import lesson_caption
 from webapp.design_form import (
     BOUND_HELP,
     CUSTOM,

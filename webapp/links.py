@@ -13,7 +13,7 @@ from typing import Final
 
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.options import BY_OPTION, OPTIONS
-from model.presets import PRESETS, PRESETS_LIST
+from model.presets import PRESETS, matching
 
 MAX_PARAM_CHARS: Final = 300
 """Longest value of one URL parameter that is read at all."""
@@ -50,7 +50,8 @@ def whole_number(text: str, what: str, low: int, high: int) -> int:
 
 def matching_preset(design: Design) -> str | None:
     """The name of the preset with exactly this design, if any."""
-    return next((p.name for p in PRESETS_LIST if p.design == design), None)
+    found = matching(design)
+    return found.name if found else None
 
 
 def file_name(design: Design, what: str, extension: str) -> str:
