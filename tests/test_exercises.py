@@ -9,6 +9,7 @@ import pytest
 
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
+from model.options import BY_OPTION
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
@@ -17,6 +18,7 @@ from webapp.exercises import (
     DEFAULT_SET,
     MAX_SET_BYTES,
     Attempt,
+    Exercise,
     ExerciseSetError,
     Progress,
     check_break,
@@ -334,7 +336,7 @@ def test_the_p6_exercises_strand_a_crashed_holder_and_need_more_than_fencing_to_
     assert feedback.correct and "step 5 (Tick) violates P6" in feedback.message
     assert not check_break(strand, stranding[:-1]).correct  # L ticks: not yet overdue
     original = verdicts(fix.design, fix.bounds)
-    fenced = fixed_design(fix, {"expiry": "lease", "receiver": "fenced", "renew": True})
+    fenced = fixed_design(fix, {"expiry": "lease", "receiver": "fenced"})
     lost = check_fix(fix, fenced, original, verdicts(fenced, fix.bounds))
     assert not lost.correct and "loses what held before: P2 in 5 steps" in lost.message
     lease_only = fixed_design(fix, {"expiry": "lease"})
@@ -342,10 +344,37 @@ def test_the_p6_exercises_strand_a_crashed_holder_and_need_more_than_fencing_to_
         "P1 in 8 steps"
         in check_fix(fix, lease_only, original, verdicts(lease_only, fix.bounds)).message
     )
-    live = fixed_design(fix, {"expiry": "lease", "receiver": "lease-aware", "renew": True})
+    live = fixed_design(fix, {"expiry": "lease", "receiver": "lease-aware"})
     assert check_fix(fix, live, original, verdicts(live, fix.bounds)).correct
     with pytest.raises(DesignError, match="not crashes"):
         fixed_design(fix, {"crashes": 0})  # a crash cannot be fixed away by forbidding it
+
+
+def _usable_values(exercise: Exercise, name: str) -> list[str]:
+    """The values of an offered option that the model accepts with the exercise's design and
+    that change it (a flag tried both ways, a choice every way)."""
+    option = BY_OPTION[name]
+    usable = []
+    for value in option.values or (False, True):
+        try:
+            changed = exercise.design.with_changes({name: value})
+        except DesignError:
+            continue
+        if changed != exercise.design:
+            usable.append(str(value))
+    return usable
+
+
+def test_no_default_fix_exercise_offers_an_option_that_cannot_be_used() -> None:
+    """A wrong answer costs a hint, so every option a fix exercise offers must change its
+    design in some way the model accepts: never one refused for every value (renew on a lock
+    without a lease) or one that changes nothing."""
+    fixes = [e for e in load_set(DEFAULT_SET).exercises if e.kind == "fix"]
+    assert fixes
+    useless = [(e.id, name) for e in fixes for name in e.options if not _usable_values(e, name)]
+    assert useless == []
+    no_lease = load_set(DEFAULT_SET).by_id("no-lease-fix-p6")
+    assert no_lease is not None and _usable_values(no_lease, "renew") == []
 
 
 def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
