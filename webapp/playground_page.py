@@ -335,7 +335,7 @@ def _board() -> None:
     status_lines(trace)
     steps_view(trace)
     st.markdown("**Share or keep this run**")
-    st.code(full_link(page_url(), PAGE_PATH, run.link_params()), language=None)
+    st.code(full_link(page_url(), PAGE_PATH, run.link_params()), language=None, wrap_lines=True)
     st.download_button(
         "Download the trace (JSON)",
         trace_to_json(trace),
