@@ -9,7 +9,7 @@ import pytest
 
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
-from model.options import BY_OPTION
+from model.options import BY_OPTION, Kind
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
@@ -30,6 +30,7 @@ from webapp.exercises import (
     folder_sets,
     key_line,
     load_set,
+    offered_values,
     parse_set,
     summary_json,
     summary_markdown,
@@ -387,3 +388,24 @@ def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPat
         "This answer cannot be graded: the model check stopped at its budget of 300,000 states "
         "and 10 s (time budget of 0 s reached)"
     )
+
+
+def test_a_fix_exercise_offers_only_the_values_an_answer_can_use() -> None:
+    """Exercise 8's token chooser leaves out the volatile counter, refused without the
+    coordinator restarts the exercise does not offer; every offered value is accepted by the
+    model with some values of the other offered options, and the design's own is offered."""
+    found = load_set(DEFAULT_SET)
+    tokens = found.by_id("key-version-fix-p3")
+    assert tokens is not None
+    offered = offered_values(tokens, "token")
+    assert "counter-volatile" not in offered and {"counter", "key-version"} <= set(offered)
+    with pytest.raises(DesignError, match="coordinator_restarts"):
+        tokens.design.with_changes({"token": "counter-volatile"})
+    for exercise in (e for e in found.exercises if e.kind == "fix"):
+        for name in exercise.options:
+            if BY_OPTION[name].kind is not Kind.CHOICE:
+                assert offered_values(exercise, name) == ()
+                continue
+            values = offered_values(exercise, name)
+            assert str(getattr(exercise.design, name)) in values
+            assert set(values) <= set(BY_OPTION[name].values)
