@@ -229,7 +229,7 @@ def _design_form(run: Run) -> None:
         st.button(
             "Start a new run with this design",
             on_click=_start_design,
-            key="play-start",
+            key="playground-start",
             type="primary",
         )
 

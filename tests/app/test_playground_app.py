@@ -117,14 +117,14 @@ def test_an_option_change_makes_the_design_custom_and_starts_it() -> None:
     assert at.selectbox(key="play-preset").value == "worker-checks-lease"
     at.selectbox(key="play-opt-receiver").set_value("equality").run()
     assert at.selectbox(key="play-preset").value == "(custom options)"
-    at.button(key="play-start").click().run()
+    at.button(key="playground-start").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert param(at, "d") == "receiver:equality~worker_check:1"
     assert at.selectbox(key="play-preset").value == "(custom options)"
     at.selectbox(key="play-opt-receiver").set_value("fenced").run()
     at.checkbox(key="play-opt-worker_check").uncheck().run()
     assert at.selectbox(key="play-preset").value == "fencing"
-    at.button(key="play-start").click().run()
+    at.button(key="playground-start").click().run()
     assert param(at, "d") == "fencing"
 
 
