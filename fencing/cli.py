@@ -14,6 +14,7 @@ import importlib
 import json
 import math
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,10 +33,11 @@ from fencing.strategies import (
     run_random_check,
     strategy_problem,
 )
+from model.claims import lesson_caption
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
 from model.options import OPTION_NAMES, OPTIONS, Kind, Option
-from model.presets import PRESET_NAMES, PRESETS_LIST, preset
+from model.presets import PRESET_NAMES, PRESETS_LIST, matching, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.reading import REPLAY_LIMITS
 from model.trace import (
@@ -268,8 +270,26 @@ def format_trace(trace: Trace) -> list[str]:
     return lines
 
 
+def lesson_lines(result: Exploration) -> list[str]:
+    """The lesson of the preset whose design this is, with where it shows if not here."""
+    found = matching(result.design)
+    if found is None:
+        return []
+    caption = lesson_caption(found.as_lesson(), result.bounds, result.verdicts)
+    return [
+        "",
+        *textwrap.wrap(
+            f"Lesson of {found.name}: {caption}",
+            width=92,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ),
+    ]
+
+
 def format_exploration(result: Exploration) -> str:
-    """Human-readable report: counts, a verdict per property, narrated counterexamples."""
+    """Human-readable report: counts, a verdict per property, the preset's lesson (with where
+    it shows when these bounds do not show it), narrated counterexamples."""
     counted = "orbits" if result.symmetry else "states"
     state = "complete" if result.complete else f"INCOMPLETE: {result.stopped_by}"
     lines = [
@@ -285,6 +305,7 @@ def format_exploration(result: Exploration) -> str:
         if verdict.violated:
             status = f"VIOLATED (shortest run: {verdict.shortest} steps)"
         lines.append(f"  {title:<32} {status}")
+    lines += lesson_lines(result)
     for name, verdict in result.verdicts.items():
         if verdict.actions:
             lines += ["", f"Shortest run violating {name}:"]
@@ -443,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="explore every interleaving of a design")
     add_design_arguments(check)
-    add_bounds_arguments(check, Bounds())
+    add_bounds_arguments(check, REFERENCE_BOUNDS)
     check.add_argument(
         "--symmetry", action="store_true", help="count states up to renaming workers"
     )

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from model.design import Bounds
+from model.design import REFERENCE_BOUNDS
 
 EXIT_NO_COUNTEREXAMPLE: Final = 1
 
@@ -31,7 +31,7 @@ def register(commands: Any) -> None:
 
     promela = formats.add_parser("promela", help="the design as a Promela model for spin")
     add_design_arguments(promela)
-    add_bounds_arguments(promela, Bounds())
+    add_bounds_arguments(promela, REFERENCE_BOUNDS)
     promela.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")
     promela.set_defaults(run=run_export_promela)
 
@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
         "itf", help="the shortest counterexample of a property as an ITF trace"
     )
     add_design_arguments(itf)
-    add_bounds_arguments(itf, Bounds())
+    add_bounds_arguments(itf, REFERENCE_BOUNDS)
     itf.add_argument("--property", required=True, choices=PROPERTY_NAMES, metavar="P")
     add_budget_arguments(itf, None, DEFAULT_MAX_SECONDS)
     itf.add_argument("--output", "-o", metavar="FILE", help="write here, not to stdout")

@@ -4,7 +4,8 @@ A sentence such as "a paused holder writes after its lease (P2 fails)" is stored
 template and a list of claims, each a property, a status and the bounds where it is
 true (with a violation's shortest length). The "(P2 fails)" is rendered from the claim,
 and tests explore every claim's design at its bounds, so a lesson cannot drift from the
-model. Shown at other bounds, a lesson says where its claims were checked.
+model. Shown at other bounds, a lesson says where its claims were checked (`lesson_caption`,
+one sentence shared by the web pages and the command line).
 """
 
 from __future__ import annotations
@@ -148,3 +149,46 @@ class Lesson:
             if (verdicts[claim.prop].status is Status.VIOLATED) != claim.fails
             or verdicts[claim.prop].status is Status.UNKNOWN
         )
+
+
+def lesson_caption(
+    lesson: Lesson,
+    bounds: Bounds,
+    verdicts: Mapping[str, PropertyVerdict] | None,
+    checker: str = "the exploration",
+) -> str:
+    """The lesson, with a note whenever the verdicts beside it do not show what it says.
+
+    A lesson was checked at its claims' bounds; shown at other bounds it must not contradict
+    the table beside it, so the note says which verdicts differ here, or which ones an
+    unfinished check could not decide, and names the bounds where the lesson appears.
+    `verdicts` are the verdicts at `bounds` (None before anything was checked); `checker`
+    names what stopped early, e.g. "the exploration" or "z3".
+    """
+    if verdicts is None:
+        if bounds == lesson.bounds:
+            return lesson.text
+        return (
+            f"{lesson.text} (Verdicts checked at {lesson.bounds.in_words()}; run the explorer "
+            "to see them at these bounds.)"
+        )
+    differing = lesson.disagreements(verdicts)
+    if not differing:
+        if bounds == lesson.bounds:
+            return lesson.text
+        return (
+            f"{lesson.text} (The same verdicts hold at these bounds; checked at "
+            f"{lesson.bounds.in_words()}.)"
+        )
+    unfinished = [name for name in differing if verdicts[name].status is Status.UNKNOWN]
+    if unfinished:
+        return (
+            f"{lesson.text} At these bounds {checker} stopped before it could say "
+            f"whether {', '.join(unfinished)} {'holds' if len(unfinished) == 1 else 'hold'}: "
+            f"the lesson's verdicts were checked at {lesson.bounds.in_words()}."
+        )
+    words = ", ".join(f"{name} {verdicts[name].status.word}" for name in differing)
+    return (
+        f"{lesson.text} At these bounds the lesson does not show ({words}): it appears at "
+        f"{lesson.bounds.in_words()}."
+    )

@@ -297,6 +297,11 @@ PRESETS: Final = {preset.name: preset for preset in PRESETS_LIST}
 PRESET_NAMES: Final = tuple(PRESETS)
 
 
+def matching(design: Design) -> Preset | None:
+    """The preset with exactly this design, if any (its lesson speaks of this design)."""
+    return next((p for p in PRESETS_LIST if p.design == design), None)
+
+
 def preset(name: str) -> Preset:
     """The preset with this name, or an error listing the known names."""
     try:

@@ -11,11 +11,10 @@ import tomllib
 
 import pytest
 
-from model.claims import citations
+from model.claims import citations, lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST, Preset
-from webapp.captions import lesson_caption
 from webapp.exercises import DEFAULT_SET, load_set
 
 NOTE = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")

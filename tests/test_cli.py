@@ -9,19 +9,29 @@ from typing import Any
 
 import pytest
 
+from fencing.golden import read_golden
 from fencing.stories import paused_worker_story
-from model.design import Bounds, Design
+from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import Exploration, explore
-from model.presets import PRESET_NAMES, PRESETS_LIST
+from model.presets import PRESET_NAMES, PRESETS, PRESETS_LIST
 from model.trace import trace_to_dict, trace_to_json
 from tests.cli_helpers import run
 
+GOLDEN = read_golden()
+"""The recorded figures at the reference bounds, where `fencing check` starts."""
+
 
 def test_check_narrates_each_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
-    """Human output has counts, a verdict per property and the narrated shortest runs."""
+    """Human output has counts, a verdict per property and the narrated shortest runs, at the
+    reference bounds unless others are given (the golden figures of lease-only there)."""
     code, out, _ = run(["check", "--receiver", "none"], capsys)
     assert code == 0
-    assert "Explored 354 states, 728 transitions, depth 12" in out
+    golden = GOLDEN["presets"]["lease-only"]
+    assert f"Bounds: {REFERENCE_BOUNDS.short()}" in out
+    assert (
+        f"Explored {golden['states']:,} states, {golden['transitions']:,} transitions, "
+        f"depth {golden['depth']}"
+    ) in out
     assert "P1 monotonic acceptance" in out and "VIOLATED (shortest run: 8 steps)" in out
     assert "P4 no false rejection            holds" in out
     assert "Shortest run violating P1:" in out and "✗ P1 violated" in out
@@ -34,7 +44,8 @@ def test_preset_flags_override_the_preset(capsys: pytest.CaptureFixture[str]) ->
     )
     assert code == 0
     report = json.loads(out)
-    assert report["design"]["receiver"] == "fenced" and report["states"] == 321
+    assert report["design"]["receiver"] == "fenced"
+    assert report["states"] == GOLDEN["presets"]["fencing"]["states"]
 
 
 def test_overriding_a_presets_token_or_mark_keeps_its_restarts_and_is_refused(
@@ -57,7 +68,7 @@ def test_overriding_a_presets_token_or_mark_keeps_its_restarts_and_is_refused(
         code, _, err = run(["check", *args, "--json"], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1
         code, out, _ = run(["check", *args, reset, "0", "--json"], capsys)
-        assert code == 0 and json.loads(out)["states"] == 321
+        assert code == 0 and json.loads(out)["states"] == GOLDEN["presets"]["fencing"]["states"]
 
 
 def test_skew_and_wrap_flags(capsys: pytest.CaptureFixture[str]) -> None:
@@ -403,3 +414,50 @@ def test_prove_random_tokens_reports_without_a_crash(capsys: pytest.CaptureFixtu
         "P5": "vacuous",
         "P6": "vacuous",
     }
+
+
+def test_check_starts_at_the_reference_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fencing check` and `fencing export` start where `prove`, Compare and the chapters do."""
+    code, out, _ = run(["check", "--json"], capsys)
+    assert code == 0 and json.loads(out)["bounds"] == REFERENCE_BOUNDS.to_dict()
+    code, out, _ = run(["export", "promela"], capsys)
+    assert code == 0 and REFERENCE_BOUNDS.short() in out
+
+
+def _one_line(text: str) -> str:
+    """Output with its wrapped lines joined, to find a sentence across a line break."""
+    return " ".join(text.split())
+
+
+def test_check_prints_the_presets_lesson_and_where_it_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fencing-strict's lesson says P4 fails: at the defaults the table shows it failing and the
+    lesson stands alone; with one write per grant P4 holds, and the lesson says so and names
+    the bounds where it shows."""
+    lesson = PRESETS["fencing-strict"].as_lesson()
+    code, out, _ = run(["check", "--preset", "fencing-strict"], capsys)
+    assert code == 0
+    assert "P4 no false rejection            VIOLATED (shortest run: 5 steps)" in out
+    assert f"Lesson of fencing-strict: {lesson.text}" in _one_line(out)
+    assert "does not show" not in out
+    small = ["--horizon", "4", "--grants", "2", "--writes", "1"]
+    code, out, _ = run(["check", "--preset", "fencing-strict", *small], capsys)
+    assert code == 0
+    assert "P4 no false rejection            holds" in out
+    assert (
+        "At these bounds the lesson does not show (P4 holds): it appears at "
+        f"{REFERENCE_BOUNDS.in_words()}."
+    ) in _one_line(out)
+
+
+def test_check_names_a_lesson_only_for_a_presets_design(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A flag that changes a preset's design leaves its lesson out: it speaks of another design."""
+    code, out, _ = run(["check", "--preset", "fencing-strict", "--receiver", "none"], capsys)
+    assert code == 0
+    assert "Lesson of fencing-strict" not in out
+    assert f"Lesson of lease-only: {PRESETS['lease-only'].as_lesson().text}" in _one_line(out)
+    code, out, _ = run(["check", "--token", "random", "--receiver", "lease-aware"], capsys)
+    assert code == 0 and "Lesson of" not in out

@@ -9,6 +9,7 @@ import pytest
 
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
+from model.options import BY_OPTION, Kind
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
@@ -17,6 +18,7 @@ from webapp.exercises import (
     DEFAULT_SET,
     MAX_SET_BYTES,
     Attempt,
+    Exercise,
     ExerciseSetError,
     Progress,
     check_break,
@@ -28,6 +30,7 @@ from webapp.exercises import (
     folder_sets,
     key_line,
     load_set,
+    offered_values,
     parse_set,
     summary_json,
     summary_markdown,
@@ -334,7 +337,7 @@ def test_the_p6_exercises_strand_a_crashed_holder_and_need_more_than_fencing_to_
     assert feedback.correct and "step 5 (Tick) violates P6" in feedback.message
     assert not check_break(strand, stranding[:-1]).correct  # L ticks: not yet overdue
     original = verdicts(fix.design, fix.bounds)
-    fenced = fixed_design(fix, {"expiry": "lease", "receiver": "fenced", "renew": True})
+    fenced = fixed_design(fix, {"expiry": "lease", "receiver": "fenced"})
     lost = check_fix(fix, fenced, original, verdicts(fenced, fix.bounds))
     assert not lost.correct and "loses what held before: P2 in 5 steps" in lost.message
     lease_only = fixed_design(fix, {"expiry": "lease"})
@@ -342,10 +345,37 @@ def test_the_p6_exercises_strand_a_crashed_holder_and_need_more_than_fencing_to_
         "P1 in 8 steps"
         in check_fix(fix, lease_only, original, verdicts(lease_only, fix.bounds)).message
     )
-    live = fixed_design(fix, {"expiry": "lease", "receiver": "lease-aware", "renew": True})
+    live = fixed_design(fix, {"expiry": "lease", "receiver": "lease-aware"})
     assert check_fix(fix, live, original, verdicts(live, fix.bounds)).correct
     with pytest.raises(DesignError, match="not crashes"):
         fixed_design(fix, {"crashes": 0})  # a crash cannot be fixed away by forbidding it
+
+
+def _usable_values(exercise: Exercise, name: str) -> list[str]:
+    """The values of an offered option that the model accepts with the exercise's design and
+    that change it (a flag tried both ways, a choice every way)."""
+    option = BY_OPTION[name]
+    usable = []
+    for value in option.values or (False, True):
+        try:
+            changed = exercise.design.with_changes({name: value})
+        except DesignError:
+            continue
+        if changed != exercise.design:
+            usable.append(str(value))
+    return usable
+
+
+def test_no_default_fix_exercise_offers_an_option_that_cannot_be_used() -> None:
+    """A wrong answer costs a hint, so every option a fix exercise offers must change its
+    design in some way the model accepts: never one refused for every value (renew on a lock
+    without a lease) or one that changes nothing."""
+    fixes = [e for e in load_set(DEFAULT_SET).exercises if e.kind == "fix"]
+    assert fixes
+    useless = [(e.id, name) for e in fixes for name in e.options if not _usable_values(e, name)]
+    assert useless == []
+    no_lease = load_set(DEFAULT_SET).by_id("no-lease-fix-p6")
+    assert no_lease is not None and _usable_values(no_lease, "renew") == []
 
 
 def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -358,3 +388,24 @@ def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPat
         "This answer cannot be graded: the model check stopped at its budget of 300,000 states "
         "and 10 s (time budget of 0 s reached)"
     )
+
+
+def test_a_fix_exercise_offers_only_the_values_an_answer_can_use() -> None:
+    """Exercise 8's token chooser leaves out the volatile counter, refused without the
+    coordinator restarts the exercise does not offer; every offered value is accepted by the
+    model with some values of the other offered options, and the design's own is offered."""
+    found = load_set(DEFAULT_SET)
+    tokens = found.by_id("key-version-fix-p3")
+    assert tokens is not None
+    offered = offered_values(tokens, "token")
+    assert "counter-volatile" not in offered and {"counter", "key-version"} <= set(offered)
+    with pytest.raises(DesignError, match="coordinator_restarts"):
+        tokens.design.with_changes({"token": "counter-volatile"})
+    for exercise in (e for e in found.exercises if e.kind == "fix"):
+        for name in exercise.options:
+            if BY_OPTION[name].kind is not Kind.CHOICE:
+                assert offered_values(exercise, name) == ()
+                continue
+            values = offered_values(exercise, name)
+            assert str(getattr(exercise.design, name)) in values
+            assert set(values) <= set(BY_OPTION[name].values)

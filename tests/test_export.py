@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from fencing.budget import (
     resolve_max_states,
 )
 from fencing.spin import check_with_spin, spin_available
-from model.design import Bounds, Design, DesignError
+from model.design import REFERENCE_BOUNDS, Design, DesignError
 from model.explorer import BYTES_PER_STATE, explore
 from model.presets import PRESETS
 from model.promela import promela_model
@@ -28,7 +29,8 @@ def test_export_promela_prints_the_models_text(capsys: pytest.CaptureFixture[str
         ["export", "promela", "--preset", "fencing-strict", "--horizon", "5"], capsys
     )
     assert code == 0
-    expected = promela_model(PRESETS["fencing-strict"].design, Bounds(horizon=5)).text
+    bounds = replace(REFERENCE_BOUNDS, horizon=5)  # the other bounds at their defaults
+    expected = promela_model(PRESETS["fencing-strict"].design, bounds).text
     assert out == expected + "\n"
     assert "assert(property_P4 ||" in out and "active proctype system()" in out
 
@@ -40,7 +42,7 @@ def test_exported_file_runs_in_spin(capsys: pytest.CaptureFixture[str], tmp_path
     args = ["export", "promela", "--preset", "volatile-counter", "--output", str(target)]
     assert run(args, capsys)[0] == 0
     spin = check_with_spin(target.read_text(), tmp_path / "spin")
-    ours = explore(PRESETS["volatile-counter"].design, Bounds())
+    ours = explore(PRESETS["volatile-counter"].design, REFERENCE_BOUNDS)
     assert (spin.states, spin.transitions) == (ours.states, ours.transitions + 1)
 
 

@@ -6,12 +6,12 @@ import streamlit as st
 
 from fencing.command_line import check_command
 from fencing.matrix import Matrix, verdict_matrix
+from model.claims import lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.cache import explore_cached, replay_cached
-from webapp.captions import lesson_caption
 from webapp.links import LinkError, decode_design, encode_design, matching_preset
 from webapp.player import show_traces
 from webapp.preset_picker import design_widgets

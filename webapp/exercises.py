@@ -878,6 +878,38 @@ def fixed_design(exercise: Exercise, changes: Mapping[str, Any]) -> Design:
     return exercise.design.with_changes(changes)
 
 
+def offered_values(exercise: Exercise, name: str) -> tuple[str, ...]:
+    """The values of a choice option that a fix answer can use: each the model accepts with
+    the exercise's design and some values of the other offered choices and flags.
+
+    A wrong answer earns a hint, so a value that no answer can use (a volatile counter where
+    the restarts it needs are not offered) is not put before the student.
+    """
+    option = BY_OPTION[name]
+    if option.kind is not Kind.CHOICE:
+        return ()
+    others = [
+        [(other, value) for value in _tried_values(BY_OPTION[other])]
+        for other in exercise.options
+        if other != name and BY_OPTION[other].kind in (Kind.CHOICE, Kind.FLAG)
+    ]
+    usable = []
+    for value in option.values:
+        for rest in itertools.product(*others):
+            try:
+                exercise.design.with_changes({name: value, **dict(rest)})
+            except DesignError:
+                continue
+            usable.append(value)
+            break
+    return tuple(usable)
+
+
+def _tried_values(option: Option) -> tuple[Any, ...]:
+    """Every value of a choice or a flag."""
+    return option.values if option.kind is Kind.CHOICE else (False, True)
+
+
 def required_properties(exercise: Exercise, original: Verdicts) -> tuple[str, ...]:
     """What a fix must keep: the target property and the `keep` list (default: what held)."""
     keep = exercise.keep if exercise.keep is not None else original.holds

@@ -51,6 +51,7 @@ from webapp.exercises import (
     decode_upload,
     fixed_design,
     known_verdicts,
+    offered_values,
     parse_set,
     summary_json,
     summary_markdown,
@@ -415,7 +416,8 @@ def _break(book: Book, exercise: Exercise) -> None:
 def _fix_widget(exercise: Exercise, name: str) -> Any:
     """The widget of one option the student may change, starting at the broken design's value."""
     value = BY_OPTION[name].to_json(getattr(exercise.design, name))
-    return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value)
+    offered = offered_values(exercise, name) or None
+    return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value, offered)
 
 
 def _fix(book: Book, exercise: Exercise) -> None:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from fencing.command_line import bounds_flags, command, design_flags
 from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
+from model.claims import lesson_caption
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
@@ -25,7 +26,6 @@ from webapp.cache import (
     random_search_cached,
     replay_cached,
 )
-from webapp.captions import lesson_caption
 from webapp.design_form import (
     BOUND_HELP,
     CUSTOM,

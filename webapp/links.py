@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Final
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.options import BY_OPTION, OPTIONS
-from model.presets import PRESETS, PRESETS_LIST
+from model.presets import PRESETS, matching
 
 MAX_PARAM_CHARS: Final = 300
 """Longest value of one URL parameter that is read at all."""
@@ -50,7 +51,8 @@ def whole_number(text: str, what: str, low: int, high: int) -> int:
 
 def matching_preset(design: Design) -> str | None:
     """The name of the preset with exactly this design, if any."""
-    return next((p.name for p in PRESETS_LIST if p.design == design), None)
+    found = matching(design)
+    return found.name if found else None
 
 
 def file_name(design: Design, what: str, extension: str) -> str:
@@ -149,3 +151,14 @@ def decode_bounds(text: str) -> Bounds:
         raise LinkError("bounds in a link are five whole numbers W.L.T.G.K such as 2.2.6.3.2")
     sizes = dict(zip(BOUND_LIMITS, parts, strict=True))
     return bounds_from_params(sizes, Bounds())
+
+
+def full_link(page_url: str, page_path: str, params: Mapping[str, str]) -> str:
+    """A link to a page with these parameters, for someone else: the scheme, host and path of
+    the address the visitor's browser shows (its own query dropped), or the page's path from
+    the site's root when that address is unknown."""
+    parts = urlsplit(page_url)
+    query = urlencode(dict(params), safe=":~.")
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+    return f"/{page_path}?{query}"

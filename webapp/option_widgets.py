@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -17,21 +18,29 @@ def word_with_mirrors(option: Option, value: Any) -> str:
     return f"{words} — {', '.join(p.mirror for p in parts)}" if parts else words
 
 
-def option_input(option: Option, key: str, value: Any = None, **extra: Any) -> Any:
+def option_input(
+    option: Option,
+    key: str,
+    value: Any = None,
+    offered: Sequence[str] | None = None,
+    **extra: Any,
+) -> Any:
     """The option's widget, labelled in words with the code name in its help.
 
     `value` is the starting value (None: leave it to the session state under `key`);
-    `extra` goes to the widget (`on_change`, `bind`, …).
+    `offered` the choices to show (None: all of them); `extra` goes to the widget
+    (`on_change`, `bind`, …).
     """
     label = option.label
     settings: dict[str, Any] = {"help": f"{option.help} (option `{option.name}`)", "key": key}
     settings.update(extra)
     match option.kind:
         case Kind.CHOICE:
+            values = tuple(offered) if offered is not None else option.values
             if value is not None:
-                settings["index"] = option.values.index(str(value))
+                settings["index"] = values.index(str(value))
             return st.selectbox(
-                label, option.values, format_func=lambda v: word_with_mirrors(option, v), **settings
+                label, values, format_func=lambda v: word_with_mirrors(option, v), **settings
             )
         case Kind.COUNT:
             if value is not None:

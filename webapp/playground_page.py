@@ -4,34 +4,35 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.design import BOUND_LIMITS, Bounds, DesignError
+from model.design import BOUND_LIMITS, Bounds, Design, DesignError
 from model.itf import trace_from_any_json, trace_to_itf_json
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, TraceError, trace_to_json
+from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from webapp import limits
 from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
 from webapp.limits import heavy_work
-from webapp.links import file_name
+from webapp.links import file_name, full_link
 from webapp.option_widgets import option_input
 from webapp.playground import (
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
     LinkError,
     Run,
-    encode_actions,
     finish,
     play,
     run_from_params,
     take,
     undo,
 )
-from webapp.scheduler_view import action_buttons, run_view, status_lines
+from webapp.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
 from webapp.text import escape_markdown
 from webapp.uploads import read_trace_upload
 
 CUSTOM = "(custom options)"
+PAGE_PATH = "playground"
+"""The page's path in the app (its `url_path` in the navigation)."""
 MESSAGE_KEY = "playground-message"
 FINISH_KEY = "playground-finish-asked"
 """Set by the Finish button; the search runs on the board, under the heavy-work limit."""
@@ -131,16 +132,66 @@ def _load_trace() -> None:
     st.session_state[MESSAGE_KEY] = ("success", f"Loaded a run of {len(trace.steps)} steps.")
 
 
+FORM_OF = "play-form-of"
+"""The run (design and bounds, as in the link) the design form was last filled from."""
+
+
+def _option_keys() -> dict[str, str]:
+    """Each option's widget key in the design form."""
+    return {option.name: f"play-opt-{option.name}" for option in OPTION_FIELDS}
+
+
+def _fill_form(run: Run) -> None:
+    """Show the run's design and bounds in the form whenever the run is another one (a new
+    start, a loaded file, a link), keeping the student's edits otherwise."""
+    params = run.link_params()
+    shown = (params["d"], params["b"])
+    keys = [*_option_keys().values(), "play-preset", *(f"play-{name}" for name in BOUND_LIMITS)]
+    if st.session_state.get(FORM_OF) == shown and all(key in st.session_state for key in keys):
+        return
+    st.session_state[FORM_OF] = shown
+    st.session_state["play-preset"] = _chooser_name(run.design)
+    values = values_of(run.design)
+    for name, key in _option_keys().items():
+        st.session_state[key] = values[name]
+    for name in BOUND_LIMITS:
+        st.session_state[f"play-{name}"] = getattr(run.bounds, name)
+
+
+def _chooser_name(design: Design) -> str:
+    """The preset with exactly this design, or the custom entry."""
+    return next((n for n, p in PRESETS.items() if p.design == design), CUSTOM)
+
+
+def _form_design() -> Design:
+    """The design the form's options describe (a DesignError says what to change)."""
+    state = st.session_state
+    return design_from_values({name: state[key] for name, key in _option_keys().items()})
+
+
+def _preset_chosen() -> None:
+    """Chooser callback: a preset puts its options in the form (the custom entry keeps them)."""
+    name = st.session_state["play-preset"]
+    if name == CUSTOM:
+        return
+    values = values_of(PRESETS[name].design)
+    for option, key in _option_keys().items():
+        st.session_state[key] = values[option]
+
+
+def _option_changed() -> None:
+    """Option callback: the chooser names the preset these options make, or the custom entry."""
+    try:
+        st.session_state["play-preset"] = _chooser_name(_form_design())
+    except DesignError:
+        st.session_state["play-preset"] = CUSTOM
+
+
 def _start_design() -> None:
-    """Form callback: start a new run of the chosen design and bounds (errors are kept)."""
+    """Button callback: start a new run of the form's design and bounds (errors are kept)."""
     state = st.session_state
     try:
-        if state["play-preset"] != CUSTOM:
-            design = PRESETS[state["play-preset"]].design
-        else:
-            design = design_from_values(
-                {o.name: state[f"play-opt-{o.name}"] for o in OPTION_FIELDS}
-            )
+        design = _form_design()
         sizes = {name: int(state[f"play-{name}"]) for name in BOUND_LIMITS}
         run = Run(design, Bounds(**sizes))
         design.check_fits(run.bounds)
@@ -152,29 +203,35 @@ def _start_design() -> None:
 
 
 def _design_form(run: Run) -> None:
-    """Choose a preset (or options) and bounds; submitting starts a new run."""
-    preset = next((n for n, p in PRESETS.items() if p.design == run.design), CUSTOM)
+    """Choose a preset or change any option, and the bounds; the button starts a new run.
+
+    The chooser and the options agree: a preset fills in its options, and any option change
+    makes the chooser name the matching preset or the custom entry, so what is started is
+    always what the options show.
+    """
+    _fill_form(run)
     names = [*PRESETS, CUSTOM]
-    with st.expander("Design and bounds", expanded=False), st.form("play-design"):
-        st.selectbox("Design", names, index=names.index(preset), key="play-preset")
-        with st.container():
-            st.caption(f"Options below apply when the design is {CUSTOM}.")
-            values = values_of(run.design)
-            option_cols = st.columns(3)
-            for index, option in enumerate(OPTION_FIELDS):
-                with option_cols[index % 3]:
-                    option_input(option, f"play-opt-{option.name}", values[option.name])
+    with st.expander("Design and bounds", expanded=False):
+        st.selectbox("Design", names, key="play-preset", on_change=_preset_chosen)
+        option_cols = st.columns(3)
+        for index, option in enumerate(OPTION_FIELDS):
+            with option_cols[index % 3]:
+                option_input(option, f"play-opt-{option.name}", on_change=_option_changed)
         cols = st.columns(len(BOUND_LIMITS))
         for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
             col.number_input(
                 f"{BOUND_HELP[name]} ({low}..{high})",
                 min_value=low,
                 max_value=high,
-                value=getattr(run.bounds, name),
                 step=1,
                 key=f"play-{name}",
             )
-        st.form_submit_button("Start a new run with this design", on_click=_start_design)
+        st.button(
+            "Start a new run with this design",
+            on_click=_start_design,
+            key="playground-start",
+            type="primary",
+        )
 
 
 def _messages() -> None:
@@ -209,6 +266,49 @@ def render_playground() -> None:
     )
 
 
+def page_url() -> str:
+    """The address the visitor's browser shows for this page ("" when the server cannot tell)."""
+    return str(st.context.url or "")
+
+
+def _moves(run: Run, trace: Trace) -> None:
+    """The enabled actions, then undo, reset and finish: beside the timeline on a wide screen,
+    right above it on a phone."""
+    st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
+    action_buttons(trace, "play", _pick, per_row=2)
+    undo_col, reset_col = st.columns(2)
+    undo_col.button(
+        "Undo",
+        key="playground-undo",
+        on_click=_undo,
+        disabled=not run.actions,
+        icon=":material/undo:",
+        width="stretch",
+    )
+    reset_col.button(
+        "Reset",
+        key="playground-reset",
+        on_click=_reset,
+        disabled=not run.actions,
+        icon=":material/restart_alt:",
+        width="stretch",
+    )
+    st.selectbox(
+        "Finish with the shortest violation of",
+        PROPERTY_NAMES,
+        format_func=lambda n: f"{n}, {BY_NAME[n].title}",
+        key="playground-finish-prop",
+        label_visibility="collapsed",
+    )
+    st.button(
+        "Finish with the shortest violation from here",
+        key="playground-finish",
+        on_click=_ask_finish,
+        icon=":material/fast_forward:",
+        width="stretch",
+    )
+
+
 @st.fragment
 def _board() -> None:
     """The run so far and the moves: a click reruns only this part of the page."""
@@ -226,43 +326,16 @@ def _board() -> None:
         f"Design: {escape_markdown(name, limit=600)}; {run.bounds.in_words()}. "
         "Change it under *Design and bounds*."
     )
-    st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
-    action_buttons(trace, "play", _pick)
-    tools = st.columns([1, 1, 2, 2])
-    tools[0].button(
-        "Undo",
-        key="playground-undo",
-        on_click=_undo,
-        disabled=not run.actions,
-        icon=":material/undo:",
-    )
-    tools[1].button(
-        "Reset",
-        key="playground-reset",
-        on_click=_reset,
-        disabled=not run.actions,
-        icon=":material/restart_alt:",
-    )
-    tools[2].selectbox(
-        "Finish with the shortest violation of",
-        PROPERTY_NAMES,
-        format_func=lambda n: f"{n}, {BY_NAME[n].title}",
-        key="playground-finish-prop",
-        label_visibility="collapsed",
-    )
-    tools[3].button(
-        "Finish with the shortest violation from here",
-        key="playground-finish",
-        on_click=_ask_finish,
-        icon=":material/fast_forward:",
-    )
+    moves, drawn = st.columns([2, 3])
+    with moves:
+        _moves(run, trace)
+    with drawn:
+        timeline_view(trace, "play")
     st.markdown("**Properties at this state**")
     status_lines(trace)
-    run_view(trace, "play")
+    steps_view(trace)
     st.markdown("**Share or keep this run**")
-    st.code(
-        f"?d={run.link_params()['d']}&b={run.link_params()['b']}&a={encode_actions(run.actions)}"
-    )
+    st.code(full_link(page_url(), PAGE_PATH, run.link_params()), language=None, wrap_lines=True)
     st.download_button(
         "Download the trace (JSON)",
         trace_to_json(trace),

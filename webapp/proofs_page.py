@@ -15,9 +15,11 @@ from typing import Final
 
 import streamlit as st
 
-from model.design import Bounds, Design
+from model.claims import lesson_caption
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.presets import matching
 from model.trace import TraceError, replay
-from model.verdicts import Status
+from model.verdicts import PropertyVerdict, Status
 from webapp.limits import heavy_work
 from webapp.player import show_traces
 from webapp.preset_picker import choose, show_command
@@ -32,7 +34,8 @@ from webapp.proof_jobs import (
 from webapp.proofs_view import METHOD_WORDS, ProofRow
 from webapp.text import escape_markdown
 
-START_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
+START_BOUNDS: Final = REFERENCE_BOUNDS
+"""Where the page starts: the bounds of the presets' lessons, as on every other page."""
 KEPT_PROOFS: Final = 64
 """How many finished proofs the server keeps (the most recently used)."""
 
@@ -110,6 +113,16 @@ def _table(rows: tuple[ProofRow, ...]) -> None:
     )
 
 
+def lesson_under_table(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> str | None:
+    """A preset's lesson, saying where it shows when z3's verdicts here do not show it."""
+    found = matching(design)
+    if found is None:
+        return None
+    verdicts = {r.prop: PropertyVerdict(r.prop, r.status, r.shortest) for r in rows}
+    caption = lesson_caption(found.as_lesson(), bounds, verdicts, checker="z3")
+    return f"Lesson of {found.name}: {caption}"
+
+
 def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
     """What z3 found for one property: the verdict in words, then the precise evidence."""
     st.markdown(f"#### {row.prop}, {row.title}: {row.status_word}")
@@ -170,5 +183,7 @@ def render_proofs() -> None:
     if rows is None:
         return
     _table(rows)
+    if (lesson := lesson_under_table(choice.design, choice.bounds, rows)) is not None:
+        st.caption(lesson)
     for row in rows:
         _details(choice.design, choice.bounds, row)

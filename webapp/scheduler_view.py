@@ -20,15 +20,17 @@ from webapp.timeline import timeline_figure
 BUTTON_COLUMNS = 4
 
 
-def action_buttons(trace: Trace, key: str, on_pick: Callable[[Action], None]) -> None:
-    """One button per enabled action; clicking calls `on_pick(action)` before the rerun."""
+def action_buttons(
+    trace: Trace, key: str, on_pick: Callable[[Action], None], per_row: int = BUTTON_COLUMNS
+) -> None:
+    """One button per enabled action, `per_row` a row; a click calls `on_pick(action)`."""
     found = choices(trace)
     if not found:
         st.info("No action is enabled: this run has ended (a normal end, not an error).")
         return
-    columns = st.columns(BUTTON_COLUMNS)
+    columns = st.columns(per_row)
     for index, choice in enumerate(found):
-        columns[index % BUTTON_COLUMNS].button(
+        columns[index % per_row].button(
             choice.label,
             key=f"{key}-{encode_action(choice.action)}",
             on_click=on_pick,
@@ -49,8 +51,18 @@ def status_lines(trace: Trace) -> None:
 
 def run_view(trace: Trace, key: str) -> None:
     """The timeline, then the narration and the state of every actor side by side."""
+    timeline_view(trace, key)
+    steps_view(trace)
+
+
+def timeline_view(trace: Trace, key: str) -> None:
+    """The swimlane timeline of the run so far."""
     figure = timeline_figure(trace, upto=len(trace.steps) or None)
     st.plotly_chart(figure, width="stretch", key=f"{key}-timeline")
+
+
+def steps_view(trace: Trace) -> None:
+    """The narration and the state of every actor after the last step, side by side."""
     left, right = st.columns([3, 2])
     with left:
         st.markdown("**What happened, step by step**")

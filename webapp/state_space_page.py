@@ -3,10 +3,12 @@ and, for small bounds, the whole reachable graph with a counterexample highlight
 
 from __future__ import annotations
 
+from typing import Final
+
 import networkx as nx
 import streamlit as st
 
-from model.design import Bounds, Design
+from model.design import REFERENCE_BOUNDS, Bounds, Design
 from webapp.limits import heavy_work
 from webapp.preset_picker import choose, show_command
 from webapp.state_graph import (
@@ -25,6 +27,12 @@ from webapp.state_graph import (
 
 SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 """The page's starting bounds: the core's first reference figure (354 states lease-only)."""
+SMALLER_START: Final = (
+    f"This page starts at smaller bounds ({SMALL_BOUNDS.short()}) than the other pages "
+    f"({REFERENCE_BOUNDS.short()}, where the presets' lessons are checked), so that every "
+    "state can be drawn; set the bounds below to compare."
+)
+"""Why the page's starting bounds differ from every other page's."""
 
 
 @st.cache_data(show_spinner="Counting the reachable states…", max_entries=64)
@@ -135,6 +143,7 @@ def render_state_space() -> None:
         f"it is safe (green ●). Graphs of up to {GRAPH_NODE_LIMIT:,} states are drawn; "
         "above that the page shows the counts and the chart only."
     )
+    st.caption(SMALLER_START)
     choice = choose("space", "lease-only", SMALL_BOUNDS, prop="P2")
     if choice is None:
         return

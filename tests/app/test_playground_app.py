@@ -4,6 +4,7 @@ a busy server)."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -105,3 +106,50 @@ def test_with_every_slot_taken_finish_says_the_server_is_busy(
         assert param(at, "a") == "A1"
     at.button(key="playground-finish").click().run()
     assert param(at, "a").startswith("A1.") and "Added the shortest way" in all_text(at)
+
+
+def test_an_option_change_makes_the_design_custom_and_starts_it() -> None:
+    """Changing an option while a preset is chosen is never ignored: the chooser turns to the
+    preset those options make, or to the custom entry, and the new run plays that design."""
+    at = open_playground(d="lease-only")
+    assert at.selectbox(key="play-preset").value == "lease-only"
+    at.checkbox(key="play-opt-worker_check").check().run()
+    assert at.selectbox(key="play-preset").value == "worker-checks-lease"
+    at.selectbox(key="play-opt-receiver").set_value("equality").run()
+    assert at.selectbox(key="play-preset").value == "(custom options)"
+    at.button(key="playground-start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert param(at, "d") == "receiver:equality~worker_check:1"
+    assert at.selectbox(key="play-preset").value == "(custom options)"
+    at.selectbox(key="play-opt-receiver").set_value("fenced").run()
+    at.checkbox(key="play-opt-worker_check").uncheck().run()
+    assert at.selectbox(key="play-preset").value == "fencing"
+    at.button(key="playground-start").click().run()
+    assert param(at, "d") == "fencing"
+
+
+def test_choosing_a_preset_shows_its_options() -> None:
+    at = open_playground(d="lease-only")
+    at.selectbox(key="play-preset").set_value("volatile-hwm").run()
+    assert at.selectbox(key="play-opt-hwm").value == "volatile"
+    assert at.number_input(key="play-opt-storage_restarts").value == 1
+
+
+def test_the_share_box_holds_a_full_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link to share has the scheme, host and path the browser shows, and reopens the run."""
+    from webapp import playground_page
+
+    monkeypatch.setattr(
+        playground_page, "page_url", lambda: "https://lab.example:8501/playground?d=x"
+    )
+    at = open_playground(a="A1.S1")
+    link = next(str(c.value) for c in at.code if "?" in str(c.value))
+    assert link.startswith("https://lab.example:8501/playground?d=lease-only&b=")
+    assert link.endswith("&a=A1.S1")
+    reopened = open_playground(**dict(parse_qsl(link.split("?", 1)[1])))
+    assert param(reopened, "a") == "A1.S1" and param(reopened, "d") == "lease-only"
+
+
+def test_without_a_known_address_the_share_box_holds_the_pages_path() -> None:
+    at = open_playground(a="A1")
+    assert any(str(c.value).startswith("/playground?d=lease-only&b=") for c in at.code)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from model.design import REFERENCE_BOUNDS
+from model.presets import PRESETS
 from tests.app.helpers import all_text
 
 PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "z3_proofs.py")
@@ -102,3 +104,50 @@ def test_a_custom_design_from_the_link_shows_its_prove_command() -> None:
     assert any(
         c.value.startswith("fencing prove --token random --receiver lease-aware") for c in at.code
     )
+
+
+def open_proofs_at(link: dict[str, str]) -> AppTest:
+    """The proofs page opened from a link; it must never raise."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_page_starts_at_the_reference_bounds() -> None:
+    """Proofs start where Compare, the chapters and `fencing prove` do."""
+    at = open_proofs()
+    shown = {
+        name: at.number_input(key=f"proof-{name}").value for name in REFERENCE_BOUNDS.to_dict()
+    }
+    assert shown == REFERENCE_BOUNDS.to_dict()
+
+
+def test_a_presets_lesson_under_the_table_says_where_it_shows() -> None:
+    """fencing-strict breaks the holder's second write (P4). With one write per grant z3 proves
+    P4, and the lesson under the table says it does not show here and where it does; at the
+    starting bounds z3 finds the 5-step violation and the lesson stands alone."""
+    lesson = PRESETS["fencing-strict"].as_lesson()
+    small = open_proofs_at(
+        {"preset": "fencing-strict", "horizon": "4", "grants": "2", "writes": "1", "run": "1"}
+    )
+    text = all_text(small)
+    assert "P4, no false rejection: ✔ proved" in text
+    assert f"Lesson of fencing-strict: {lesson.text}" in text
+    assert (
+        "At these bounds the lesson does not show (P4 proved for every horizon): it appears at "
+        f"{REFERENCE_BOUNDS.in_words()}."
+    ) in text
+    default = open_proofs_at({"preset": "fencing-strict", "run": "1"})
+    text = all_text(default)
+    assert "P4, no false rejection: ✘ violated (5 steps)" in text
+    assert f"Lesson of fencing-strict: {lesson.text}" in text
+    assert "does not show" not in text
+
+
+def test_a_custom_design_has_no_lesson_under_its_table() -> None:
+    at = open_proofs_at({"token": "random", "receiver": "lease-aware", "horizon": "3", "run": "1"})
+    assert len(at.dataframe) == 1 and "P1, monotonic acceptance: " in all_text(at)
+    assert "Lesson of" not in all_text(at)

@@ -28,6 +28,20 @@ def test_small_bounds_draw_the_graph_with_the_counterexample() -> None:
     assert [m.value for m in at.metric][:2] == ["354", "728"]
 
 
+def test_the_page_says_it_starts_below_the_reference_bounds() -> None:
+    """The only page that starts below the reference bounds says so, and why."""
+    from model.design import REFERENCE_BOUNDS
+    from webapp.state_space_page import SMALL_BOUNDS
+
+    at = open_space()
+    shown = {name: at.number_input(key=f"space-{name}").value for name in SMALL_BOUNDS.to_dict()}
+    assert shown == SMALL_BOUNDS.to_dict() != REFERENCE_BOUNDS.to_dict()
+    assert (
+        f"starts at smaller bounds ({SMALL_BOUNDS.short()}) than the other pages "
+        f"({REFERENCE_BOUNDS.short()}" in all_text(at)
+    )
+
+
 def test_a_property_that_holds_has_no_path() -> None:
     at = open_space()
     at.selectbox(key="space-preset").set_value("fencing")
