@@ -10,23 +10,17 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port, healthy
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "webapp" / "app.py"
 STARTUP_SECONDS = 60
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def network_address() -> str | None:
@@ -38,15 +32,6 @@ def network_address() -> str | None:
             return None
         address = str(sock.getsockname()[0])
     return None if address.startswith("127.") or address == "0.0.0.0" else address
-
-
-def healthy(port: int) -> bool:
-    """Whether the server answers its health endpoint on loopback."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-            return bool(r.status == 200)
-    except OSError:
-        return False
 
 
 def answers(address: str, port: int) -> bool:
@@ -79,7 +64,7 @@ def server(command: list[str], cwd: Path, port: int) -> Iterator[None]:
     )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
-        while not healthy(port):
+        while not healthy(f"http://127.0.0.1:{port}"):
             assert process.poll() is None, "the server stopped"
             assert time.monotonic() < deadline, "the server did not become healthy"
             time.sleep(0.3)

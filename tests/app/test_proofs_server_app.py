@@ -13,12 +13,10 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +26,7 @@ import pytest
 
 from bench.streamlit_client import Run, SessionBroken, StreamlitSession
 from model.properties import PROPERTY_NAMES
+from tests.servers import free_port, healthy
 from webapp.limits import HEAVY_AT_ONCE, busy_sentence
 
 pytestmark = pytest.mark.slow
@@ -64,25 +63,9 @@ class Server:
     url: str
 
 
-def _free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _healthy(url: str) -> bool:
-    """Whether the server answers its health endpoint."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 def _start(log: Path) -> Server:
     """`streamlit run webapp/app.py` (the console script, as `make run` starts it)."""
-    port = _free_port()
+    port = free_port()
     script = Path(sys.executable).with_name("streamlit")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "streamlit"]
     with log.open("wb") as sink:
@@ -109,7 +92,7 @@ def _start(log: Path) -> Server:
         )
     url = f"http://127.0.0.1:{port}"
     ends = time.monotonic() + STARTUP_SECONDS
-    while not _healthy(url):
+    while not healthy(url):
         if process.poll() is not None or time.monotonic() > ends:
             _stop(process)
             pytest.fail(f"streamlit did not become healthy: {log.read_text()[-2000:]}")

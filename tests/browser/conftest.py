@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.servers import free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -42,22 +42,6 @@ KNOWN_STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
 relative to the page path (404) before falling back to the root; not an app error."""
 
 
-def _free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _healthy(url: str) -> bool:
-    """Whether the server answers its health endpoint."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     """The Chromium binary, or a skip saying why there is none."""
@@ -73,7 +57,7 @@ def chromium_path() -> str:
 @pytest.fixture(scope="session")
 def app_url(chromium_path: str) -> Iterator[str]:
     """Start the app with `streamlit run` on a free port; stop it (by its pid) at the end."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     classes = tempfile.mkdtemp(prefix="fencing-lab-classes-")  # never the user's own classes
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FENCING_LAB_CLASSES": classes}
@@ -104,7 +88,7 @@ def app_url(chromium_path: str) -> Iterator[str]:
     )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(url):
+        while not healthy(url):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not become healthy at {url}; see the log")
             time.sleep(0.3)
