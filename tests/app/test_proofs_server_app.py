@@ -26,7 +26,7 @@ import pytest
 
 from bench.streamlit_client import Run, SessionBroken, StreamlitSession
 from model.properties import PROPERTY_NAMES
-from tests.servers import free_port, healthy
+from tests.servers import app_flags, free_port, healthy
 from webapp.limits import HEAVY_AT_ONCE, busy_sentence
 
 pytestmark = pytest.mark.slow
@@ -70,21 +70,7 @@ def _start(log: Path) -> Server:
     command = [str(script)] if script.exists() else [sys.executable, "-m", "streamlit"]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [
-                *command,
-                "run",
-                str(ROOT / "webapp" / "app.py"),
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-                "--browser.gatherUsageStats",
-                "false",
-                "--server.fileWatcherType",
-                "none",
-            ],
+            [*command, *app_flags(port)],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             stdout=sink,

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.servers import free_port, healthy
+from tests.servers import app_flags, free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -64,23 +64,7 @@ def app_url(chromium_path: str) -> Iterator[str]:
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "webapp" / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
+        [sys.executable, "-m", "streamlit", *app_flags(port)],
         cwd=ROOT,
         env=env,
         stdout=log,
