@@ -1,4 +1,4 @@
-"""The properties read off a history alone, without the model: P1, P2, P3 and P5.
+"""The properties read off a history alone, without the model: P1, P2, P3, P5 and P6.
 
 Each is checked on every write the store accepted, with what had happened before it in
 the merged order, stated as the model states it so the two can be compared step by step:
@@ -10,7 +10,13 @@ the merged order, stated as the model states it so the two can be compared step 
 - P3 grant order: the writer's grant is not older (lower create revision) than the newest
   grant any earlier accepted write came from;
 - P5 no lost update: in read-modify-write, the version the worker read is still the
-  store's version when its write lands.
+  store's version when its write lands;
+- P6 lock freed after a crash: when the nemesis kills (SIGKILL) the worker whose key is the
+  lock key, etcd deletes that key within the lease: the TTL plus the revocation delay
+  allowed for (as `lab.witness` allows it) after the kill. A run that goes on past that
+  deadline with the key still there violates it; a run that ends before it decides nothing
+  (as the model's P6 near its horizon). Each crash is reported with the time from the kill
+  to the next grant, or how long the run waited in vain.
 """
 
 from __future__ import annotations
@@ -20,13 +26,20 @@ from dataclasses import dataclass
 from typing import Final
 
 from lab.history import Happening, Timeline
+from lab.witness import (
+    REVOCATION_DEFAULT_SECONDS,
+    REVOCATION_SLACK_SECONDS,
+    measured,
+    request_bound,
+)
 
-CHECKED: Final = ("P1", "P2", "P3", "P5")
+CHECKED: Final = ("P1", "P2", "P3", "P5", "P6")
 TITLES: Final = {
     "P1": "monotonic acceptance",
     "P2": "no write outside its lease",
     "P3": "grant order",
     "P5": "no lost update",
+    "P6": "lock freed after a crash",
 }
 
 
@@ -68,6 +81,124 @@ class Counts:
     reads: int
 
 
+@dataclass(frozen=True)
+class CrashOutcome:
+    """A holder killed by the nemesis, and what became of its lock."""
+
+    worker: int
+    killed: float
+    grant: int
+    """The create revision of the lock key the worker held when it was killed."""
+    deadline: float
+    """The latest time its lease allows the key to be deleted at."""
+    freed: float | None
+    """When etcd deleted the key (None: it was still there when the run ended)."""
+    next_grant: float | None
+    next_worker: int
+    ended: float
+    """When the run's history ends."""
+
+    @property
+    def violated(self) -> bool:
+        """P6 broken: the key outlived the deadline while the run watched."""
+        if self.freed is not None:
+            return self.freed > self.deadline
+        return self.ended > self.deadline
+
+    def sentence(self) -> str:
+        """The outcome in words, with the times measured."""
+        killed = f"W{self.worker} was killed at {self.killed:.3f} s holding grant {self.grant}"
+        if self.next_grant is not None:
+            waited = self.next_grant - self.killed
+            deleted = (self.freed or self.next_grant) - self.killed
+            return (
+                f"{killed}; W{self.next_worker} got the lock {waited:.3f} s after the kill "
+                f"(its key was deleted {deleted:.3f} s after the kill)"
+            )
+        if self.freed is not None:
+            return f"{killed}; its key was deleted {self.freed - self.killed:.3f} s after the kill"
+        return (
+            f"{killed}; nobody got the lock in the {self.ended - self.killed:.3f} s the run "
+            "waited after the kill: its key was never deleted"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON form, with the measured kill-to-grant time."""
+        return {
+            "worker": self.worker,
+            "killed": self.killed,
+            "grant": self.grant,
+            "deadline": round(self.deadline, 6),
+            "freed": self.freed,
+            "next_grant": self.next_grant,
+            "next_worker": self.next_worker or None,
+            "kill_to_grant_seconds": (
+                round(self.next_grant - self.killed, 6) if self.next_grant is not None else None
+            ),
+            "waited_seconds": round(self.ended - self.killed, 6),
+            "violated": self.violated,
+        }
+
+
+def crash_outcomes(line: Timeline, upto: int | None = None) -> tuple[CrashOutcome, ...]:
+    """Every kill of a worker whose key was the lock key (`crash` runner events), with
+    what became of the key, over the first `upto` events."""
+    events = line.events[:upto]
+    delay = measured(line, "revocation_seconds")
+    allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
+    ttl = float(line.history.settings.ttl)
+    ended = events[-1].t if events else 0.0
+    found = []
+    live: dict[int, Happening] = {}
+    for position, event in enumerate(events):
+        if event.kind == "grant":
+            live = {int(event.get("revision")): event}
+        elif event.kind == "revoked" or (event.kind == "release" and event.get("deleted")):
+            live.pop(int(event.get("grant")), None)
+        elif event.kind == "crash":
+            held = [g for g in live.values() if g.worker == event.worker]
+            if not held:
+                continue
+            revision = int(held[0].get("revision"))
+            freed = next(
+                (
+                    e.t
+                    for e in events[position:]
+                    if e.kind in ("revoked", "release") and int(e.get("grant", 0)) == revision
+                ),
+                None,
+            )
+            after = next((e for e in events[position:] if e.kind == "grant"), None)
+            found.append(
+                CrashOutcome(
+                    event.worker,
+                    event.t,
+                    revision,
+                    event.t + ttl + allowance + request_bound(line),
+                    freed,
+                    after.t if after else None,
+                    after.worker if after else 0,
+                    ended,
+                )
+            )
+    return tuple(found)
+
+
+def _crash_violations(line: Timeline, upto: int | None) -> list[Violation]:
+    """P6: one violation per killed holder whose key outlived its lease."""
+    return [
+        Violation(
+            "P6",
+            next(e.index for e in line.events if e.kind == "crash" and e.t == crash.killed),
+            crash.killed,
+            f"{crash.sentence()} (a lease would have freed it within "
+            f"{crash.deadline - crash.killed:.3f} s of the kill)",
+        )
+        for crash in crash_outcomes(line, upto)
+        if crash.violated
+    ]
+
+
 def count_writes(events: Sequence[Happening]) -> Counts:
     """How many writes the store decided, accepted and rejected, and how many reads it served."""
     decided = [e for e in events if e.is_write_decision]
@@ -79,7 +210,7 @@ def count_writes(events: Sequence[Happening]) -> Counts:
 def check_properties(
     line: Timeline, upto: int | None = None, against_last: bool = False
 ) -> dict[str, PropertyVerdict]:
-    """P1, P2, P3 and P5 over the first `upto` events of the timeline (all by default).
+    """P1, P2, P3, P5 and P6 over the first `upto` events of the timeline (all by default).
 
     P1 and P3 count against the highest token and the newest grant accepted before, as the
     properties' sentences say; `against_last` counts them against the last accepted write
@@ -150,4 +281,5 @@ def check_properties(
             highest = event
         if against_last or newest_write is None or rank.get(grant, 0) > newest_rank:
             newest_write = event
+    found["P6"] = _crash_violations(line, upto)
     return {name: PropertyVerdict(name, tuple(found[name])) for name in CHECKED}

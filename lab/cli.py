@@ -43,7 +43,7 @@ BAR_SECONDS: Final = 0.2
 
 def register(commands: Any) -> None:
     """Add `fencing lab scenarios|run|random` to the `fencing` command."""
-    from lab.settings import MARKS, RECEIVERS, TOKENS, WORKLOADS
+    from lab.settings import EXPIRIES, MARKS, RECEIVERS, TOKENS, WORKLOADS
 
     lab = commands.add_parser(
         "lab", help="the live lab: real etcd, real processes, histories checked by the model"
@@ -61,6 +61,12 @@ def register(commands: Any) -> None:
     scripted.add_argument("--hwm", choices=MARKS, help="where a fenced store keeps its mark")
     scripted.add_argument("--worker-check", action=argparse.BooleanOptionalAction, default=None)
     scripted.add_argument("--gap", type=float, metavar="S", help="fenced-nonatomic: check→write")
+    scripted.add_argument(
+        "--expiry", choices=EXPIRIES, help="lease, or never: the lock key is put with no lease"
+    )
+    scripted.add_argument(
+        "--keepalive", type=float, metavar="S", help="seconds between keepalives (0: none)"
+    )
     _common(scripted)
     scripted.set_defaults(run=run_scripted)
 
@@ -196,9 +202,19 @@ def run_scenarios(args: argparse.Namespace) -> int:
     from lab.scenarios import SCENARIOS_LIST, predict
 
     def body() -> int:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for item in SCENARIOS_LIST:
             settings = item.settings()
+            variants: list[dict[str, str]] = []
+            for flags in item.variants:
+                other = item.settings(**flags)
+                variants.append(
+                    {
+                        "flags": " ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items()),
+                        "settings": other.label(),
+                        "prediction": predict(item, other).summary(),
+                    }
+                )
             rows.append(
                 {
                     "name": item.name,
@@ -206,6 +222,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
                     "story": item.story,
                     "defaults": settings.label(),
                     "prediction": predict(item, settings).summary(),
+                    "variants": variants,
                 }
             )
         if args.json:
@@ -214,6 +231,8 @@ def run_scenarios(args: argparse.Namespace) -> int:
         for row in rows:
             print(f"{row['name']:<17} {row['title']}")
             print(f"{'':<17} {row['defaults']}: {row['prediction']}")
+            for variant in row["variants"]:
+                print(f"{'':<17} with {variant['flags']}: {variant['prediction']}")
         return 0
 
     return _main(body)
@@ -234,6 +253,8 @@ def run_scripted(args: argparse.Namespace) -> int:
             hwm=args.hwm,
             worker_check=args.worker_check,
             gap=args.gap,
+            expiry=args.expiry,
+            keepalive=args.keepalive,
         )
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history)

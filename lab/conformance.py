@@ -8,10 +8,15 @@ The mapping (documented in the README):
 - events: a grant ↔ Acquire(w) (with random tokens, the value is the rank of the lease
   ID among the run's grants), a send ↔ Send(w), a delivery ↔ Deliver(w), the non-atomic
   store's check and apply ↔ Check(w) and Apply(w), a release ↔ Release(w), the kill of a
-  store with a volatile mark ↔ StorageRestart; pauses, holds and replies are no actions
-  (in the model a worker that takes no step while the clock ticks is paused);
-- time: each lease, from its grant to etcd's revocation, spans exactly L ticks (so a tick
-  is a lease's real length / L, about 1.4 s / L for a 1 s TTL); an event inside a lease
+  store with a volatile mark ↔ StorageRestart, a keepalive etcd took (`renew` ok) ↔
+  Renew(w) when it moves the model's lease end (a later tick than the lease's last start),
+  the nemesis's kill of a worker (`crash`) ↔ Crash(w) when the model's worker holds a grant;
+  expiry and keepalives ↔ the options `expiry` and `renew`, the kills ↔ `crashes`; pauses,
+  holds and replies are no actions (in the model a worker that takes no step while the
+  clock ticks is paused);
+- time: each lease, from its grant (or the last keepalive mapped to Renew) to etcd's
+  revocation, spans exactly L ticks (so a tick is a lease's real length / L, about
+  1.4 s / L for a 1 s TTL); a lock without a lease has no such span; an event inside a lease
   gets the tick of its share of that lease, and time outside leases is cut into ticks of
   the median lease's length / L. Ticks never go backwards and never reorder events.
 
@@ -40,9 +45,10 @@ from typing import Any, Final
 from lab.checker import CHECKED, check_properties
 from lab.describe import describe
 from lab.history import Happening, Timeline
-from lab.settings import MODEL_RECEIVER, MODEL_TOKEN, Settings
+from lab.settings import MODEL_EXPIRY, MODEL_RECEIVER, MODEL_TOKEN, Settings
 from lab.witness import UnknownWrite
 from model.design import (
+    MAX_CRASHES,
     MAX_GRANTS,
     MAX_HORIZON,
     MAX_LEASE,
@@ -71,6 +77,9 @@ class Mapped:
     outcome: str | None = None
     """For a reception the store never logged (a write of unknown outcome taken as applied):
     the outcome it must have had."""
+    optional: bool = False
+    """A step the model may not take here without the history being refused (a kill of a
+    worker the model sees holding nothing): skipped when not enabled."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,7 @@ class Mapping:
     ticks: int
     grants: int
     restarts: int
+    crashes: int
     lease_ticks: int
     tick_seconds: float
     limit: str | None
@@ -226,8 +236,9 @@ class Conformance:
         }
 
 
-def model_design(settings: Settings, restarts: int) -> Design:
-    """The model's design for a lab run with `restarts` storage restarts."""
+def model_design(settings: Settings, restarts: int, crashes: int = 0) -> Design:
+    """The model's design for a lab run with `restarts` storage restarts and `crashes` kills
+    of workers."""
     volatile = settings.hwm == "volatile" and settings.keeps_mark and restarts > 0
     return Design(
         token=MODEL_TOKEN[settings.token],
@@ -236,6 +247,9 @@ def model_design(settings: Settings, restarts: int) -> Design:
         storage_restarts=min(restarts, MAX_RESTARTS) if volatile else 0,
         worker_check=settings.worker_check,
         workload=Workload(settings.workload),
+        expiry=MODEL_EXPIRY[settings.expiry],
+        renew=settings.renews,
+        crashes=min(crashes, MAX_CRASHES),
     )
 
 
@@ -269,7 +283,17 @@ class _Clock:
         first = next((e for e in line.events if e.kind == "grant"), None)
         self.anchor = (first.t if first else 0.0, 0)
         self.lease: tuple[float, int, float | None, int] | None = None
-        """The live lease: grant time, grant tick, end time (if etcd revoked it), revision."""
+        """The live lease: its start (the grant or the last keepalive mapped to Renew) time
+        and tick, its end time (if etcd revoked it after this start), its grant's revision."""
+        self.leased = line.history.settings.expiry != "never"
+        self.renewed = False
+        """Whether the last event was a keepalive that moved the lease's end (a Renew)."""
+
+    def _end_after(self, revision: int, start: float) -> float | None:
+        """When etcd revoked the grant's lease, if no keepalive it took came after `start`."""
+        info = self.line.grants[revision]
+        later = any(t > start for t in self.line.renewals.get(revision, ()))
+        return info.ended if info.ended_by == "revoked" and not later else None
 
     def _target(self, t: float) -> int:
         """The tick of time t: a share of the live lease, or counted from the last anchor."""
@@ -288,13 +312,21 @@ class _Clock:
 
     def ticks_for(self, event: Happening) -> int:
         """The tick this event happens at (never earlier than the last one)."""
+        self.renewed = False
         if event.kind == "grant":
             if self.lease is not None:  # the previous key must have gone: its lease ran out
                 self._end_lease(event.t, self.lease[1] + self.lease_ticks)
             target = max(self.now, self._target(event.t))
-            info = self.line.grants[int(event.get("revision"))]
-            end = info.ended if info.ended_by == "revoked" else None
-            self.lease = (event.t, target, end, info.revision)
+            revision = int(event.get("revision"))
+            if self.leased:
+                self.lease = (event.t, target, self._end_after(revision, event.t), revision)
+            return target
+        if event.kind == "renew":
+            target = max(self.now, self._target(event.t))
+            live = self.lease
+            if live is not None and live[3] == int(event.get("grant")) and target > live[1]:
+                self.lease = (event.t, target, self._end_after(live[3], event.t), live[3])
+                self.renewed = True
             return target
         if event.kind == "revoked":
             if self.lease is not None and self.lease[3] == int(event.get("grant")):
@@ -345,12 +377,16 @@ def map_history(
     clock = _Clock(line, lease_ticks, _tick_seconds(line, lease_ticks))
     ranks = _random_values(line)
     actions: list[Mapped] = []
-    grants = restarts = checked = 0
+    grants = restarts = crashes = checked = 0
     limit = None
     for event in line.events:
         action = _simple_action(event)
-        more_grants, more_restarts = grants, restarts
-        if event.kind == "grant":
+        more_grants, more_restarts, more_crashes = grants, restarts, crashes
+        optional = False
+        if event.kind == "crash":
+            more_crashes += 1
+            action, optional = Action("Crash", event.worker), True
+        elif event.kind == "grant":
             more_grants += 1
             value = ranks.get(int(event.get("revision")), 0) if settings.token == "lease-id" else 0
             action = Action("Acquire", event.worker, value)
@@ -359,10 +395,12 @@ def map_history(
             action = Action("StorageRestart")
         saved = (clock.now, clock.anchor, clock.lease)
         tick = clock.ticks_for(event)
+        if clock.renewed:
+            action = Action("Renew", event.worker)
         inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
         steps = len(actions) + (tick - clock.now) + (1 if action else 0) + len(inserted)
-        limit = _beyond(more_grants, tick, steps, more_restarts) or _too_many_states(
-            settings, lease_ticks, tick, more_grants, more_restarts
+        limit = _beyond(more_grants, tick, steps, more_restarts, more_crashes) or _too_many_states(
+            settings, lease_ticks, tick, more_grants, more_restarts, more_crashes
         )
         if limit:
             clock.now, clock.anchor, clock.lease = saved
@@ -371,16 +409,25 @@ def map_history(
         clock.now = tick
         actions.extend(inserted)
         if action is not None:
-            actions.append(Mapped(action, event))
-        grants, restarts, checked = more_grants, more_restarts, checked + 1
+            actions.append(Mapped(action, event, optional=optional))
+        grants, restarts, crashes = more_grants, more_restarts, more_crashes
+        checked += 1
     if limit is None:
         actions.extend(m for send in applied.get(-1, []) for m in _receptions(settings, send))
     return Mapping(
-        tuple(actions), checked, clock.now, grants, restarts, lease_ticks, clock.tick, limit
+        tuple(actions),
+        checked,
+        clock.now,
+        grants,
+        restarts,
+        crashes,
+        lease_ticks,
+        clock.tick,
+        limit,
     )
 
 
-def _beyond(grants: int, ticks: int, steps: int, restarts: int) -> str | None:
+def _beyond(grants: int, ticks: int, steps: int, restarts: int, crashes: int = 0) -> str | None:
     """Which of the model's bounds an event would cross, in words (None: none)."""
     if grants > MAX_GRANTS:
         return f"more than {MAX_GRANTS} grants"
@@ -390,14 +437,16 @@ def _beyond(grants: int, ticks: int, steps: int, restarts: int) -> str | None:
         return f"more than {MAX_TRACE_STEPS} model steps"
     if restarts > MAX_RESTARTS:
         return f"more than {MAX_RESTARTS} storage restarts"
+    if crashes > MAX_CRASHES:
+        return f"more than {MAX_CRASHES} workers killed"
     return None
 
 
 def _too_many_states(
-    settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int
+    settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int, crashes: int
 ) -> str | None:
     """Whether the model could not number the states of bounds this large (its int64 keys)."""
-    design = model_design(settings, restarts)
+    design = model_design(settings, restarts, crashes)
     bounds = Bounds(settings.workers, lease_ticks, ticks, max(1, grants), settings.writes)
     if math.prod(domain_sizes(design, bounds).values()) > INT64_LIMIT:
         return (
@@ -503,26 +552,30 @@ def _token_order(
     return None
 
 
-def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal | None]:
-    """Walk the actions through the interpreter; how many were allowed, and the first refusal."""
+def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[list[Mapped], Refusal | None]:
+    """Walk the actions through the interpreter; the ones taken (optional ones the model
+    does not allow there are skipped), and the first refusal."""
     state = system.initial()
     tokens: list[tuple[int, int, int]] = []
-    for position, item in enumerate(mapped):
+    taken: list[Mapped] = []
+    for item in mapped:
         action, event = item.action, item.event
         rule = system.rule_of.get(action)
         if rule is None or not system.is_enabled(state, rule):
+            if item.optional:
+                continue
             reason = (
                 why_not_enabled(system, state, action) if rule else "the model has no such action"
             )
             assert event is not None  # ticks always fit the horizon chosen
-            return position, Refusal(event, action.label(), reason)
+            return taken, Refusal(event, action.label(), reason)
         after = system.apply(state, rule)
         if event is not None and (item.outcome is not None or event.kind in RECEPTIONS):
             model = reception_outcome(system, state, rule)
             real = item.outcome or _real_outcome(event)
             if model != real:
                 sentence = describe_step(system, state, rule, after)
-                return position, Refusal(
+                return taken, Refusal(
                     event,
                     action.label(),
                     f"the store's outcome was '{real}', but the model's receiver gives "
@@ -532,10 +585,11 @@ def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal
             model_token = int(system.view(after).tok[action.worker])
             problem = _token_order(tokens, int(event.get("token")), model_token, action.worker)
             if problem:
-                return position, Refusal(event, action.label(), problem)
+                return taken, Refusal(event, action.label(), problem)
             tokens.append((action.worker, int(event.get("token")), model_token))
         state = after
-    return len(mapped), None
+        taken.append(item)
+    return taken, None
 
 
 def _landing_point(line: Timeline, send: Happening) -> int:
@@ -603,11 +657,33 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
     return replace(chosen, unknown=tuple(outcomes))
 
 
+def crashed_holders(system: System, state: State) -> set[tuple[int, int]]:
+    """The crashed workers that still hold the coordinator's current grant (worker, grant)."""
+    s = system.view(state)
+    if not system.design.crashes:
+        return set()
+    return {
+        (w, int(s.gid[w]))
+        for w in range(1, system.bounds.workers + 1)
+        if s.down[w] != 0 and s.holder == w and s.grants == s.gid[w]
+    }
+
+
+def model_count(trace: Trace, name: str) -> int:
+    """Violations of a property in the model's trace, counted as the lab's checker counts
+    them: per violating step, but P6 once per crashed holder (the model flags every Tick
+    its lock stays taken past the deadline; the lab, each holder whose lock stayed taken)."""
+    steps = [step for step in trace.steps if name in step.violations]
+    if name != "P6":
+        return len(steps)
+    return len(set().union(*(crashed_holders(trace.system, step.before) for step in steps)))
+
+
 def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conformance:
     """One replay of the history, with these writes of unknown outcome taken as applied."""
     settings = line.history.settings
     mapping = choose_mapping(line, applied)
-    design = model_design(settings, mapping.restarts)
+    design = model_design(settings, mapping.restarts, mapping.crashes)
     bounds = Bounds(
         workers=settings.workers,
         lease=mapping.lease_ticks,
@@ -616,19 +692,12 @@ def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conform
         writes=settings.writes,
     )
     system = System(design, bounds)
-    allowed, refused = _check_steps(system, mapping.actions)
-    kept = mapping.actions[:allowed]
+    kept, refused = _check_steps(system, mapping.actions)
     title = f"Live lab: {line.history.scenario} ({settings.label()})"
     trace = replay(design, bounds, [m.action for m in kept], title=title)
     upto = refused.event.index if refused else mapping.checked
     history_counts = check_properties(line, upto, against_last=True)
-    agreement = {
-        name: (
-            history_counts[name].count,
-            sum(1 for step in trace.steps if name in step.violations),
-        )
-        for name in CHECKED
-    }
+    agreement = {name: (history_counts[name].count, model_count(trace, name)) for name in CHECKED}
     return Conformance(
         design,
         bounds,

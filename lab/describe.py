@@ -31,9 +31,10 @@ def describe(event: Happening) -> str:
             if event.get("unanswered")
             else ""
         )
+        lease = f"lease {event.get('lease')}" if event.get("lease") else "no lease"
         return (
             f"etcd grants the lock to W{w}: create revision {event.get('revision')}, version "
-            f"{event.get('version')}, lease {event.get('lease')}; token {event.get('token')}{seen}"
+            f"{event.get('version')}, {lease}; token {event.get('token')}{seen}"
         )
     if kind == "revoked":
         grant = event.get("grant")
@@ -71,11 +72,17 @@ def describe(event: Happening) -> str:
         mark = event.get("mark")
         known = f", mark {mark}" if mark is not None else ""
         return f"the storage process starts (incarnation {event.get('incarnation')}{known})"
+    if kind == "renew":
+        return f"etcd takes W{w}'s keepalive: its lease runs {event.get('ttl')} s from now"
+    if kind == "crash":
+        return f"the nemesis kills W{w} (SIGKILL): it takes no step again"
     if kind == "lease-check":
         return f"W{w} checks its lease: its TTL has passed, so it gives the grant up"
     if kind == "reply":
         return f"W{w} hears: {event.get('outcome')}"
     if kind == "invoke":
+        if event.get("op") == "renew":
+            return f"W{w} sends etcd a keepalive for its lease {event.get('lease')}"
         return f"W{w} asks etcd to {event.get('op')} the lock"
     if kind in ("fail", "info"):
         verdict = (

@@ -68,8 +68,10 @@ KNOWN_KINDS: Final = (
     "fail",
     "info",
     "final-read",
+    "renew",
+    "crash",
 )
-CLIENT_OPS: Final = ("acquire", "read", "write", "release")
+CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
 """The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
 MAX_MEASURED_SECONDS: Final = 600.0
 MAX_FINAL_LOCKS: Final = 100
@@ -196,6 +198,8 @@ REQUIRED: Final = {
     "release": ("worker", "grant", "etcd_revision", "deleted"),
     "deliver": ("worker", "token", "grant"),
     "apply": ("worker", "token", "grant"),
+    "renew": ("worker", "grant"),
+    "crash": ("worker",),
 }
 """The fields each kind of event cannot do without (not null)."""
 HOLDER: Final = re.compile(r"(W[0-9]{1,3})?")
@@ -557,10 +561,26 @@ class Timeline:
         """Each grant's number in grant order (1 for the first)."""
         return {revision: rank for rank, revision in enumerate(self.grants, start=1)}
 
+    @cached_property
+    def renewals(self) -> dict[int, tuple[float, ...]]:
+        """The times of each grant's keepalives that etcd took (`renew` ok), by revision."""
+        found: dict[int, list[float]] = {}
+        for e in self.events:
+            if e.kind == "renew":
+                found.setdefault(int(e.get("grant")), []).append(e.t)
+        return {revision: tuple(times) for revision, times in found.items()}
+
+    def lease_start(self, revision: int, before: float) -> float:
+        """When the grant's lease last started before a time: its last keepalive etcd took
+        before then, or the grant."""
+        grant = self.grants[revision]
+        return max((t for t in self.renewals.get(revision, ()) if t <= before), default=grant.t)
+
     def lease_seconds(self) -> list[float]:
-        """How long each revoked grant lived, from the grant to etcd's revocation."""
+        """How long each revoked lease lived, from the grant (or its last keepalive) to
+        etcd's revocation."""
         return [
-            g.ended - g.t
+            g.ended - self.lease_start(g.revision, g.ended)
             for g in self.grants.values()
             if g.ended is not None and g.ended_by == "revoked"
         ]

@@ -2,10 +2,13 @@
 
 Acquire grants a lease and creates the lock key with it if the key does not exist;
 release deletes the key only if it is still this grant's (same `create_revision`), so a
-late release never frees another holder's lock. Nobody renews a lease: the model's lease
-is one fixed term from the grant, so a grant here lives one TTL, until etcd's periodic
-sweep revokes it. The etcd-txn receiver writes the data key in one transaction guarded by
-the lock key still existing with the writer's `create_revision`.
+late release never frees another holder's lock. Without keepalives a grant lives one TTL,
+until etcd's periodic sweep revokes it (the model's lease: one fixed term from the grant);
+with them (`keep_alive`, the model's Renew) each keepalive starts the TTL again, so the
+lease ends one TTL after the last keepalive its holder sent. A lock without a lease (the
+model's expiry `never`) is a key put with no lease: it stays until it is released. The
+etcd-txn receiver writes the data key in one transaction guarded by the lock key still
+existing with the writer's `create_revision`.
 """
 
 from __future__ import annotations
@@ -67,6 +70,12 @@ def grant_lease(client: etcd3gw.Etcd3Client, ttl: int) -> tuple[int, int]:
     """A new lease: its id and the TTL etcd granted (it may raise a too-short TTL)."""
     result = client.post(client.get_url("/lease/grant"), json={"TTL": ttl, "ID": 0})
     return int(result["ID"]), int(result["TTL"])
+
+
+def keep_alive(client: etcd3gw.Etcd3Client, lease: int) -> int:
+    """Send one keepalive for a lease (etcd's `/lease/keepalive`, what `Lease.refresh()`
+    sends); the TTL etcd restarted it with, or 0 when the lease had already expired."""
+    return max(0, etcd3gw.Lease(lease, client).refresh())
 
 
 def revoke_lease(client: etcd3gw.Etcd3Client, lease: int) -> None:

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lab.checker import CHECKED, TITLES, Counts, PropertyVerdict, check_properties, count_writes
+from lab.checker import (
+    CHECKED,
+    TITLES,
+    Counts,
+    CrashOutcome,
+    PropertyVerdict,
+    check_properties,
+    count_writes,
+    crash_outcomes,
+)
 from lab.conformance import Conformance, check_conformance
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
@@ -28,6 +37,16 @@ class LabReport:
     conformance: Conformance
     witnessed: Witnessed
     path: Path | None = None
+
+    @property
+    def crashes(self) -> tuple[CrashOutcome, ...]:
+        """Each holder the nemesis killed, with the time to the next grant (P6's evidence)."""
+        return crash_outcomes(self.line)
+
+    @property
+    def renewals(self) -> int:
+        """Keepalives etcd took in the run."""
+        return sum(1 for e in self.line.events if e.kind == "renew")
 
     @property
     def refused(self) -> bool:
@@ -65,6 +84,8 @@ class LabReport:
             "hwm": s.hwm,
             "workload": s.workload,
             "worker_check": s.worker_check,
+            "expiry": s.expiry,
+            "keepalive": s.keepalive,
             "workers": s.workers,
             "writes_per_grant": s.writes,
             "operations": self.counts.operations,
@@ -73,6 +94,8 @@ class LabReport:
             "reads": self.counts.reads,
             "grants": len(self.line.grants),
             "pauses": sum(1 for e in self.line.events if e.kind == "pause"),
+            "renewals": self.renewals,
+            "crashes": [crash.to_dict() for crash in self.crashes],
             "seconds": round(self.history.seconds, 3),
             "properties": {
                 name: {"violated": verdict.violated, "count": verdict.count}
@@ -107,6 +130,8 @@ class LabReport:
             f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
             f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
+            *([f"  {self.renewals} keepalives taken by etcd"] if s.renews else []),
+            *(f"  Crash: {crash.sentence()}" for crash in self.crashes),
             "",
             "From the history alone:",
         ]

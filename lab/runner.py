@@ -217,6 +217,8 @@ class LabRun:
         self.log = EventLog("lab", self.t0)
         self.children = Children()
         self.workers: dict[int, Child] = {}
+        self.crashed: set[int] = set()
+        """Workers the nemesis killed on purpose (their end is no reason to stop the run)."""
         self.answers: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.storage: Child | None = None
         self.incarnation = 0
@@ -317,7 +319,8 @@ class LabRun:
                 f"{at}{self._said(self.storage, 'storage')}"
             )
         for w, child in self.workers.items():
-            if child.alive() or (finished_ok and child.process.returncode == 0):
+            ended_well = finished_ok and child.process.returncode == 0
+            if child.alive() or w in self.crashed or ended_well:
                 continue
             raise LabProcessDied(
                 f"worker W{w} (pid {child.pid}) {child.ending()}, seen {at}"
@@ -602,6 +605,8 @@ class LabRun:
                 f"--ttl={s.ttl}",
                 f"--token={s.token}",
                 f"--workload={s.workload}",
+                f"--expiry={s.expiry}",
+                f"--keepalive={s.keepalive!r}",
                 f"--writes={s.writes}",
                 f"--seed={s.seed * 100 + w}",
                 *(["--worker-check"] if s.worker_check else []),
@@ -674,6 +679,18 @@ class LabRun:
                 seen["stopped_at"] = round(self.log.now(), 6)
         finally:
             self.log.record("pause", at=at, worker=w, **seen)
+
+    def crash(self, w: int) -> None:
+        """SIGKILL worker w: it stops for ever, its keepalives with it (the model's Crash(w)).
+
+        Recorded as the runner event `crash` once the process is gone, so everything the
+        worker recorded comes before it; `asked` is when the kill was sent."""
+        self.crashed.add(w)
+        asked = self.log.now()
+        try:
+            self.workers[w].kill()
+        finally:
+            self.log.record("crash", worker=w, asked=round(asked, 6))
 
     def resume(self, w: int) -> None:
         """SIGCONT worker w (recorded first)."""
@@ -762,6 +779,32 @@ class Driver:
         result = self.run.answer(w, self.run.tell(w, {"do": "release"}))
         self._step(f"W{w}: {result}")
         return result
+
+    def try_acquire(self, w: int, seconds: float) -> bool:
+        """W asks for the lock for at most `seconds`; whether it got it (a lock that is not
+        freed is an outcome here, not an error)."""
+        ticket = self.run.tell(w, {"do": "acquire", "timeout": seconds})
+        got = self.run.answer(w, ticket, seconds + STEP_SECONDS) == "acquired"
+        self._step(f"W{w} {'holds the lock' if got else f'did not get the lock in {seconds:g} s'}")
+        return got
+
+    def hold_for(self, seconds: float) -> None:
+        """Let time pass while the holder keeps its lock (and its keepalives run)."""
+        self._sleep(seconds)
+        self._step(f"{seconds:g} s passed")
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep, watching the processes the run needs."""
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0:
+            self.run.remaining()
+            self.run.check_processes()
+            time.sleep(min(POLL * 5, left))
+
+    def crash(self, w: int) -> None:
+        """The nemesis kills W (SIGKILL)."""
+        self.run.crash(w)
+        self._step(f"W{w} killed")
 
     def write_later(self, w: int) -> int:
         """Tell W to write without waiting (it is paused, or its request will be held)."""

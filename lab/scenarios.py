@@ -25,7 +25,9 @@ from model.trace import Trace, replay
 
 PlanStep = tuple[str, int]
 """A planned step: `acquire`, `send`, `deliver`, `check`, `apply`, `release`, `expire` (tick
-until the worker's lease is over) or `restart` (the store), and the worker (0: none)."""
+until the worker's lease is over), `restart` (the store), `hold` (one tick passes), `renew`
+(a keepalive), `crash` (the worker is killed) or `wait` (a worker without a grant waits
+L + 1 ticks in vain), and the worker (0: none)."""
 
 PLAN_HORIZON: Final = 20
 PLAN_LEASE: Final = 2
@@ -42,12 +44,17 @@ class LabScenario:
     plan: tuple[PlanStep, ...]
     defaults: dict[str, Any] = field(default_factory=dict)
     steps: int = 10
+    variants: tuple[dict[str, Any], ...] = ()
+    """Flags whose prediction `fencing lab scenarios` shows too (the lesson's other side)."""
 
     def settings(self, **overrides: Any) -> Settings:
         """The scenario's settings with the given flags (None: keep the default) applied."""
-        chosen = {**self.defaults, **{k: v for k, v in overrides.items() if v is not None}}
-        if chosen.get("receiver") in ("none", "etcd-txn") and "hwm" not in overrides:
+        given = {k: v for k, v in overrides.items() if v is not None}
+        chosen = {**self.defaults, **given}
+        if chosen.get("receiver") in ("none", "etcd-txn") and "hwm" not in given:
             chosen["hwm"] = "durable"  # only a receiver with a mark can lose it
+        if chosen.get("expiry") == "never" and "keepalive" not in given:
+            chosen["keepalive"] = 0.0  # a key with no lease has nothing to keep alive
         return Settings(workers=2, writes=1, **chosen)
 
 
@@ -145,6 +152,27 @@ def _volatile_mark(d: Driver) -> None:
     d.resume(1)
     d.outcome(1, late)
     d.release(1)
+
+
+KEEPALIVE_SHARE: Final = 3
+"""Keepalives per TTL in the scenarios that keep their lease alive."""
+HOLD_TTLS: Final = 2
+"""How many TTLs the crashed holder keeps its lock alive before it is killed."""
+WAIT_AFTER_KILL: Final = 3.0
+"""Seconds beyond three TTLs the next worker waits for the lock after the kill: well past
+the latest moment the lease allows for its end."""
+
+
+def _crashed_holder(d: Driver) -> None:
+    """W1 takes the lock and keeps it alive past its TTL; it is killed (SIGKILL); W2 waits
+    for the lock and, if it gets it, writes and releases."""
+    ttl = d.run.settings.ttl
+    d.acquire(1)
+    d.hold_for(HOLD_TTLS * ttl)
+    d.crash(1)
+    if d.try_acquire(2, 3 * ttl + WAIT_AFTER_KILL):
+        d.write(2)
+        d.release(2)
 
 
 # ----- the scenarios -------------------------------------------------------------------------
@@ -292,6 +320,32 @@ SCENARIOS_LIST: Final = (
         {"receiver": "fenced", "hwm": "volatile"},
         steps=10,
     ),
+    LabScenario(
+        "crashed-holder",
+        "A crashed holder",
+        "W1 takes the lock and keeps its lease alive with keepalives for two TTLs; then it is "
+        "killed (SIGKILL), so its keepalives stop; W2 asks for the lock and, once it gets it, "
+        "writes and releases. With a lease the lock is free one TTL after W1's last "
+        "keepalive; a lock without a lease (--expiry never) stays with the dead worker.",
+        _crashed_holder,
+        (
+            ("acquire", 1),
+            ("hold", 0),
+            ("renew", 1),
+            ("hold", 0),
+            ("renew", 1),
+            ("crash", 1),
+            ("expire", 1),
+            ("acquire", 2),
+            ("wait", 2),
+            ("send", 2),
+            ("deliver", 2),
+            ("release", 2),
+        ),
+        {"receiver": "none", "keepalive": round(1 / KEEPALIVE_SHARE, 3)},
+        steps=6,
+        variants=({"expiry": "never"},),
+    ),
 )
 
 SCENARIOS: Final = {scenario.name: scenario for scenario in SCENARIOS_LIST}
@@ -332,6 +386,14 @@ def _candidates(system: System, state: State, step: PlanStep) -> list[Action]:
         return [Action("Apply", w)] if nonatomic else [Action("Deliver", w)]
     if kind == "restart":
         return [Action("StorageRestart")] if design.storage_restarts else []
+    if kind == "hold":
+        return [Action("Tick")]
+    if kind == "renew":
+        return [Action("Renew", w)]
+    if kind == "crash":
+        return [Action("Crash", w)]
+    if kind == "wait":
+        return [Action("Tick")] * (system.bounds.lease + 1) if s.tok[w] == 0 else []
     ticks = max(0, s.expires - s.now) if s.holder == w else 0
     return [Action("Tick")] * ticks
 
@@ -406,7 +468,8 @@ class Prediction:
 def predict(chosen: LabScenario, settings: Settings) -> Prediction:
     """The model's run of the scenario's plan under these settings."""
     restarts = sum(1 for kind, _ in chosen.plan if kind == "restart")
-    design = model_design(settings, restarts)
+    crashes = sum(1 for kind, _ in chosen.plan if kind == "crash")
+    design = model_design(settings, restarts, crashes)
     wide = Bounds(
         workers=settings.workers,
         lease=PLAN_LEASE,

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
 from model.design import MAX_WORKERS, MAX_WRITES
-from model.options import Receiver, Token
+from model.options import Expiry, Receiver, Token
 
 RECEIVERS: Final = ("none", "fenced", "fenced-nonatomic", "etcd-txn")
 """How the store treats a write: plain, fenced in one transaction, check then write, or an
@@ -19,6 +19,8 @@ TOKENS: Final = ("create-revision", "version", "lease-id")
 """Which number of the lock key a worker sends as its token."""
 MARKS: Final = ("durable", "volatile")
 WORKLOADS: Final = ("blind", "rmw")
+EXPIRIES: Final = ("lease", "never")
+"""Whether the lock key is attached to a lease (and so runs out) or is put with no lease."""
 
 MODEL_RECEIVER: Final = {
     "none": Receiver.NONE,
@@ -33,12 +35,16 @@ MODEL_TOKEN: Final = {
     "lease-id": Token.RANDOM,
 }
 """The model's token option for each lab token source."""
+MODEL_EXPIRY: Final = {"lease": Expiry.LEASE, "never": Expiry.NEVER}
+"""The model's expiry option for each lab expiry."""
 
 MAX_SECONDS: Final = 60.0
 """Longest randomized run the lab accepts."""
 MAX_PAUSE_RATE: Final = 10.0
 MAX_GAP: Final = 5.0
 MAX_TTL: Final = 10
+MAX_KEEPALIVE: Final = 5.0
+"""Longest time between two keepalives of a worker's lease (seconds)."""
 
 
 class LabInputError(ValueError):
@@ -79,9 +85,13 @@ class Settings:
     seconds: float = 0.0
     pause_rate: float = 0.0
     seed: int = 0
+    expiry: str = "lease"
+    keepalive: float = 0.0
+    """Seconds between two keepalives of the holder's lease (0: the lease is never renewed)."""
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
+        _check_choice("expiry", self.expiry, EXPIRIES)
         _check_choice("token", self.token, TOKENS)
         _check_choice("mark (--hwm)", self.hwm, MARKS)
         _check_choice("workload", self.workload, WORKLOADS)
@@ -95,10 +105,22 @@ class Settings:
             ("seconds", self.seconds, 0, MAX_SECONDS, False),
             ("pause rate (pauses per second)", self.pause_rate, 0, MAX_PAUSE_RATE, False),
             ("seed", self.seed, 0, 2**31 - 1, True),
+            ("keepalive (seconds between renewals)", self.keepalive, 0, MAX_KEEPALIVE, False),
         ):
             if whole and (isinstance(value, bool) or not isinstance(value, int)):
                 raise LabInputError(f"{name} must be a whole number, not {value!r}")
             _check_number(name, value, low, high)
+        if self.expiry == "never" and self.keepalive:
+            raise LabInputError("a lock without a lease has nothing to keep alive")
+        if self.expiry == "never" and self.token == "lease-id":
+            raise LabInputError("a lock without a lease has no lease ID to use as a token")
+        if self.expiry == "never" and self.worker_check:
+            raise LabInputError("a lock without a lease leaves a worker nothing to check")
+
+    @property
+    def renews(self) -> bool:
+        """Whether the holder keeps its lease alive (the model's `renew`)."""
+        return self.keepalive > 0
 
     @property
     def keeps_mark(self) -> bool:
@@ -114,10 +136,15 @@ class Settings:
             parts.append("read-modify-write")
         if self.worker_check:
             parts.append("workers check their lease")
+        if self.expiry == "never":
+            parts.append("lock without a lease")
+        if self.renews:
+            parts.append(f"keepalive every {self.keepalive:g} s")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
+        """Plain dict for JSON (a history without `expiry` or `keepalive` reads as a lease
+        that is never renewed)."""
         return asdict(self)
 
     @staticmethod

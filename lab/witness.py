@@ -13,6 +13,12 @@ its own contract; each refusal has a code and one sentence:
 - `revision-order`: etcd's revision order contradicts the times observed by more than the
   measured request latency (the merge would have had to move a time back that far);
 - `sent-while-paused`: a worker recorded a step while it was stopped by SIGSTOP;
+- `step-after-crash`: a worker recorded a step after the nemesis killed it (SIGKILL);
+- `renew-while-down`: etcd took a keepalive (`renew` ok) from a worker that was stopped or
+  killed;
+- `renew-after-end`: etcd took a keepalive for a lease whose key it had already deleted;
+- `no-lease-revoked`: a lock key put with no lease (expiry `never`) was deleted by nobody's
+  release (a grant to another worker while such a key exists is a `double-grant`);
 - `receiver`: the store says it ran another receiver or mark than the settings;
 - `mark-token`, `mark-drift`, `mark-restart`: the store's recorded mark is not the token it
   accepted, not the mark it last set, or a durable mark came back changed after a restart;
@@ -45,7 +51,17 @@ for expired leases every 500 ms)."""
 REVOCATION_SLACK_SECONDS: Final = 1.0
 """Added to the measured revocation delay before a lease counts as revoked too late: one
 measurement of etcd's periodic sweep does not bound every later one on a busy machine."""
-WORKER_KINDS: Final = ("send", "reply", "grant", "release", "invoke", "fail", "info", "error")
+WORKER_KINDS: Final = (
+    "send",
+    "reply",
+    "grant",
+    "release",
+    "invoke",
+    "fail",
+    "info",
+    "error",
+    "renew",
+)
 """Kinds a worker records about itself (its own clock, its own actions)."""
 
 
@@ -134,6 +150,7 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
         elif e.kind == "release" and e.get("deleted"):
             ends[int(e.get("grant"))] = (int(e.get("etcd_revision")), e)
     grants = {int(e.get("revision")): e for e in line.events if e.kind == "grant"}
+    never = line.history.settings.expiry == "never"
     watched = [e["t"] for e in line.history.events if e["kind"] in ("lock-put", "lock-delete")]
     last_watched = max(watched, default=0.0)
     previous: Happening | None = None
@@ -151,7 +168,8 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                         e.t,
                         f"etcd granted the lock to W{e.worker} (create revision {revision}) "
                         f"{_at(e)} while W{previous.worker}'s key (create revision {before}) "
-                        "had not been deleted: two holders at once",
+                        "had not been deleted: two holders at once"
+                        + (" (a key put with no lease never expires)" if never else ""),
                     )
                 )
         previous = e
@@ -162,9 +180,25 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
         end = ends.get(revision)
         if end is None or end[1].kind != "revoked":
             continue
+        if never:
+            found.append(
+                Impossible(
+                    "no-lease-revoked",
+                    end[1].index,
+                    end[1].t,
+                    f"W{e.worker}'s lock key (grant {revision}) was deleted {_at(end[1])} by "
+                    "nobody's release, but it was put with no lease, so nothing could expire",
+                )
+            )
+            continue
         ttl = float(e.get("ttl") or line.history.settings.ttl)
         asked = e.get("asked")
         start = float(asked) if isinstance(asked, int | float) else e.t - latency
+        renewed = _last_renewal(line, revision, end[1].t)
+        if renewed is not None:
+            start = max(start, float(renewed.get("asked", renewed.t - latency)))
+            ttl = float(renewed.get("ttl") or ttl)
+        last = renewed.t if renewed is not None else e.t
         if end[1].t - start < ttl:
             found.append(
                 Impossible(
@@ -176,16 +210,80 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                     f"{ttl:g} s",
                 )
             )
-        elif end[1].t - e.t > ttl + allowance + latency:
+        elif end[1].t - last > ttl + allowance + latency:
+            since = "the grant" if renewed is None else "its last keepalive"
             found.append(
                 Impossible(
                     "lease-late",
                     end[1].index,
                     end[1].t,
                     f"etcd revoked W{e.worker}'s lease (grant {revision}) {_at(end[1])}, "
-                    f"{end[1].t - e.t:.3f} s after the grant: later than its TTL of {ttl:g} s "
+                    f"{end[1].t - last:.3f} s after {since}: later than its TTL of {ttl:g} s "
                     f"plus the revocation delay allowed ({allowance:.3f} s) and one request "
                     f"({latency:.3f} s)",
+                )
+            )
+    return found
+
+
+def _last_renewal(line: Timeline, revision: int, before: float) -> Happening | None:
+    """The grant's last keepalive etcd took (or may have taken: `info`) before a time."""
+    found = None
+    for e in line.events:
+        if e.t > before:
+            break
+        same = e.get("grant") is not None and int(e.get("grant")) == revision
+        if same and (e.kind == "renew" or (e.kind == "info" and e.get("op") == "renew")):
+            found = e
+    return found
+
+
+def _renewal_checks(line: Timeline) -> list[Impossible]:
+    """No keepalive is taken for a lease whose key etcd had already deleted."""
+    ended = {
+        int(e.get("grant")): e
+        for e in line.events
+        if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
+    }
+    latency = request_bound(line)
+    found = []
+    for e in line.events:
+        end = ended.get(int(e.get("grant", 0))) if e.kind == "renew" else None
+        if end is not None and end.kind == "revoked" and e.t - end.t > latency:
+            found.append(
+                Impossible(
+                    "renew-after-end",
+                    e.index,
+                    e.t,
+                    f"etcd took W{e.worker}'s keepalive for grant {e.get('grant')} {_at(e)}, "
+                    f"but it had revoked that lease at {end.t:.3f} s: an expired lease cannot "
+                    "be kept alive",
+                )
+            )
+    return found
+
+
+def _crash_checks(line: Timeline) -> list[Impossible]:
+    """A killed worker records nothing after its kill (its own times, unmerged)."""
+    killed: dict[int, float] = {}
+    found = []
+    for event in sorted(line.history.events, key=lambda e: e["t"]):
+        w = int(event.get("worker") or 0)
+        if event["kind"] == "crash":
+            killed.setdefault(w, float(event["t"]))
+            continue
+        if event["kind"] not in WORKER_KINDS or event.get("source") != f"W{w}":
+            continue
+        if w in killed and float(event["t"]) > killed[w]:
+            renew = event["kind"] == "renew"
+            found.append(
+                Impossible(
+                    "renew-while-down" if renew else "step-after-crash",
+                    None,
+                    float(event["t"]),
+                    f"W{w} recorded '{event['kind']}' at {event['t']:.3f} s, after the "
+                    f"nemesis killed it (SIGKILL at {killed[w]:.3f} s)"
+                    + (": a dead worker sends no keepalive" if renew else ""),
                 )
             )
     return found
@@ -243,7 +341,7 @@ def _pause_checks(line: Timeline) -> list[Impossible]:
                 until = f"SIGCONT at {end:.3f} s" if end != float("inf") else "never resumed"
                 found.append(
                     Impossible(
-                        "sent-while-paused",
+                        "renew-while-down" if event["kind"] == "renew" else "sent-while-paused",
                         None,
                         float(event["t"]),
                         f"W{w} recorded '{event['kind']}' at {event['t']:.3f} s while it was "
@@ -591,6 +689,8 @@ def cross_check(line: Timeline) -> Witnessed:
         *_grant_checks(line),
         *_order_checks(line),
         *_pause_checks(line),
+        *_crash_checks(line),
+        *_renewal_checks(line),
         *_lock_checks(line, final),
         *_reply_checks(line, decided),
         *receiver,

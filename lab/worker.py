@@ -18,6 +18,14 @@ while deciding: it may have applied it); a
 release is `invoke` then `release` (ok) or `info`. A worker whose operation ended in `fail`
 or `info` retires, as a crashed Jepsen process does: it takes no step after it, so the
 model's worker (whose request may still be in flight) and the real one stay the same.
+
+With `--keepalive S` a holder keeps its lease alive from a thread of its own (`KeepAlive`):
+every S seconds while it holds the grant it sends etcd a keepalive, recorded as the client
+operation `renew`: `invoke`, then `renew` (ok: etcd restarted the TTL), `fail` (the lease
+had already expired: the keepalive came too late) or `info` (the request failed); after a
+fail or info it sends no more keepalives for that grant. A paused process runs no thread,
+so a paused holder's keepalives stop and its lease runs out: the real failure a lease is
+for. With `--expiry never` the lock key is put with no lease at all.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import argparse
 import json
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,13 +42,14 @@ from typing import Any, Final
 
 from etcd3gw.exceptions import Etcd3Exception
 
-from lab.etcd import parse_endpoint
+from lab.etcd import Endpoint, parse_endpoint
 from lab.events import EventLog
 from lab.lock import (
     LOCK_KEY,
     Grant,
     delete_if_mine,
     grant_lease,
+    keep_alive,
     key_exists,
     revoke_lease,
     try_create,
@@ -70,14 +80,20 @@ class Worker:
 
     def __init__(self, args: argparse.Namespace, log: EventLog) -> None:
         self.number: int = args.worker
-        self.client = parse_endpoint(args.etcd).client()
+        self.endpoint: Endpoint = parse_endpoint(args.etcd)
+        self.client = self.endpoint.client()
         self.lock_key = args.prefix + LOCK_KEY
         self.ttl: int = args.ttl
         self.token_source: str = args.token
         self.socket: Path = args.socket
         self.worker_check: bool = args.worker_check
         self.rmw: bool = args.workload == "rmw"
+        self.leased: bool = args.expiry != "never"
+        self.keepalive: float = args.keepalive
         self.log = log
+        self.steps = threading.RLock()
+        """Held while the grant changes hands and while a keepalive is sent, so no
+        keepalive is recorded after the worker released or gave its grant up."""
         self.holding: Holding | None = None
         self.requests = 0
         self.retired = ""
@@ -86,8 +102,21 @@ class Worker:
     def retire(self, kind: str, op: str, error: str, **fields: Any) -> None:
         """Record a `fail` or `info` completion and take no step after it."""
         self.log.record(kind, worker=self.number, op=op, error=error[:200], **fields)
-        self.holding = None
+        self.drop()
         self.retired = f"retired after the {op} ended in {kind}"
+
+    def drop(self) -> Holding | None:
+        """Forget the grant (its keepalives stop); the grant that was held."""
+        with self.steps:
+            holding, self.holding = self.holding, None
+        return holding
+
+    def take(self, holding: Holding) -> None:
+        """Hold a new grant and, with keepalives, start keeping its lease alive."""
+        with self.steps:
+            self.holding = holding
+        if self.keepalive > 0 and self.leased:
+            KeepAlive(self, holding).start()
 
     def acquire(self, deadline: float) -> bool:
         """Wait for the lock until `deadline` (seconds since t0); True once granted."""
@@ -99,11 +128,11 @@ class Worker:
             try:
                 if not key_exists(self.client, self.lock_key):
                     asked = self.log.now()
-                    lease, ttl = grant_lease(self.client, self.ttl)
+                    lease, ttl = grant_lease(self.client, self.ttl) if self.leased else (0, 0)
                     grant = try_create(self.client, self.lock_key, f"W{self.number}", lease, ttl)
                     if grant is not None:
                         token = grant.token(self.token_source)
-                        self.holding = Holding(grant, token, asked)
+                        holding = Holding(grant, token, asked)
                         self.log.record(
                             "grant",
                             worker=self.number,
@@ -114,8 +143,10 @@ class Worker:
                             token=token,
                             asked=round(asked, 6),
                         )
+                        self.take(holding)
                         return True
-                    revoke_lease(self.client, lease)
+                    if lease:
+                        revoke_lease(self.client, lease)
             except Etcd3Exception as error:
                 in_doubt = str(error)
                 self.log.record(
@@ -142,7 +173,7 @@ class Worker:
             self.log.record(
                 "lease-check", worker=self.number, passed=False, grant=holding.grant.revision
             )
-            self.holding = None
+            self.drop()
             self.retired = "retired after its lease check failed"
             return None
         self.requests += 1
@@ -175,7 +206,7 @@ class Worker:
             **heard,
         )
         if answer["outcome"] == "rejected":
-            self.holding = None  # the store said the lock was lost: give the grant up
+            self.drop()  # the store said the lock was lost: give the grant up
         return answer
 
     def write(self) -> str:
@@ -193,10 +224,9 @@ class Worker:
 
     def release(self) -> str:
         """Delete the lock key if it is still this grant's, then revoke the lease."""
-        holding = self.holding
+        holding = self.drop()
         if holding is None:
             return self.retired or "no grant"
-        self.holding = None
         self.log.record("invoke", worker=self.number, op="release", grant=holding.grant.revision)
         try:
             deleted, revision = delete_if_mine(self.client, self.lock_key, holding.grant.revision)
@@ -210,8 +240,51 @@ class Worker:
             deleted=deleted,
             etcd_revision=revision,
         )
-        revoke_lease(self.client, holding.grant.lease)
+        if holding.grant.lease:
+            revoke_lease(self.client, holding.grant.lease)
         return "released" if deleted else "released (lock already gone)"
+
+    def renew(self, holding: Holding, client: Any) -> bool:
+        """Send one keepalive for the grant's lease, recorded as the operation `renew`;
+        whether to go on (the grant is still held and the keepalive took effect)."""
+        with self.steps:
+            if self.holding is not holding or self.retired:
+                return False
+            grant = holding.grant
+            ids = {"worker": self.number, "grant": grant.revision, "lease": grant.lease}
+            asked = self.log.record("invoke", op="renew", **ids)["t"]
+            try:
+                ttl = keep_alive(client, grant.lease)
+            except Etcd3Exception as error:
+                self.log.record("info", op="renew", error=str(error)[:200], **ids)
+                return False
+            if ttl <= 0:
+                self.log.record("fail", op="renew", error="the lease had already expired", **ids)
+                return False
+            self.log.record("renew", ttl=ttl, asked=asked, **ids)
+            return True
+
+
+class KeepAlive(threading.Thread):
+    """A holder's keepalives: one `renew` every `worker.keepalive` seconds while it holds
+    this grant (stopped by a release, a rejection, a failed keepalive; and, like every
+    thread of the process, by SIGSTOP and SIGKILL)."""
+
+    def __init__(self, worker: Worker, holding: Holding) -> None:
+        super().__init__(name=f"keepalive-W{worker.number}", daemon=True)
+        self.worker = worker
+        self.holding = holding
+
+    def run(self) -> None:
+        """Renew on a timer until the grant is gone or a keepalive fails."""
+        client = self.worker.endpoint.client()
+        interval = self.worker.keepalive
+        due = time.monotonic() + interval
+        while True:
+            time.sleep(max(0.0, due - time.monotonic()))
+            if not self.worker.renew(self.holding, client):
+                return
+            due = max(due + interval, time.monotonic())
 
 
 def obey(worker: Worker) -> None:
@@ -261,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--token", default="create-revision")
     parser.add_argument("--workload", default="blind")
     parser.add_argument("--worker-check", action="store_true")
+    parser.add_argument("--expiry", choices=("lease", "never"), default="lease")
+    parser.add_argument("--keepalive", type=float, default=0.0, help="seconds between renewals")
     parser.add_argument("--wait-go", action="store_true", help="randomized: loop after `go`")
     parser.add_argument("--writes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)

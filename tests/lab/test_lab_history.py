@@ -38,6 +38,7 @@ def test_the_paused_workers_late_write_breaks_p1_p2_p3_with_a_plain_store() -> N
         "P2": 1,
         "P3": 1,
         "P5": 0,
+        "P6": 0,
     }
     p2 = report.properties["P2"].violations[0]
     assert "etcd revoked its lease at 1.500 s" in p2.reason
@@ -100,7 +101,7 @@ def test_p3_breaks_with_equal_version_tokens_while_p1_holds() -> None:
     history = replace(
         history, settings=Settings(receiver="fenced", token="version"), events=tuple(events)
     )
-    assert counts(history) == {"P1": 0, "P2": 1, "P3": 1, "P5": 0}
+    assert counts(history) == {"P1": 0, "P2": 1, "P3": 1, "P5": 0, "P6": 0}
     assert analyse(history).conformance.allowed
 
 
@@ -120,7 +121,7 @@ def test_p5_finds_the_update_lost_between_a_read_and_a_write() -> None:
         deliver(1.61, 2, 2, 4, 4, "accepted", read_version=0, version_before=1, mark_before=2),
     )
     history = History("gap-lost-update", settings, events)
-    assert counts(history) == {"P1": 0, "P2": 1, "P3": 0, "P5": 1}
+    assert counts(history) == {"P1": 0, "P2": 1, "P3": 0, "P5": 1, "P6": 0}
     report = analyse(history)
     assert report.conformance.allowed and report.conformance.properties_agree
     assert count_writes(report.line.events).reads == 2

@@ -25,6 +25,8 @@ EXPECTED = {
     ("nonatomic-check", ()): ({"P1", "P2", "P3"}, 2, 0),
     ("volatile-mark", ()): ({"P1", "P2", "P3"}, 2, 0),
     ("volatile-mark", (("hwm", "durable"),)): (set(), 1, 1),
+    ("crashed-holder", ()): (set(), 1, 0),
+    ("crashed-holder", (("expiry", "never"),)): ({"P6"}, 0, 0),
 }
 """Per scenario and flags: the properties the real history violates, writes accepted, rejected.
 These are the lessons' claims; the test also checks them against the model's prediction.
