@@ -16,7 +16,8 @@ its own contract; each refusal has a code and one sentence:
 - `step-after-crash`: a worker recorded a step after the nemesis killed it (SIGKILL);
 - `renew-while-down`: etcd took a keepalive (`renew` ok) from a worker that was stopped or
   killed;
-- `renew-after-end`: etcd took a keepalive for a lease whose key it had already deleted;
+- `renew-after-end`: etcd took a keepalive asked for after it had revoked the lease (a
+  keepalive asked for before a pause may be heard, and recorded, after it);
 - `no-lease-revoked`: a lock key put with no lease (expiry `never`) was deleted by nobody's
   release (a grant to another worker while such a key exists is a `double-grant`);
 - `receiver`: the store says it ran another receiver or mark than the settings;
@@ -227,14 +228,16 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
 
 
 def _last_renewal(line: Timeline, revision: int, before: float) -> Happening | None:
-    """The grant's last keepalive etcd took (or may have taken: `info`) before a time."""
+    """The grant's last keepalive etcd took (or may have taken: `info`) that was asked for
+    before a time."""
     found = None
     for e in line.events:
-        if e.t > before:
-            break
         same = e.get("grant") is not None and int(e.get("grant")) == revision
-        if same and (e.kind == "renew" or (e.kind == "info" and e.get("op") == "renew")):
-            found = e
+        if not same or not (e.kind == "renew" or (e.kind == "info" and e.get("op") == "renew")):
+            continue
+        asked = e.get("asked")
+        if (float(asked) if isinstance(asked, int | float) else e.t) <= before:
+            found = e  # asked before the end (its answer may be heard after a pause)
     return found
 
 
@@ -249,15 +252,17 @@ def _renewal_checks(line: Timeline) -> list[Impossible]:
     found = []
     for e in line.events:
         end = ended.get(int(e.get("grant", 0))) if e.kind == "renew" else None
-        if end is not None and end.kind == "revoked" and e.t - end.t > latency:
+        asked = e.get("asked")
+        sent = float(asked) if isinstance(asked, int | float) else e.t
+        if end is not None and end.kind == "revoked" and sent - end.t > latency:
             found.append(
                 Impossible(
                     "renew-after-end",
                     e.index,
                     e.t,
-                    f"etcd took W{e.worker}'s keepalive for grant {e.get('grant')} {_at(e)}, "
-                    f"but it had revoked that lease at {end.t:.3f} s: an expired lease cannot "
-                    "be kept alive",
+                    f"etcd took W{e.worker}'s keepalive for grant {e.get('grant')}, asked for at "
+                    f"{sent:.3f} s, but it had revoked that lease at {end.t:.3f} s: an expired "
+                    "lease cannot be kept alive",
                 )
             )
     return found

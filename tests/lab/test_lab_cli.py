@@ -53,6 +53,7 @@ def test_paused_worker_plain_store_accepts_the_stale_write(
         "P2": True,
         "P3": True,
         "P5": False,
+        "P6": False,
     }
     assert data["conformance"]["allowed"] is True  # type: ignore[index]
     assert data["conformance"]["first_refused"] is None  # type: ignore[index]
@@ -96,6 +97,11 @@ def test_paused_worker_fenced_store_refuses_it(
         (["random", "--receiver", "none,magic"], "receiver 'magic' is not known"),
         (["run", "gap-write", "--etcd", "ftp://example"], "must look like http://HOST:PORT"),
         (["run", "gap-write", "--gap", "-1"], "gap (seconds) = -1 is out of range"),
+        (
+            ["run", "crashed-holder", "--expiry", "never", "--keepalive", "0.3"],
+            "a lock without a lease has nothing to keep alive",
+        ),
+        (["run", "crashed-holder", "--keepalive", "9"], "keepalive (seconds between renewals)"),
     ],
 )
 def test_bad_input_gets_one_line_and_status_2(
@@ -124,3 +130,7 @@ def test_scenarios_lists_the_models_prediction(capsys: pytest.CaptureFixture[str
     rows = {row["name"]: row for row in data["scenarios"]}  # type: ignore[attr-defined]
     assert "violates P1, P2, P3" in rows["paused-worker"]["prediction"]
     assert "violates P2, P5" in rows["gap-lost-update"]["prediction"]
+    crashed = rows["crashed-holder"]
+    assert crashed["prediction"].endswith("violates no property")
+    (never,) = crashed["variants"]
+    assert never["flags"] == "--expiry never" and never["prediction"].endswith("violates P6")
