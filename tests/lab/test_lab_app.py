@@ -45,6 +45,14 @@ def test_the_page_states_the_models_prediction_for_the_chosen_design(lab_page: A
     assert "rejects 1" in fenced and fenced in all_text(lab_page)
 
 
+def test_the_page_offers_the_crashed_holder_with_the_models_prediction(lab_page: AppTest) -> None:
+    assert "A crashed holder (crashed-holder)" in lab_page.selectbox(key="lab-scenario").options
+    lab_page.selectbox(key="lab-scenario").set_value("crashed-holder").run()
+    chosen = SCENARIOS["crashed-holder"]
+    summary = predict(chosen, chosen.settings()).summary()
+    assert summary.endswith("violates no property") and summary in all_text(lab_page)
+
+
 def test_a_scripted_run_shows_its_verdicts_conformance_and_both_timelines(
     lab_page: AppTest,
 ) -> None:
@@ -55,7 +63,13 @@ def test_a_scripted_run_shows_its_verdicts_conformance_and_both_timelines(
     assert "Reality agreed with the model's prediction." in text
     assert "The model allows this history" in text
     table = lab_page.table[0].value
-    assert list(table["in the real history"]) == ["✔ holds", "✘ 1 violation", "✔ holds", "✔ holds"]
+    assert list(table["in the real history"]) == [
+        "✔ holds",
+        "✘ 1 violation",
+        "✔ holds",
+        "✔ holds",
+        "✔ holds",
+    ]
     assert list(table["in the model's replay"]) == list(table["in the real history"])
     assert len(lab_page.get("plotly_chart")) == 2
     assert len(lab_page.get("download_button")) == 2
