@@ -1,21 +1,40 @@
 """Scripted scenarios: the model's lessons reproduced step by step on the real system.
 
-Each scenario has a default design (receiver, token, mark, workload, worker check) that
-the CLI's flags override, a `drive` function that makes the real processes do it, and a
-`plan`: the same story in the model's actions. The model's prediction is the plan
-replayed by the step interpreter under the chosen design (a step the model does not allow
-there, such as the release of a worker whose write was rejected, is skipped, just as the
-real worker skips it), so what the lab says the model predicts is computed, not written.
+Each scenario has a default design (receiver, token, mark, workload, worker check, expiry,
+keepalives) that the CLI's flags override, and its story written once, as a `Script` of
+directives (lab.script): the real run's driver calls and the model's plan are both derived
+from it. The model's prediction is the plan replayed by the step interpreter under the
+chosen design (a step the model does not allow there, such as the release of a worker whose
+write was rejected, is skipped, just as the real worker skips it), so what the lab says the
+model predicts is computed, not written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
 from lab.runner import Driver
+from lab.script import (
+    PlanStep,
+    Script,
+    acquire,
+    crash,
+    hold,
+    keep,
+    lease_end,
+    outcome,
+    pause,
+    release,
+    restart,
+    resume,
+    try_acquire,
+    unhold,
+    wait_held,
+    write,
+    write_later,
+)
 from lab.settings import LabInputError, Settings
 from model.design import Bounds
 from model.properties import PROPERTY_NAMES
@@ -23,27 +42,19 @@ from model.rules import Action
 from model.system import State, System
 from model.trace import Trace, replay
 
-PlanStep = tuple[str, int]
-"""A planned step: `acquire`, `send`, `deliver`, `check`, `apply`, `release`, `expire` (tick
-until the worker's lease is over), `restart` (the store), `hold` (one tick passes), `renew`
-(a keepalive), `crash` (the worker is killed) or `wait` (a worker without a grant waits
-L + 1 ticks in vain), and the worker (0: none)."""
-
 PLAN_HORIZON: Final = 20
 PLAN_LEASE: Final = 2
 
 
 @dataclass(frozen=True)
 class LabScenario:
-    """A named scripted run: its story, default design, real steps and model plan."""
+    """A named scripted run: its story, default design and script."""
 
     name: str
     title: str
     story: str
-    drive: Callable[[Driver], None]
-    plan: tuple[PlanStep, ...]
+    script: Script
     defaults: dict[str, Any] = field(default_factory=dict)
-    steps: int = 10
     variants: tuple[dict[str, Any], ...] = ()
     """Flags whose prediction `fencing lab scenarios` shows too (the lesson's other side)."""
 
@@ -57,137 +68,150 @@ class LabScenario:
             chosen["keepalive"] = 0.0  # a key with no lease has nothing to keep alive
         return Settings(workers=2, writes=1, **chosen)
 
+    def drive(self, d: Driver) -> None:
+        """Make the real processes play the script."""
+        self.script.drive(d)
 
-# ----- the real steps --------------------------------------------------------------------
+    @property
+    def steps(self) -> int:
+        """How many steps the real run reports progress for."""
+        return self.script.steps
 
-
-def _paused_worker(d: Driver) -> None:
-    """W1 takes the lock and pauses; W2 takes it after the lease and writes; W1 wakes, writes."""
-    d.acquire(1)
-    d.pause(1)
-    late = d.write_later(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.write(2)
-    d.release(2)
-    d.resume(1)
-    d.outcome(1, late)
-    d.release(1)
+    def plan(self, settings: Settings) -> tuple[PlanStep, ...]:
+        """The script as the model's steps, for a design with these settings."""
+        return self.script.plan(rmw=settings.workload == "rmw")
 
 
-def _unchecked_token(d: Driver) -> None:
-    """W1's write (token checked by nobody) is held in flight past its lease, lands after W2's."""
-    d.acquire(1)
-    d.hold(1)
-    late = d.write_later(1)
-    d.wait_held(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.write(2)
-    d.release(2)
-    d.unhold(1)
-    d.outcome(1, late)
-    d.release(1)
+# ----- the scripts -------------------------------------------------------------------------
 
+_PAUSED = Script(
+    (
+        acquire(1),
+        pause(1),
+        write_later(1),
+        lease_end(1),
+        acquire(2),
+        write(2),
+        release(2),
+        resume(1),
+        outcome(1),
+        release(1),
+    )
+)
+"""W1 takes the lock and pauses; W2 takes it after the lease and writes; W1 wakes, writes."""
 
-def _gap_write(d: Driver) -> None:
-    """W1's write lands after its lease, after W2's grant, before W2's first request."""
-    d.acquire(1)
-    d.hold(1)
-    late = d.write_later(1)
-    d.wait_held(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.unhold(1)
-    d.outcome(1, late)
-    d.write(2)
-    d.release(2)
-    d.release(1)
+_HELD_PAST_LEASE = Script(
+    (
+        acquire(1),
+        hold(1),
+        write_later(1),
+        wait_held(1),
+        lease_end(1),
+        acquire(2),
+        write(2),
+        release(2),
+        unhold(1),
+        outcome(1),
+        release(1),
+    )
+)
+"""W1's write is held in flight past its lease and lands after W2's write."""
 
+_GAP_WRITE = Script(
+    (
+        acquire(1),
+        hold(1),
+        write_later(1),
+        wait_held(1),
+        lease_end(1),
+        acquire(2),
+        unhold(1),
+        outcome(1),
+        write(2),
+        release(2),
+        release(1),
+    )
+)
+"""W1's write lands after its lease, after W2's grant, before W2's first request."""
 
-def _gap_lost_update(d: Driver) -> None:
-    """Read-modify-write: W1's stale write lands between W2's read and W2's write."""
-    d.acquire(1)
-    d.hold(1, kind="write")
-    late = d.write_later(1)
-    d.wait_held(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.hold(2, kind="write")
-    second = d.write_later(2)
-    d.wait_held(2)
-    d.unhold(1)
-    d.outcome(1, late)
-    d.unhold(2)
-    d.outcome(2, second)
-    d.release(2)
-    d.release(1)
+_GAP_LOST_UPDATE = Script(
+    (
+        acquire(1),
+        hold(1, op="write"),
+        write_later(1),
+        wait_held(1),
+        lease_end(1),
+        acquire(2),
+        hold(2, op="write"),
+        write_later(2),
+        wait_held(2),
+        unhold(1),
+        outcome(1),
+        unhold(2),
+        outcome(2),
+        release(2),
+        release(1),
+    )
+)
+"""Read-modify-write: W1's stale write lands between W2's read and W2's write."""
 
+_NONATOMIC = Script(
+    (
+        acquire(1),
+        hold(1, phase="apply"),
+        write_later(1),
+        wait_held(1),
+        lease_end(1),
+        acquire(2),
+        write(2),
+        release(2),
+        unhold(1),
+        outcome(1),
+        release(1),
+    )
+)
+"""W1's write passes the check, waits between check and apply past its lease and W2's write."""
 
-def _nonatomic_check(d: Driver) -> None:
-    """W1's write passes the check, waits between check and apply past its lease and W2's write."""
-    d.acquire(1)
-    d.hold(1, phase="apply")
-    late = d.write_later(1)
-    d.wait_held(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.write(2)
-    d.release(2)
-    d.unhold(1)
-    d.outcome(1, late)
-    d.release(1)
-
-
-def _volatile_mark(d: Driver) -> None:
-    """W1 pauses past its lease; W2 writes; the store restarts; W1 wakes and writes."""
-    d.acquire(1)
-    d.pause(1)
-    late = d.write_later(1)
-    d.wait_lease_end(1)
-    d.acquire(2)
-    d.write(2)
-    d.release(2)
-    d.restart_storage()
-    d.resume(1)
-    d.outcome(1, late)
-    d.release(1)
-
+_VOLATILE = Script(
+    (
+        acquire(1),
+        pause(1),
+        write_later(1),
+        lease_end(1),
+        acquire(2),
+        write(2),
+        release(2),
+        restart(),
+        resume(1),
+        outcome(1),
+        release(1),
+    )
+)
+"""W1 pauses past its lease; W2 writes; the store restarts; W1 wakes and writes."""
 
 KEEPALIVE_SHARE: Final = 3
 """Keepalives per TTL in the scenarios that keep their lease alive."""
 HOLD_TTLS: Final = 2
 """How many TTLs the crashed holder keeps its lock alive before it is killed."""
+WAIT_TTLS: Final = 3
 WAIT_AFTER_KILL: Final = 3.0
-"""Seconds beyond three TTLs the next worker waits for the lock after the kill: well past
-the latest moment the lease allows for its end."""
+"""The next worker waits for the lock three TTLs and this many seconds after the kill: well
+past the latest moment the lease allows for its end."""
 
-
-def _crashed_holder(d: Driver) -> None:
-    """W1 takes the lock and keeps it alive past its TTL; it is killed (SIGKILL); W2 waits
-    for the lock and, if it gets it, writes and releases."""
-    ttl = d.run.settings.ttl
-    d.acquire(1)
-    d.hold_for(HOLD_TTLS * ttl)
-    d.crash(1)
-    if d.try_acquire(2, 3 * ttl + WAIT_AFTER_KILL):
-        d.write(2)
-        d.release(2)
-
+_CRASHED = Script(
+    (
+        acquire(1),
+        keep(1, HOLD_TTLS),
+        crash(1),
+        try_acquire(2, after=1, ttls=WAIT_TTLS, seconds=WAIT_AFTER_KILL),
+        write(2),
+        release(2),
+    )
+)
+"""W1 keeps its lock alive past its TTL and is killed; W2 waits for the lock and, if it gets
+it, writes and releases (a worker without a grant writes and releases nothing)."""
 
 # ----- the scenarios -------------------------------------------------------------------------
-
-_PAUSED_PLAN: Final[tuple[PlanStep, ...]] = (
-    ("acquire", 1),
-    ("expire", 1),
-    ("acquire", 2),
-    ("send", 2),
-    ("deliver", 2),
-    ("release", 2),
-    ("send", 1),
-    ("deliver", 1),
-    ("release", 1),
-)
 
 SCENARIOS_LIST: Final = (
     LabScenario(
@@ -196,10 +220,8 @@ SCENARIOS_LIST: Final = (
         "W1 takes the lock and is paused (SIGSTOP) past its lease; etcd revokes the lease and "
         "W2 takes the lock, writes and releases; W1 is resumed and sends its write with its "
         "old token.",
-        _paused_worker,
-        _PAUSED_PLAN,
+        _PAUSED,
         {"receiver": "none"},
-        steps=9,
     ),
     LabScenario(
         "unchecked-token",
@@ -207,40 +229,16 @@ SCENARIOS_LIST: Final = (
         "Every write carries its token and W1 checks its own lease before sending, but the "
         "store checks nothing: W1's write is held in flight past the lease, W2 takes the lock "
         "and writes, then W1's write arrives.",
-        _unchecked_token,
-        (
-            ("acquire", 1),
-            ("send", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("send", 2),
-            ("deliver", 2),
-            ("release", 2),
-            ("deliver", 1),
-            ("release", 1),
-        ),
+        _HELD_PAST_LEASE,
         {"receiver": "none", "worker_check": True},
-        steps=9,
     ),
     LabScenario(
         "gap-write",
         "After expiry, before the new holder's first request",
         "W1's write is held in flight past its lease; W2 is granted the lock, and W1's write "
         "arrives before W2's first request; then W2 writes.",
-        _gap_write,
-        (
-            ("acquire", 1),
-            ("send", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("deliver", 1),
-            ("send", 2),
-            ("deliver", 2),
-            ("release", 2),
-            ("release", 1),
-        ),
+        _GAP_WRITE,
         {"receiver": "fenced"},
-        steps=8,
     ),
     LabScenario(
         "gap-lost-update",
@@ -248,34 +246,16 @@ SCENARIOS_LIST: Final = (
         "Read-modify-write on a counter: W1 reads and computes its write, which is held in "
         "flight past its lease; W2 is granted the lock and reads; W1's write lands; then W2 "
         "writes the value it computed from its read.",
-        _gap_lost_update,
-        (
-            ("acquire", 1),
-            ("send", 1),
-            ("deliver", 1),
-            ("send", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("send", 2),
-            ("deliver", 2),
-            ("send", 2),
-            ("deliver", 1),
-            ("deliver", 2),
-            ("release", 2),
-            ("release", 1),
-        ),
+        _GAP_LOST_UPDATE,
         {"receiver": "fenced", "workload": "rmw"},
-        steps=10,
     ),
     LabScenario(
         "version-token",
         "The key's version as the token",
         "As the paused worker, but the token is the lock key's version, which starts again "
         "at 1 every time the key is created.",
-        _paused_worker,
-        _PAUSED_PLAN,
+        _PAUSED,
         {"receiver": "fenced", "token": "version"},
-        steps=9,
     ),
     LabScenario(
         "nonatomic-check",
@@ -283,42 +263,16 @@ SCENARIOS_LIST: Final = (
         "The store checks W1's token, then waits before writing (the gap between two "
         "transactions); meanwhile W1's lease ends and W2 takes the lock and writes; then W1's "
         "write is applied without a second check.",
-        _nonatomic_check,
-        (
-            ("acquire", 1),
-            ("send", 1),
-            ("check", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("send", 2),
-            ("deliver", 2),
-            ("release", 2),
-            ("apply", 1),
-            ("release", 1),
-        ),
+        _NONATOMIC,
         {"receiver": "fenced-nonatomic"},
-        steps=9,
     ),
     LabScenario(
         "volatile-mark",
         "A mark kept in memory",
         "As the paused worker with a fenced store, but the store keeps its mark in memory "
         "and is killed and started again before W1 wakes up.",
-        _volatile_mark,
-        (
-            ("acquire", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("send", 2),
-            ("deliver", 2),
-            ("release", 2),
-            ("restart", 0),
-            ("send", 1),
-            ("deliver", 1),
-            ("release", 1),
-        ),
+        _VOLATILE,
         {"receiver": "fenced", "hwm": "volatile"},
-        steps=10,
     ),
     LabScenario(
         "crashed-holder",
@@ -327,23 +281,8 @@ SCENARIOS_LIST: Final = (
         "killed (SIGKILL), so its keepalives stop; W2 asks for the lock and, once it gets it, "
         "writes and releases. With a lease the lock is free one TTL after W1's last "
         "keepalive; a lock without a lease (--expiry never) stays with the dead worker.",
-        _crashed_holder,
-        (
-            ("acquire", 1),
-            ("hold", 0),
-            ("renew", 1),
-            ("hold", 0),
-            ("renew", 1),
-            ("crash", 1),
-            ("expire", 1),
-            ("acquire", 2),
-            ("wait", 2),
-            ("send", 2),
-            ("deliver", 2),
-            ("release", 2),
-        ),
+        _CRASHED,
         {"receiver": "none", "keepalive": round(1 / KEEPALIVE_SHARE, 3)},
-        steps=6,
         variants=({"expiry": "never"},),
     ),
 )
@@ -467,8 +406,9 @@ class Prediction:
 
 def predict(chosen: LabScenario, settings: Settings) -> Prediction:
     """The model's run of the scenario's plan under these settings."""
-    restarts = sum(1 for kind, _ in chosen.plan if kind == "restart")
-    crashes = sum(1 for kind, _ in chosen.plan if kind == "crash")
+    plan = chosen.plan(settings)
+    restarts = sum(1 for kind, _ in plan if kind == "restart")
+    crashes = sum(1 for kind, _ in plan if kind == "crash")
     design = model_design(settings, restarts, crashes)
     wide = Bounds(
         workers=settings.workers,
@@ -477,7 +417,7 @@ def predict(chosen: LabScenario, settings: Settings) -> Prediction:
         grants=2,
         writes=settings.writes,
     )
-    actions = planned_actions(chosen.plan, System(design, wide))
+    actions = planned_actions(plan, System(design, wide))
     ticks = sum(1 for action in actions if action.name == "Tick")
     bounds = Bounds(settings.workers, PLAN_LEASE, ticks, 2, settings.writes)
     return Prediction(replay(design, bounds, actions, title=f"The model's {chosen.name}"))
