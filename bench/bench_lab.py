@@ -18,13 +18,15 @@ sys.path.insert(0, str(ROOT))
 from lab.etcd import EtcdServer  # noqa: E402
 from lab.experiment import run_randomized, run_scenario  # noqa: E402
 from lab.report import LabReport  # noqa: E402
-from lab.scenarios import SCENARIOS_LIST  # noqa: E402
+from lab.scenarios import SCENARIOS_LIST, scenario  # noqa: E402
 from lab.settings import Settings  # noqa: E402
 
 ETCD_STARTS = 3
 ETCD_TARGET_S = 1.0
 SCENARIO_TARGET_S = 5.0
 RANDOM_SECONDS = 6.0
+CRASH_RUNS = 5
+"""Runs of the crashed holder measured for the time from the kill to the next grant."""
 
 
 def etcd_start_times() -> list[float]:
@@ -70,6 +72,18 @@ def main() -> None:
                 f"{SCENARIO_TARGET_S:g} s; conformance {verdict})"
             )
         print(f"  all {len(SCENARIOS_LIST)}: {total:.1f} s")
+        crashed = scenario("crashed-holder")
+        waits = []
+        for _ in range(CRASH_RUNS):
+            report = run_scenario(server.endpoint, crashed.name, crashed.settings())
+            waits.extend(c.next_grant - c.killed for c in report.crashes if c.next_grant)
+        if waits:
+            print(
+                f"\nCrashed holder (TTL {crashed.settings().ttl} s, keepalive every "
+                f"{crashed.settings().keepalive:g} s), kill to next grant over {len(waits)} "
+                f"runs: min {min(waits):.3f} s, median {statistics.median(waits):.3f} s, "
+                f"max {max(waits):.3f} s"
+            )
         print(f"\nRandomized runs, 3 workers x 3 writes per grant, {RANDOM_SECONDS:g} s each:")
         for receiver, rate in (
             ("none", 0.0),
