@@ -1,7 +1,8 @@
 """Running the lab: one run's processes, its watch on the lock, its nemesis, its history.
 
 `LabRun` owns everything one run starts (a temporary directory with the database and the
-logs, a key prefix in etcd, the storage process, the workers, the watch) and removes it
+logs, or with `--database postgres` a PostgreSQL cluster of its own, a key prefix in etcd,
+the storage process, the workers, the watch) and removes it
 all on the way out, whatever happened: success, an error, a time limit or Ctrl-C. Paused
 workers are resumed before they are stopped. While the run goes, every wait also checks
 that the processes it needs (etcd, the storage process, the workers) are still there, so
