@@ -43,7 +43,7 @@ BAR_SECONDS: Final = 0.2
 
 def register(commands: Any) -> None:
     """Add `fencing lab scenarios|run|random` to the `fencing` command."""
-    from lab.settings import MARKS, RECEIVERS, TOKENS, WORKLOADS
+    from lab.settings import DATABASES, MARKS, RECEIVERS, TOKENS, WORKLOADS
 
     lab = commands.add_parser(
         "lab", help="the live lab: real etcd, real processes, histories checked by the model"
@@ -52,6 +52,7 @@ def register(commands: Any) -> None:
 
     listing = sub.add_parser("scenarios", help="list the scripted scenarios and the model's view")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    _database(listing, DATABASES)
     listing.set_defaults(run=run_scenarios)
 
     scripted = sub.add_parser("run", help="run one scripted scenario")
@@ -61,6 +62,7 @@ def register(commands: Any) -> None:
     scripted.add_argument("--hwm", choices=MARKS, help="where a fenced store keeps its mark")
     scripted.add_argument("--worker-check", action=argparse.BooleanOptionalAction, default=None)
     scripted.add_argument("--gap", type=float, metavar="S", help="fenced-nonatomic: check→write")
+    _database(scripted, DATABASES)
     _common(scripted)
     scripted.set_defaults(run=run_scripted)
 
@@ -81,8 +83,27 @@ def register(commands: Any) -> None:
     randomized.add_argument("--hwm", choices=MARKS, default="durable")
     randomized.add_argument("--worker-check", action="store_true")
     randomized.add_argument("--gap", type=float, default=0.05, metavar="S")
+    _database(randomized, DATABASES)
     _common(randomized)
     randomized.set_defaults(run=run_randomized_cli)
+
+
+def _database(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    """`--database sqlite|postgres`: where the store keeps the data and the mark."""
+    parser.add_argument(
+        "--database",
+        choices=choices,
+        default="sqlite",
+        help="the store's database: a SQLite file, or a real PostgreSQL the lab starts",
+    )
+
+
+def _require_database(name: str) -> None:
+    """Refuse, in one line and before anything starts, a database this machine cannot run."""
+    if name == "postgres":
+        from lab.postgres import require
+
+        require()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +219,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
     def body() -> int:
         rows = []
         for item in SCENARIOS_LIST:
-            settings = item.settings()
+            settings = item.settings(database=args.database)
             rows.append(
                 {
                     "name": item.name,
@@ -234,7 +255,9 @@ def run_scripted(args: argparse.Namespace) -> int:
             hwm=args.hwm,
             worker_check=args.worker_check,
             gap=args.gap,
+            database=args.database,
         )
+        _require_database(settings.database)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history)
         progress = _progress_bar(sys.stderr.isatty())
@@ -303,6 +326,7 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
                 seconds=args.seconds,
                 pause_rate=args.pause_rate,
                 seed=args.seed,
+                database=args.database,
             )
             for receiver in receivers
         ]
@@ -310,6 +334,7 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
             from lab.settings import LabInputError
 
             raise LabInputError("--seconds must be above 0")
+        _require_database(args.database)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history, tuple(receivers))
         reports = []

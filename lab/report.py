@@ -63,6 +63,7 @@ class LabReport:
             "receiver": s.receiver,
             "token": s.token,
             "hwm": s.hwm,
+            "database": s.database,
             "workload": s.workload,
             "worker_check": s.worker_check,
             "workers": s.workers,

@@ -1,7 +1,8 @@
 """Running the lab: one run's processes, its watch on the lock, its nemesis, its history.
 
 `LabRun` owns everything one run starts (a temporary directory with the database and the
-logs, a key prefix in etcd, the storage process, the workers, the watch) and removes it
+logs, or with `--database postgres` a PostgreSQL cluster of its own, a key prefix in etcd,
+the storage process, the workers, the watch) and removes it
 all on the way out, whatever happened: success, an error, a time limit or Ctrl-C. Paused
 workers are resumed before they are stopped. While the run goes, every wait also checks
 that the processes it needs (etcd, the storage process, the workers) are still there, so
@@ -46,6 +47,7 @@ from lab.lock import (
     lock_keys,
     read_data,
 )
+from lab.postgres import Cluster
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
@@ -232,6 +234,8 @@ class LabRun:
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
         """How long after its TTL (from asking for it) etcd revoked a probe lease."""
+        self.cluster: Cluster | None = None
+        """The run's PostgreSQL cluster (with `--database postgres`)."""
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
@@ -242,6 +246,8 @@ class LabRun:
                 target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
             ).start()
             self.start_watch()
+            if self.settings.database == "postgres":
+                self.cluster = Cluster.create()
             self.start_storage()
         except BaseException:
             self.close()
@@ -261,6 +267,8 @@ class LabRun:
             self.watcher = None
         with contextlib.suppress(Exception):
             delete_prefix(self.client, self.prefix)
+        if self.cluster is not None:
+            self.cluster.remove()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def remaining(self) -> float:
@@ -383,8 +391,10 @@ class LabRun:
 
     @property
     def final_database(self) -> Path:
-        """The copy of the database the final read made (after the store stopped)."""
-        return self.directory / "store-final.sqlite"
+        """The copy of the database the final read made (after the store stopped): the
+        SQLite file, or the CSV dump of PostgreSQL's tables."""
+        suffix = "csv" if self.settings.database == "postgres" else "sqlite"
+        return self.directory / f"store-final.{suffix}"
 
     def etcd_answers(self) -> bool:
         """Whether etcd is still there (its process, if the lab started it, and its answers)."""
@@ -412,6 +422,8 @@ class LabRun:
                 number = value.get("value")
                 return {"value": number if isinstance(number, int) else None, "version": version}
             return None
+        if self.cluster is not None:
+            return self._read_postgres(self.cluster)
         database = self.directory / "store.sqlite"
         if not database.is_file():
             return None
@@ -431,6 +443,26 @@ class LabRun:
             }
         return None
 
+    def _read_postgres(self, cluster: Cluster) -> dict[str, Any] | None:
+        """The data row and the durable mark from the run's PostgreSQL, started again on its
+        cluster once the store has stopped; the tables dumped beside (None if it cannot)."""
+        import psycopg
+
+        from lab.postgres import running
+        from lab.postgres_store import dump, final_row
+
+        s = self.settings
+        with (
+            contextlib.suppress(psycopg.Error, LabError, OSError),
+            running(cluster) as server,
+            psycopg.connect(**server.connect_args(), autocommit=True) as db,
+        ):
+            value, version, mark = final_row(db)
+            self.final_database.write_bytes(dump(db))
+            durable = s.keeps_mark and s.hwm == "durable"
+            return {"value": value, "version": version, "mark": mark if durable else None}
+        return None
+
     def evidence_logs(self) -> list[Path]:
         """The logs of the run's processes: each worker's and storage process's standard
         error, and etcd's log when the lab started etcd."""
@@ -440,6 +472,8 @@ class LabRun:
             for arg in etcd.process.args if isinstance(etcd.process.args, list) else []:
                 if str(arg).startswith("--data-dir="):
                     logs.append(Path(str(arg).split("=", 1)[1]).parent / "etcd.log")
+        if self.cluster is not None:
+            logs.append(self.cluster.log)
         return logs
 
     # ----- the watch on the lock key -------------------------------------------------------
@@ -544,6 +578,8 @@ class LabRun:
             f"--incarnation={self.incarnation}",
             f"--etcd={self.endpoint.url}",
             f"--prefix={self.prefix}",
+            f"--database={s.database}",
+            *([f"--pgdata={self.cluster.directory}"] if self.cluster is not None else []),
         )
         log = open(self.directory / f"storage-{self.incarnation}.err", "w")  # noqa: SIM115
         self.storage = self.children.add(start_child("storage", argv, stderr=log))

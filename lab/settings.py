@@ -18,6 +18,9 @@ etcd transaction guarded by the lock key."""
 TOKENS: Final = ("create-revision", "version", "lease-id")
 """Which number of the lock key a worker sends as its token."""
 MARKS: Final = ("durable", "volatile")
+DATABASES: Final = ("sqlite", "postgres")
+"""Where the store keeps the data and the mark: a SQLite file, or a real PostgreSQL whose
+isolation makes the fenced write atomic (lab.postgres_store)."""
 WORKLOADS: Final = ("blind", "rmw")
 
 MODEL_RECEIVER: Final = {
@@ -79,12 +82,19 @@ class Settings:
     seconds: float = 0.0
     pause_rate: float = 0.0
     seed: int = 0
+    database: str = "sqlite"
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
         _check_choice("token", self.token, TOKENS)
         _check_choice("mark (--hwm)", self.hwm, MARKS)
         _check_choice("workload", self.workload, WORKLOADS)
+        _check_choice("database", self.database, DATABASES)
+        if self.database == "postgres" and self.receiver == "etcd-txn":
+            raise LabInputError(
+                "receiver etcd-txn keeps its data in etcd itself, so it has no postgres form: "
+                "choose another receiver or --database sqlite"
+            )
         if not isinstance(self.worker_check, bool):
             raise LabInputError(f"worker_check must be true or false, not {self.worker_check!r}")
         for name, value, low, high, whole in (
@@ -114,6 +124,8 @@ class Settings:
             parts.append("read-modify-write")
         if self.worker_check:
             parts.append("workers check their lease")
+        if self.database != "sqlite":
+            parts.append(f"on {self.database}")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

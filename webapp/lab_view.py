@@ -9,6 +9,7 @@ from the environment) are escaped before they are shown.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Final
 
 import streamlit as st
@@ -21,7 +22,7 @@ from lab.report import LabReport
 from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
-from lab.settings import RECEIVERS, TOKENS, LabError, LabInputError, Settings
+from lab.settings import DATABASES, RECEIVERS, TOKENS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
 from webapp.lab_timeline import history_figure
 from webapp.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
@@ -34,6 +35,10 @@ MESSAGE: Final = "lab-message"
 PARTIAL: Final = "lab-partial"
 DEFAULT: Final = "(the scenario's own)"
 RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
+NO_POSTGRES_FORM: Final = (
+    "The etcd-txn receiver keeps its data in etcd itself, so it has no PostgreSQL form and is "
+    "left out."
+)
 
 
 def escaped(text: str) -> str:
@@ -109,6 +114,31 @@ def _random_settings() -> list[Settings]:
         )
         for receiver in receivers
     ]
+
+
+def _on_database(plans: list[tuple[str, Settings]]) -> tuple[list[tuple[str, Settings]], str]:
+    """The database picker: the plans on the chosen database, or none and why not."""
+    from lab.postgres import missing
+
+    database = st.radio(
+        "Database of the store",
+        DATABASES,
+        horizontal=True,
+        key="lab-database",
+        help="postgres: a real PostgreSQL the lab starts, one connection per worker, so the "
+        "fenced write is atomic by the database's own locking.",
+    )
+    if database == "sqlite":
+        return plans, ""
+    problem = missing()
+    if problem:
+        return [], f"The lab cannot use PostgreSQL here: {problem}."
+    kept = [(name, s) for name, s in plans if s.receiver != "etcd-txn"]
+    if len(kept) < len(plans):
+        st.caption(NO_POSTGRES_FORM)
+    if plans and not kept:
+        return [], f"{NO_POSTGRES_FORM} Pick another receiver, or the sqlite database."
+    return [(name, dataclasses.replace(s, database=database)) for name, s in kept], ""
 
 
 def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
@@ -287,11 +317,11 @@ def render_lab() -> None:
     st.title("Live lab")
     st.markdown(
         "The same bugs on real parts: a real **etcd** grants the lock (a key created only if "
-        "absent, with a lease), real worker **processes** write through a real **SQLite** "
-        "store, and a nemesis **pauses** workers with SIGSTOP, holds requests in flight or "
-        "restarts the store. Every event is recorded; the history is checked on its own and "
-        "replayed through the model, which either allows it or names the first event it "
-        "refuses."
+        "absent, with a lease), real worker **processes** write through a real **SQLite** or "
+        "**PostgreSQL** store, and a nemesis **pauses** workers with SIGSTOP, holds requests in "
+        "flight or restarts the store. Every event is recorded; the history is checked on its "
+        "own and replayed through the model, which either allows it or names the first event "
+        "it refuses."
     )
     mode = st.radio(
         "What to run", ("A scripted scenario", "A randomized run"), horizontal=True, key="lab-mode"
@@ -301,6 +331,9 @@ def render_lab() -> None:
         plans = [(name, settings)]
     else:
         plans = [("random", settings) for settings in _random_settings()]
+    plans, refused = _on_database(plans)
+    if refused:
+        st.warning(escaped(refused))
     problem = address_problem()
     if problem:
         st.error(escaped(problem))
