@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass
 
 from model.design import Bounds, Design
-from model.explorer import Exploration
 from model.rules import Action, Rule
+from model.search import Exploration
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status, exploration_status
 

@@ -14,16 +14,20 @@ from collections.abc import Iterator
 
 import pytest
 
-import model.explorer as explorer_module
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import Exploration, explore
 from model.presets import PRESETS, PRESETS_LIST, Preset
 from model.reference import ReferenceResult, reference_search
+from model.search import Expander, SearchOptions, Tuning
 from model.trace import replay
 from model.verdicts import Status
 from tests.cli_helpers import run
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
+EVERY_LEVEL_COMPILED = SearchOptions(
+    expander=Expander.COMPILED, threads=1, tuning=Tuning(load_from=1)
+)
+"""Compiled loops from the first level on (the start's level of one state included)."""
 
 
 def same_as_reference(fast: Exploration, plain: ReferenceResult) -> None:
@@ -43,14 +47,13 @@ def compiled_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every level goes through compiled loops, compiled afresh into a private folder."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FENCING_LAB_CACHE", str(tmp_path_factory.mktemp("kernels")))
-        patch.setattr(explorer_module, "LOAD_FROM", 1)
         yield
 
 
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
 def test_the_numpy_path_is_the_reference_search(preset: Preset) -> None:
     """The numpy expander (compiled loops refused) gives the reference's results exactly."""
-    fast = explore(preset.design, SMALL, compiled=False, threads=1)
+    fast = explore(preset.design, SMALL, SearchOptions(expander=Expander.NUMPY, threads=1))
     same_as_reference(fast, reference_search(preset.design, SMALL))
 
 
@@ -58,7 +61,7 @@ def test_the_numpy_path_is_the_reference_search(preset: Preset) -> None:
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
 def test_the_compiled_path_is_the_reference_search(preset: Preset, compiled_path: None) -> None:
     """Compiled loops on every level, the first included, give the reference's results."""
-    fast = explore(preset.design, SMALL, compiled=True, threads=1)
+    fast = explore(preset.design, SMALL, EVERY_LEVEL_COMPILED)
     same_as_reference(fast, reference_search(preset.design, SMALL))
 
 
@@ -88,7 +91,7 @@ def test_key_version_tokens_never_reject_under_compiled_loops(compiled_path: Non
     """key-version-token's receiver never refuses a request, so P4 is vacuous, not holds:
     at the reference bounds on compiled loops, as in the reference search."""
     design = PRESETS["key-version-token"].design
-    fast = explore(design, REFERENCE_BOUNDS, compiled=True, threads=1)
+    fast = explore(design, REFERENCE_BOUNDS, EVERY_LEVEL_COMPILED)
     plain = reference_search(design, REFERENCE_BOUNDS)
     same_as_reference(fast, plain)
     assert fast.status("P4") is Status.VACUOUS
