@@ -2,8 +2,9 @@
 
 This is a breadth-first search over the step interpreter (`model.system.System`) alone,
 one state and one rule at a time, with no packing, hashing, chunks, threads or compiled
-loops. The fast explorer (`model.explorer`) must give exactly its results on every
-design and bounds, and the tests compare the two. What it computes:
+loops. The fast breadth-first search (`model.bfs`, run by `model.explorer.explore`) must
+give exactly its results on every design and bounds with each of its level expanders, and
+the tests compare them. What it computes:
 
 - **States, transitions, depth.** Every state reachable from the initial one within the
   bounds; every enabled transition out of each of them (a transition into a state seen

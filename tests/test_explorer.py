@@ -11,7 +11,7 @@ from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST
 from model.reference import reference_search
 from model.rules import Action
-from model.search import Expander, OnLevel, Progress, SearchOptions, Tuning
+from model.search import Expander, OnLevel, Progress, SearchOptions, Tuning, Visitor
 from model.symmetry import canonical_state, renamings
 from model.system import System
 from model.trace import replay
@@ -123,6 +123,44 @@ def test_progress_reports_every_level() -> None:
     assert len(seen) == result.depth + 1
     assert [p.states for p in seen] == sorted(p.states for p in seen)
     assert seen[-1].states == result.states and seen[-1].transitions == result.transitions
+
+
+class _Recorder(Visitor):
+    """Remembers every first violation and level it is told of, in order."""
+
+    def __init__(self) -> None:
+        self.violations: list[tuple[str, int]] = []
+        self.levels: list[int] = []
+
+    def on_violation(self, name: str, length: int) -> None:
+        self.violations.append((name, length))
+
+    def on_level(self, progress: Progress) -> None:
+        self.levels.append(progress.depth)
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST[:8], ids=lambda p: p.name)
+def test_visitors_are_told_each_first_violation_once_with_its_length(preset) -> None:
+    """Each violated property is reported once, with its shortest length, in the order of
+    the levels; two visitors are told the same, and neither changes the result."""
+    first, second = _Recorder(), _Recorder()
+    result = explore(preset.design, SMALL, visitors=[first, second])
+    violated = {name: v.shortest for name, v in result.verdicts.items() if v.violated}
+    assert dict(first.violations) == violated and len(first.violations) == len(violated)
+    assert [length for _, length in first.violations] == sorted(violated.values())
+    assert (first.violations, first.levels) == (second.violations, second.levels)
+    plain = explore(preset.design, SMALL)
+    assert (plain.states, plain.verdicts) == (result.states, result.verdicts)
+
+
+def test_search_options_refuse_what_no_search_can_do() -> None:
+    """A budget of no states, a negative depth or no threads is refused at once, named."""
+    with pytest.raises(ValueError, match="max_states must be at least 1, not 0"):
+        SearchOptions(max_states=0)
+    with pytest.raises(ValueError, match="max_depth must be at least 0, not -1"):
+        SearchOptions(max_depth=-1)
+    with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
+        SearchOptions(threads=0)
 
 
 def test_level_sizes_sum_to_states() -> None:
@@ -299,3 +337,15 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
         )
         assert compiled.verdicts == plain.verdicts
     assert list(tmp_path.rglob("kernels_*.ready"))
+
+
+def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() -> None:
+    """Edges come from the numpy expander only, so a visitor asking for them gets every
+    transition even when compiled loops are asked for every level."""
+    from model.search import EdgeBatch, OnEdges
+
+    batches: list[EdgeBatch] = []
+    options = SearchOptions(expander=Expander.COMPILED, tuning=Tuning(load_from=1))
+    result = explore(Design(), SMALL, options, visitors=[OnEdges(batches.append)])
+    assert sum(len(batch.sources) for batch in batches) == result.transitions > 0
+    assert result.verdicts == explore(Design(), SMALL).verdicts
