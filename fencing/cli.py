@@ -40,6 +40,7 @@ from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, matching, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.reading import REPLAY_LIMITS
+from model.search import OnLevel, SearchOptions, Visitor
 from model.trace import (
     Trace,
     TraceError,
@@ -211,10 +212,10 @@ def bounds_from_args(args: argparse.Namespace) -> Bounds:
     return Bounds(args.workers, args.lease, args.horizon, args.grants, args.writes)
 
 
-def _progress_printer(enabled: bool) -> Any:
+def _progress_printer(enabled: bool) -> list[Visitor]:
     """A progress line on standard error for long runs (only on a terminal)."""
     if not enabled:
-        return None
+        return []
     started = time.perf_counter()
 
     def show(progress: Progress) -> None:
@@ -229,7 +230,7 @@ def _progress_printer(enabled: bool) -> Any:
             flush=True,
         )
 
-    return show
+    return [OnLevel(show)]
 
 
 def _trace_steps(trace: Trace) -> list[dict[str, Any]]:
@@ -327,10 +328,10 @@ def run_check(args: argparse.Namespace) -> int:
         result = explore(
             design,
             bounds,
-            symmetry=args.symmetry,
-            max_states=args.max_states,
-            max_seconds=args.max_seconds,
-            progress=_progress_printer(not args.json and sys.stderr.isatty()),
+            SearchOptions(
+                symmetry=args.symmetry, max_states=args.max_states, max_seconds=args.max_seconds
+            ),
+            visitors=_progress_printer(not args.json and sys.stderr.isatty()),
         )
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)

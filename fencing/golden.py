@@ -26,6 +26,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
+from model.search import SearchOptions
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 GOLDEN: Final = ROOT / "docs" / "golden.json"
@@ -76,7 +77,7 @@ def compute_golden() -> dict[str, Any]:
     for bounds, receiver in CORE_ROWS:
         design = Design(receiver=Receiver(receiver))
         row = {"bounds": bounds.to_dict(), "receiver": receiver, **_verdicts(design, bounds)}
-        row["orbits"] = explore(design, bounds, symmetry=True).states
+        row["orbits"] = explore(design, bounds, SearchOptions(symmetry=True)).states
         core.append(row)
     benchmark = {"bounds": BENCHMARK.to_dict(), **_verdicts(Design(), BENCHMARK)}
     return {

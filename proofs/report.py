@@ -19,6 +19,7 @@ from model.design import Bounds, Design
 from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
 from model.rules import Action
+from model.search import SearchOptions
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
@@ -105,7 +106,7 @@ def prove(
     deadline = _Deadline(started + max_seconds)
     names = tuple(p.name for p in PROPERTIES)
     exploration = explore(
-        design, bounds, max_states=max_states, max_seconds=max(1.0, max_seconds / 3)
+        design, bounds, SearchOptions(max_states=max_states, max_seconds=max(1.0, max_seconds / 3))
     )
     if max_length is None:
         max_length = exploration.depth + 1

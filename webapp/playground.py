@@ -18,6 +18,7 @@ from model.design import Bounds, Design, DesignError
 from model.explorer import explore
 from model.properties import PROPERTIES
 from model.rules import Action
+from model.search import SearchOptions
 from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
 from webapp.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
@@ -261,7 +262,9 @@ def finish(
     """The shortest continuation of the run whose last step violates `prop`, from the explorer."""
     state = play(run).states()[-1]
     result = explore(
-        run.design, run.bounds, start=state, max_states=max_states, max_seconds=max_seconds
+        run.design,
+        run.bounds,
+        SearchOptions(start=state, max_states=max_states, max_seconds=max_seconds),
     )
     verdict = result.verdicts[prop]
     if verdict.violated and verdict.actions:
