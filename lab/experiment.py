@@ -16,6 +16,7 @@ from typing import Any
 
 from etcd3gw.exceptions import Etcd3Exception
 
+from lab.cluster import EtcdCluster
 from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.evidence import keep_evidence
 from lab.history import History
@@ -37,11 +38,23 @@ from lab.settings import LabError, LabInputError, Settings
 
 
 @contextlib.contextmanager
-def etcd_for(endpoint: Endpoint | None) -> Iterator[tuple[Endpoint, float | None]]:
-    """The etcd to use: the one given (checked to answer), or one started for the duration."""
+def etcd_for(
+    endpoint: Endpoint | None, members: int = 1
+) -> Iterator[tuple[Endpoint, float | None]]:
+    """The etcd to use: the one given (checked to answer), or one started for the duration
+    (a cluster of `members` members when there are more than one)."""
     if endpoint is not None:
+        if members > 1:
+            raise LabInputError(
+                f"--members {members} starts the lab's own cluster: drop --etcd (or the "
+                "FENCING_LAB_ETCD variable)"
+            )
         check_reachable(endpoint)
         yield endpoint, None
+        return
+    if members > 1:
+        with EtcdCluster(members) as cluster:
+            yield cluster.endpoint, cluster.start_seconds
         return
     with EtcdServer() as server:
         assert server.endpoint is not None

@@ -19,6 +19,18 @@ TOKENS: Final = ("create-revision", "version", "lease-id")
 """Which number of the lock key a worker sends as its token."""
 MARKS: Final = ("durable", "volatile")
 WORKLOADS: Final = ("blind", "rmw")
+FAULT_KINDS: Final = (
+    "pause",
+    "hold",
+    "store-kill",
+    "crash",
+    "member-kill",
+    "member-pause",
+    "skew",
+)
+"""What a randomized run's nemesis may do (lab.nemesis describes each)."""
+MEMBER_COUNTS: Final = (1, 3)
+"""How many etcd members the lab starts: one, or a three-member cluster."""
 
 MODEL_RECEIVER: Final = {
     "none": Receiver.NONE,
@@ -79,12 +91,24 @@ class Settings:
     seconds: float = 0.0
     pause_rate: float = 0.0
     seed: int = 0
+    faults: str = "pause"
+    """The nemesis's fault kinds, comma-separated (a randomized run's)."""
+    members: int = 1
+    """How many etcd members the run's cluster has."""
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
         _check_choice("token", self.token, TOKENS)
         _check_choice("mark (--hwm)", self.hwm, MARKS)
         _check_choice("workload", self.workload, WORKLOADS)
+        if not isinstance(self.faults, str) or any(
+            kind not in FAULT_KINDS for kind in self.faults.split(",") if kind
+        ):
+            raise LabInputError(
+                f"faults must be kinds from {', '.join(FAULT_KINDS)}, not {str(self.faults)[:60]!r}"
+            )
+        if self.members not in MEMBER_COUNTS or isinstance(self.members, bool):
+            raise LabInputError(f"members must be 1 or 3, not {self.members!r}")
         if not isinstance(self.worker_check, bool):
             raise LabInputError(f"worker_check must be true or false, not {self.worker_check!r}")
         for name, value, low, high, whole in (
