@@ -325,7 +325,7 @@ def _check_settings(data: Any) -> Settings:
     for name, value in data.items():
         _name(where, "a field's name", name, 40)
         if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 40)
+            _name(where, f"field '{name}'", value, 100 if name == "faults" else 40)
         elif value is not None and not isinstance(value, bool | int | float):
             raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
     return Settings.from_dict(data)
