@@ -21,6 +21,7 @@ from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.evidence import keep_evidence
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
+from lab.nemesis import Fault
 from lab.report import LabReport, analyse
 from lab.runner import (
     RANDOM_GRACE_SECONDS,
@@ -154,13 +155,16 @@ def run_randomized(
     settings: Settings,
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
+    faults: tuple[Fault, ...] = (),
 ) -> LabReport:
-    """Run the randomized workload with the nemesis; its history checked and saved."""
+    """Run the randomized workload with the nemesis; its history checked and saved. The
+    schedule is drawn from the settings' seed, unless `faults` gives one."""
     if settings.seconds <= 0:
         raise LabInputError("a randomized run needs a duration: --seconds must be above 0")
     with LabRun(
         endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress
     ) as run:
+        run.faults = faults
         history, path = _carry_out(run, run_random, as_target(history_path))
     report = analyse(history, path)
     if progress:

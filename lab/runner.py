@@ -228,6 +228,9 @@ class LabRun:
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
         """How long after its TTL (from asking for it) etcd revoked a probe lease."""
+        self.may_finish = False
+        """Whether a worker may exit normally before the run ends (a randomized run's worker
+        that retired), whichever wait notices it."""
         self.crashed: set[int] = set()
         """Workers the nemesis killed on purpose (not missed by `check_processes`)."""
         self.worker_env: dict[int, dict[str, str]] = {}
@@ -320,7 +323,8 @@ class LabRun:
                 f"{at}{self._said(self.storage, 'storage')}"
             )
         for w, child in self.workers.items():
-            if child.alive() or (finished_ok and child.process.returncode == 0):
+            finished = finished_ok or self.may_finish
+            if child.alive() or (finished and child.process.returncode == 0):
                 continue
             if w in self.crashed:
                 continue
@@ -586,7 +590,7 @@ class LabRun:
     def restart_storage(self) -> None:
         """The nemesis kills the storage process (SIGKILL) and starts a new one."""
         assert self.storage is not None
-        self.log.record("storage-kill", incarnation=self.incarnation)
+        self.log.record("storage-kill", incarnation=self.incarnation, pid=self.storage.pid)
         self.storage.kill()
         self.start_storage()
 
@@ -862,7 +866,8 @@ def run_random(run: LabRun) -> None:
         raise LabError(problem)
     if s.members > 1 and run.cluster is None:
         raise LabError(f"--members {s.members} needs the cluster the lab starts (drop --etcd)")
-    run.faults = schedule(s)
+    run.faults = run.faults or schedule(s)
+    run.may_finish = True
     for fault in run.faults:
         if fault.kind == "skew":
             run.worker_env[fault.target] = skewed_environment(fault.rate)
