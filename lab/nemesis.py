@@ -120,6 +120,11 @@ def _one(kind: str, at: float, s: Settings, rng: random.Random) -> Fault:
     return Fault(at, kind, rng.randint(2, s.members), rng.uniform(*MEMBER_DOWN_SECONDS))
 
 
+def _rounded(fault: Fault) -> Fault:
+    """A fault with its times to the microsecond, as the history file keeps them."""
+    return Fault(round(fault.at, 6), fault.kind, fault.target, round(fault.seconds, 6), fault.rate)
+
+
 def _kind_faults(kind: str, s: Settings, rng: random.Random) -> list[Fault]:
     """The faults of one kind for these settings: a Poisson process of the kind's rate,
     and at least one fault of every kind chosen (at most workers - 1 crashes)."""
@@ -130,7 +135,7 @@ def _kind_faults(kind: str, s: Settings, rng: random.Random) -> list[Fault]:
     times = _poisson(rng, rate, FIRST_SECONDS, s.seconds)
     if not times and s.seconds > FIRST_SECONDS:
         times = [rng.uniform(FIRST_SECONDS, max(FIRST_SECONDS, s.seconds * 0.8))]
-    found = [_one(kind, at, s, rng) for at in times]
+    found = [_rounded(_one(kind, at, s, rng)) for at in times]
     return found[: s.workers - 1] if kind == "crash" else found
 
 
