@@ -64,7 +64,7 @@ def register(commands: Any) -> None:
     _common(scripted)
     scripted.set_defaults(run=run_scripted)
 
-    randomized = sub.add_parser("random", help="workers loop while a nemesis pauses them")
+    randomized = sub.add_parser("random", help="workers loop while a seeded nemesis injects faults")
     randomized.add_argument("--workers", type=int, default=3, metavar="W")
     randomized.add_argument("--seconds", type=float, default=10.0, metavar="D")
     randomized.add_argument("--pause-rate", type=float, default=2.0, metavar="R", help="per second")

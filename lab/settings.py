@@ -138,6 +138,8 @@ class Settings:
             parts.append("read-modify-write")
         if self.worker_check:
             parts.append("workers check their lease")
+        if self.members > 1:
+            parts.append(f"{self.members} etcd members")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

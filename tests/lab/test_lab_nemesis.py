@@ -129,6 +129,31 @@ def test_a_fault_kind_that_needs_something_missing_is_refused_in_one_line(
     ]
 
 
+def test_lease_ids_of_several_members_are_shown_as_unordered() -> None:
+    """Lease IDs carry the granting member's ID in their high bits, so they are not ordered
+    across members: the report says the token is the model's random one, ranked."""
+    from lab.history import History
+    from lab.report import analyse
+    from tests.lab.histories import deliver, grant, release, send
+
+    events = []
+    for n, (revision, lease) in enumerate(((2, 7_000_000_000_000_000_002), (4, 1_000_000_004))):
+        w, t = 1 + n, 0.1 * n
+        events += [
+            grant(t, w, revision, token=lease),
+            send(t + 0.01, w, n, lease, revision),
+            deliver(t + 0.02, w, n, lease, revision, "accepted"),
+            release(t + 0.03, w, revision, True, revision + 1),
+        ]
+    settings = Settings(token="lease-id", members=3)
+    report = analyse(History("random", settings, tuple(events)))
+    assert "Lease IDs are not ordered across etcd members" in report.text()
+    assert "3 etcd members" in settings.label()
+    assert report.properties["P1"].violated  # the second grant's ID is the lower one
+    assert report.conformance.allowed and report.conformance.agreement["P1"] == (1, 1)
+    assert not report.witnessed.refused, report.witness_lines()
+
+
 # ----- real runs ------------------------------------------------------------------------
 
 
