@@ -18,8 +18,10 @@ The mapping (documented in the README):
 The replay walks the mapped actions through `model.system.System`: an action that is not
 enabled, a reception whose outcome differs from the store's, or a token order that
 differs from the model's tokens is the first refused event, named with the model's reason.
-A history larger than the model's bounds (grants, horizon, steps) is checked as far as
-the bounds go, and the result says where it stopped and why.
+A history larger than the model's bounds (grants, horizon, steps) is cut into segments
+where nothing of its past matters to the model any more, each replayed from the model's
+initial state (lab.segments); a stretch with no such point inside the bounds is checked as
+far as they go, and the result says how much of the run (grants and writes) was covered.
 
 A write of unknown outcome (its reply never came and the store's log never decided it) is
 replayed both ways: received by the model's receiver just before the store was killed (or
