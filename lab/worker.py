@@ -5,8 +5,9 @@ scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on s
 output) or loops on its own until a deadline (randomized runs): acquire, K writes,
 release. Like the model's worker it never checks its own lease, unless told to
 (`--worker-check`): then it checks before every request and, once the lease's TTL has
-passed, gives the grant up and retires (the model's worker is then never allowed to send
-or release again, so it takes no further step either). A rejected request also makes it
+passed on its own wall clock (which the nemesis may skew), gives the grant up and retires
+(the model's worker is then never allowed to send or release again, so it takes no further
+step either). A rejected request also makes it
 give up the grant (it does not release it), exactly as in the model.
 
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
