@@ -64,8 +64,9 @@ NEMESIS_KINDS: Final = (
 """Event kinds the nemesis's faults leave in a history besides pauses, holds and store
 kills (and `clock`: a worker's own wall clock against real time, at its end)."""
 POSTPONE_SECONDS: Final = 0.2
-"""How long a crash or a member fault waits when its target cannot take it yet (a worker
-paused, the last one running, a member down); pauses and holds are skipped instead."""
+"""How long a crash, a member fault or a hold of the holder waits when its target cannot
+take it yet (a worker paused, the last one running, a member down, nobody holding the lock
+or the holder paused); pauses and holds of a given worker are skipped instead."""
 MAX_FAULTS: Final = 2_000
 """Most faults a history's schedule may hold (a 60-second run at the highest rates has fewer)."""
 
@@ -296,6 +297,9 @@ class Nemesis:
                 w = w or self._worker(0)  # the worker named has finished: another one
             if kind == "crash" and (not w or len(self._live_workers()) < 2):
                 self._postpone(fault, now)
+                return
+            if kind == "hold" and not fault.target and w != self.run.holder():
+                self._postpone(fault, now)  # a hold catches a write only from the holder
                 return
             if not w:
                 return
