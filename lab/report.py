@@ -164,7 +164,15 @@ class LabReport:
             return []
         took = {
             kind: sum(1 for e in self.line.events if e.kind == kind)
-            for kind in ("pause", "hold", "storage-kill", "crash", "member-kill", "member-pause")
+            for kind in (
+                "pause",
+                "hold",
+                "storage-kill",
+                "crash",
+                "member-kill",
+                "member-pause",
+                "skew",
+            )
         }
         happened = ", ".join(f"{n} {kind}" for kind, n in took.items() if n) or "none"
         return [
