@@ -66,7 +66,7 @@ def register(commands: Any) -> None:
     _common(scripted)
     scripted.set_defaults(run=run_scripted)
 
-    randomized = sub.add_parser("random", help="workers loop while a nemesis pauses them")
+    randomized = sub.add_parser("random", help="workers loop while a seeded nemesis injects faults")
     randomized.add_argument("--workers", type=int, default=3, metavar="W")
     randomized.add_argument("--seconds", type=float, default=10.0, metavar="D")
     randomized.add_argument("--pause-rate", type=float, default=2.0, metavar="R", help="per second")
@@ -84,6 +84,15 @@ def register(commands: Any) -> None:
     randomized.add_argument("--worker-check", action="store_true")
     randomized.add_argument("--gap", type=float, default=0.05, metavar="S")
     _database(randomized, DATABASES)
+    randomized.add_argument(
+        "--faults",
+        metavar="F[,F...]",
+        help="the nemesis's fault kinds: pause, hold, store-kill, crash, member-kill, "
+        "member-pause, skew (default: those that mean something for the settings)",
+    )
+    randomized.add_argument(
+        "--members", type=int, default=1, metavar="N", help="etcd members: 1, or a cluster of 3"
+    )
     _common(randomized)
     randomized.set_defaults(run=run_randomized_cli)
 
@@ -303,6 +312,17 @@ def _receivers(text: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
+def _faults(args: argparse.Namespace, receivers: list[str]) -> str:
+    """The fault kinds of `--faults`, or the default for the settings: one set for every
+    receiver, so that all of them meet the same schedule."""
+    from lab.nemesis import default_faults, parse_faults
+
+    if args.faults is not None:
+        return parse_faults(args.faults)
+    keeps_mark = any(r in ("fenced", "fenced-nonatomic") for r in receivers)
+    return default_faults(keeps_mark, args.hwm, args.members, args.worker_check)
+
+
 def run_randomized_cli(args: argparse.Namespace) -> int:
     """`fencing lab random`: the randomized workload, one run per receiver, side by side."""
     from lab.etcd import endpoint_from
@@ -313,6 +333,7 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
 
     def body() -> int:
         receivers = _receivers(args.receiver)
+        faults = _faults(args, receivers)
         plans = [
             Settings(
                 receiver=receiver,
@@ -327,9 +348,18 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
                 pause_rate=args.pause_rate,
                 seed=args.seed,
                 database=args.database,
+                faults=faults,
+                members=args.members,
             )
             for receiver in receivers
         ]
+        from lab.nemesis import refusal
+
+        problem = refusal(plans[0])
+        if problem:
+            from lab.settings import LabInputError
+
+            raise LabInputError(problem)
         if args.seconds <= 0:
             from lab.settings import LabInputError
 
@@ -338,7 +368,7 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history, tuple(receivers))
         reports = []
-        with etcd_for(endpoint) as (etcd, _):
+        with etcd_for(endpoint, args.members) as (etcd, _):
             for settings in plans:
                 progress = _progress_bar(sys.stderr.isatty())
                 try:
@@ -369,7 +399,7 @@ def side_by_side(reports: list[Any]) -> str:
         + "".join(f"{name:>6}" for name in CHECKED)
         + f"{'history':>10}"
     )
-    lines = ["Side by side (same workload, same nemesis settings):", header]
+    lines = ["Side by side (same workload, the same nemesis schedule):", header]
     for report in reports:
         cells = "".join(f"{report.properties[name].count:>6}" for name in CHECKED)
         c = report.counts

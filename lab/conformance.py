@@ -18,8 +18,10 @@ The mapping (documented in the README):
 The replay walks the mapped actions through `model.system.System`: an action that is not
 enabled, a reception whose outcome differs from the store's, or a token order that
 differs from the model's tokens is the first refused event, named with the model's reason.
-A history larger than the model's bounds (grants, horizon, steps) is checked as far as
-the bounds go, and the result says where it stopped and why.
+A history larger than the model's bounds (grants, horizon, steps) is cut into segments
+where nothing of its past matters to the model any more, each replayed from the model's
+initial state (lab.segments); a stretch with no such point inside the bounds is checked as
+far as they go, and the result says how much of the run (grants and writes) was covered.
 
 A write of unknown outcome (its reply never came and the store's log never decided it) is
 replayed both ways: received by the model's receiver just before the store was killed (or
@@ -40,6 +42,7 @@ from typing import Any, Final
 from lab.checker import CHECKED, check_properties
 from lab.describe import describe
 from lab.history import Happening, Timeline
+from lab.segments import Coverage, coverage_of, plan_segments, sub_timeline
 from lab.settings import MODEL_RECEIVER, MODEL_TOKEN, Settings
 from lab.witness import UnknownWrite
 from model.design import (
@@ -166,6 +169,8 @@ class Conformance:
     (P1 and P3 counted by the checker against the last accepted write, as the model's ghost
     variables count them)."""
     unknown: tuple[UnknownOutcome, ...] = ()
+    coverage: Coverage | None = None
+    """How much of the history the model checked (lab.segments)."""
 
     @property
     def complete(self) -> bool:
@@ -195,7 +200,15 @@ class Conformance:
             if either:
                 writes = ", ".join(f"W{u.write.worker}'s write {u.write.request}" for u in either)
                 return f"the model allows this history whether or not {writes} was applied."
+            if self.coverage is not None and self.coverage.segments > 1:
+                return f"the model allows this history, cut into {self.coverage.segments} segments."
             return "the model allows this history."
+        if self.coverage is not None and self.coverage.segments > 1:
+            return (
+                f"the model allows every segment it checked ({self.coverage.segments}); the "
+                f"rest holds stretches beyond the model's bounds ({self.mapping.limit} "
+                "before the run could be cut again), so it was not checked."
+            )
         last = self.mapping.checked
         return (
             f"the model allows the first {last} of {self.total} events; the rest is beyond the "
@@ -223,6 +236,7 @@ class Conformance:
                 name: {"history": pair[0], "model": pair[1]}
                 for name, pair in self.agreement.items()
             },
+            "coverage": self.coverage.to_dict() if self.coverage else None,
         }
 
 
@@ -578,6 +592,7 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
     the result says which ways the model allows."""
     sends = {str(e.get("request")): e for e in line.events if e.kind == "send"}
     writes = [w for w in unknown if w.request in sends]
+    landing = {w.request: _landing_point(line, sends[w.request]) for w in writes}
     results = []
     for combo in _choices(writes):
         applied: dict[int, list[Happening]] = {}
@@ -585,7 +600,7 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
             if taken:
                 send = sends[write.request]
                 applied.setdefault(_landing_point(line, send), []).append(send)
-        results.append((combo, _conformance(line, applied)))
+        results.append((combo, _conformance(line, applied, landing)))
     agreeing = [r for combo, r in results if _consistent(combo, writes)]
     chosen = next((r for r in agreeing if r.allowed), agreeing[0])
     outcomes = []
@@ -603,8 +618,23 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
     return replace(chosen, unknown=tuple(outcomes))
 
 
-def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conformance:
-    """One replay of the history, with these writes of unknown outcome taken as applied."""
+@dataclass(frozen=True)
+class _Piece:
+    """One replayed segment of a history: the model's run of it, and where it refused."""
+
+    design: Design
+    bounds: Bounds
+    mapping: Mapping
+    refused: Refusal | None
+    trace: Trace
+    kept: tuple[Mapped, ...]
+    start: int
+    stop: int
+    """The index after the last event the replay covered."""
+
+
+def _replay_piece(line: Timeline, applied: dict[int, list[Happening]]) -> _Piece:
+    """Map one timeline (a whole history or a segment of it) and replay it."""
     settings = line.history.settings
     mapping = choose_mapping(line, applied)
     design = model_design(settings, mapping.restarts)
@@ -620,22 +650,70 @@ def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conform
     kept = mapping.actions[:allowed]
     title = f"Live lab: {line.history.scenario} ({settings.label()})"
     trace = replay(design, bounds, [m.action for m in kept], title=title)
-    upto = refused.event.index if refused else mapping.checked
-    history_counts = check_properties(line, upto, against_last=True)
+    start = line.events[0].index if line.events else 0
+    stop = refused.event.index if refused else start + mapping.checked
+    return _Piece(design, bounds, mapping, refused, trace, kept, start, stop)
+
+
+def _pieces(
+    line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
+) -> list[_Piece]:
+    """The history replayed whole if it fits the bounds, else segment by segment (up to
+    the first refusal)."""
+    whole = _replay_piece(line, applied)
+    if whole.mapping.limit is None or whole.refused is not None:
+        return [whole]
+    total = len(line.events)
+
+    def applied_in(stop: int) -> dict[int, list[Happening]]:
+        return {k: v for k, v in applied.items() if k >= 0 or stop == total}
+
+    def fits(start: int, stop: int) -> int:
+        return choose_mapping(sub_timeline(line, start, stop), applied_in(stop)).checked
+
+    pieces = []
+    for start, stop, whole_piece in plan_segments(line, fits, landing):
+        piece = _replay_piece(sub_timeline(line, start, stop), applied_in(stop))
+        if not whole_piece:
+            rest = choose_mapping(sub_timeline(line, start, total), applied_in(total))
+            piece = replace(piece, mapping=replace(piece.mapping, limit=rest.limit))
+        pieces.append(piece)
+        if piece.refused is not None:
+            break
+    return pieces
+
+
+def _conformance(
+    line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
+) -> Conformance:
+    """One replay of the history, with these writes of unknown outcome taken as applied."""
+    pieces = _pieces(line, applied, landing)
+    shown = next((p for p in pieces if p.refused is not None), pieces[0])
+    ranges = [(p.start, p.stop) for p in pieces]
+    coverage = coverage_of(line, ranges)
+    limits = [p.mapping.limit for p in pieces if p.mapping.limit]
+    limit = limits[0] if limits else None
+    history_counts = check_properties(line, against_last=True)
     agreement = {
         name: (
-            history_counts[name].count,
-            sum(1 for step in trace.steps if name in step.violations),
+            sum(
+                1
+                for v in history_counts[name].violations
+                if any(start <= v.event < stop for start, stop in ranges)
+            ),
+            sum(1 for p in pieces for step in p.trace.steps if name in step.violations),
         )
         for name in CHECKED
     }
+    mapping = replace(shown.mapping, checked=coverage.events[0], limit=limit)
     return Conformance(
-        design,
-        bounds,
+        shown.design,
+        shown.bounds,
         mapping,
         len(line.events),
-        refused,
-        trace,
-        tuple(m.event.index if m.event else None for m in kept),
+        shown.refused,
+        shown.trace,
+        tuple(m.event.index if m.event else None for m in shown.kept),
         agreement,
+        coverage=coverage,
     )

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from lab.history import Happening
 
+NEMESIS_SENTENCES = {
+    "crash": "the nemesis kills W{w} for good (SIGKILL)",
+    "member-kill": "the nemesis kills etcd member {member} (SIGKILL)",
+    "member-start": "etcd member {member} is started again",
+    "member-pause": "the nemesis pauses etcd member {member} (SIGSTOP)",
+    "member-resume": "the nemesis resumes etcd member {member} (SIGCONT)",
+    "skew": "W{w} runs on a clock going {rate:g} times as fast as real time",
+    "clock": "W{w}'s own clock counted {wall_seconds:.3f} s while {real_seconds:.3f} s passed",
+}
+"""Sentences of the nemesis's events (fields from the event)."""
+
 
 def _request(event: Happening) -> str:
     """`W1's write carrying token 5` (or read)."""
@@ -65,6 +76,11 @@ def describe(event: Happening) -> str:
         )
     if kind == "unhold":
         return f"the store lets W{w}'s held request {event.get('request')} go on"
+    if kind in NEMESIS_SENTENCES:
+        try:
+            return NEMESIS_SENTENCES[kind].format(w=w, **event.data)
+        except (KeyError, ValueError, TypeError):  # a history file without a field
+            return f"the nemesis: {kind}"
     if kind == "storage-kill":
         return "the nemesis kills the storage process (SIGKILL)"
     if kind == "storage-start":

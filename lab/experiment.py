@@ -16,10 +16,12 @@ from typing import Any
 
 from etcd3gw.exceptions import Etcd3Exception
 
+from lab.cluster import EtcdCluster
 from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.evidence import keep_evidence
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
+from lab.nemesis import Fault
 from lab.report import LabReport, analyse
 from lab.runner import (
     RANDOM_GRACE_SECONDS,
@@ -37,11 +39,23 @@ from lab.settings import LabError, LabInputError, Settings
 
 
 @contextlib.contextmanager
-def etcd_for(endpoint: Endpoint | None) -> Iterator[tuple[Endpoint, float | None]]:
-    """The etcd to use: the one given (checked to answer), or one started for the duration."""
+def etcd_for(
+    endpoint: Endpoint | None, members: int = 1
+) -> Iterator[tuple[Endpoint, float | None]]:
+    """The etcd to use: the one given (checked to answer), or one started for the duration
+    (a cluster of `members` members when there are more than one)."""
     if endpoint is not None:
+        if members > 1:
+            raise LabInputError(
+                f"--members {members} starts the lab's own cluster: drop --etcd (or the "
+                "FENCING_LAB_ETCD variable)"
+            )
         check_reachable(endpoint)
         yield endpoint, None
+        return
+    if members > 1:
+        with EtcdCluster(members) as cluster:
+            yield cluster.endpoint, cluster.start_seconds
         return
     with EtcdServer() as server:
         assert server.endpoint is not None
@@ -141,13 +155,16 @@ def run_randomized(
     settings: Settings,
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
+    faults: tuple[Fault, ...] = (),
 ) -> LabReport:
-    """Run the randomized workload with the nemesis; its history checked and saved."""
+    """Run the randomized workload with the nemesis; its history checked and saved. The
+    schedule is drawn from the settings' seed, unless `faults` gives one."""
     if settings.seconds <= 0:
         raise LabInputError("a randomized run needs a duration: --seconds must be above 0")
     with LabRun(
         endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress
     ) as run:
+        run.faults = faults
         history, path = _carry_out(run, run_random, as_target(history_path))
     report = analyse(history, path)
     if progress:

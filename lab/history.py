@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from lab.events import Event
 from lab.lock import Grant
+from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
 from model import reading
 from model.properties import PROPERTY_NAMES
@@ -68,6 +69,7 @@ KNOWN_KINDS: Final = (
     "fail",
     "info",
     "final-read",
+    *NEMESIS_KINDS,
 )
 CLIENT_OPS: Final = ("acquire", "read", "write", "release")
 """The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
@@ -92,6 +94,8 @@ class History:
     measured: Mapping[str, float] = field(default_factory=dict)
     """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
     and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
+    nemesis: tuple[Fault, ...] = ()
+    """A randomized run's fault schedule, drawn before it started (lab.nemesis)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -107,6 +111,7 @@ class History:
             "prediction": dict(self.prediction) if self.prediction is not None else None,
             **ending,
             **({"measured": dict(self.measured)} if self.measured else {}),
+            **({"nemesis": faults_to_data(self.nemesis)} if self.nemesis else {}),
             "events": list(self.events),
         }
 
@@ -320,7 +325,7 @@ def _check_settings(data: Any) -> Settings:
     for name, value in data.items():
         _name(where, "a field's name", name, 40)
         if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 40)
+            _name(where, f"field '{name}'", value, 100 if name == "faults" else 40)
         elif value is not None and not isinstance(value, bool | int | float):
             raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
     return Settings.from_dict(data)
@@ -404,6 +409,7 @@ def history_from_dict(data: Any) -> History:
         prediction=_check_prediction(data.get("prediction")),
         partial=partial,
         measured=_measured(data.get("measured")),
+        nemesis=faults_from_data(data.get("nemesis"), settings.workers, settings.members),
     )
 
 

@@ -14,6 +14,7 @@ from lab.checker import CHECKED, TITLES, Counts, PropertyVerdict, check_properti
 from lab.conformance import Conformance, check_conformance
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
+from lab.nemesis import faults_to_data, summary
 from lab.witness import Witnessed, cross_check
 
 
@@ -89,6 +90,9 @@ class LabReport:
         }
         if s.seconds:
             data.update(seconds_planned=s.seconds, pause_rate=s.pause_rate, seed=s.seed)
+            data.update(faults=s.faults, members=s.members)
+        if self.history.nemesis:
+            data["nemesis"] = faults_to_data(self.history.nemesis)
         if self.history.prediction:
             data["prediction"] = {
                 "summary": self.history.prediction["summary"],
@@ -108,6 +112,7 @@ class LabReport:
             f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
             f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
+            *self.nemesis_lines(),
             "",
             "From the history alone:",
         ]
@@ -130,6 +135,13 @@ class LabReport:
             f"Conformance ({c.design.label()}, {c.bounds.short()}, one tick = "
             f"{c.mapping.tick_seconds:.3f} s): {c.verdict()}",
         ]
+        if c.coverage is not None:
+            lines.append(f"  The model's replay {c.coverage.sentence()}.")
+        if s.token == "lease-id" and s.members > 1:
+            lines.append(
+                "  Lease IDs are not ordered across etcd members: the token is the model's "
+                "random token, compared only by its rank among the run's grants."
+            )
         if c.trace is not None and c.refused is None:
             agree = "agree" if c.properties_agree else "DISAGREE"
             counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
@@ -146,6 +158,28 @@ class LabReport:
         if self.path:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
+
+    def nemesis_lines(self) -> list[str]:
+        """The nemesis's schedule and what of it took effect, for a randomized run."""
+        if not self.history.nemesis:
+            return []
+        took = {
+            kind: sum(1 for e in self.line.events if e.kind == kind)
+            for kind in (
+                "pause",
+                "hold",
+                "storage-kill",
+                "crash",
+                "member-kill",
+                "member-pause",
+                "skew",
+            )
+        }
+        happened = ", ".join(f"{n} {kind}" for kind, n in took.items() if n) or "none"
+        return [
+            f"  Nemesis (seed {self.history.settings.seed}, {self.history.settings.faults}): "
+            f"scheduled {summary(self.history.nemesis)}; took effect: {happened}"
+        ]
 
     def witness_lines(self) -> list[str]:
         """The cross-checks of the witnesses and the writes of unknown outcome, in words."""

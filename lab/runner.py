@@ -18,7 +18,6 @@ import contextlib
 import datetime
 import json
 import queue
-import random
 import shutil
 import signal
 import sqlite3
@@ -33,8 +32,10 @@ from typing import Any, Final
 import etcd3gw
 from etcd3gw.exceptions import Etcd3Exception
 
+from lab.cluster import EtcdCluster, cluster_of
 from lab.etcd import Endpoint, started_here
 from lab.events import Event, EventLog, read_events
+from lab.faketime import skewed_environment
 from lab.history import History
 from lab.lock import (
     DATA_KEY,
@@ -47,6 +48,7 @@ from lab.lock import (
     lock_keys,
     read_data,
 )
+from lab.nemesis import Fault, Nemesis, refusal, schedule
 from lab.postgres import Cluster
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
@@ -65,12 +67,6 @@ SCENARIO_LIMIT_SECONDS: Final = 90.0
 """Wall-clock limit of a scripted scenario."""
 RANDOM_GRACE_SECONDS: Final = 30.0
 """How long a randomized run may take beyond its duration (start-up and wind-down)."""
-PAUSE_TTLS: Final = (0.5, 3.0)
-"""A random pause lasts between these many lease TTLs (etcd revokes a lease about 1.4 TTLs
-after the grant, so about 60% of the pauses outlast the lease)."""
-HOLDER_SHARE: Final = 0.75
-"""How often the nemesis pauses the worker that holds the lock (per etcd) rather than a
-running worker drawn at random."""
 POLL: Final = 0.01
 SENTINEL: Final = "lock-end"
 """A key next to the lock key: written at the end, so the watch has caught up once it sees it."""
@@ -234,8 +230,18 @@ class LabRun:
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
         """How long after its TTL (from asking for it) etcd revoked a probe lease."""
-        self.cluster: Cluster | None = None
+        self.postgres: Cluster | None = None
         """The run's PostgreSQL cluster (with `--database postgres`)."""
+        self.may_finish = False
+        """Whether a worker may exit normally before the run ends (a randomized run's worker
+        that retired), whichever wait notices it."""
+        self.crashed: set[int] = set()
+        """Workers the nemesis killed on purpose (not missed by `check_processes`)."""
+        self.worker_env: dict[int, dict[str, str]] = {}
+        """Environment variables added to a worker's process (a skewed clock)."""
+        self.faults: tuple[Fault, ...] = ()
+        """The nemesis's schedule (a randomized run's), kept in the history."""
+        self.cluster: EtcdCluster | None = cluster_of(endpoint) if settings.members > 1 else None
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
@@ -247,7 +253,7 @@ class LabRun:
             ).start()
             self.start_watch()
             if self.settings.database == "postgres":
-                self.cluster = Cluster.create()
+                self.postgres = Cluster.create()
             self.start_storage()
         except BaseException:
             self.close()
@@ -267,8 +273,8 @@ class LabRun:
             self.watcher = None
         with contextlib.suppress(Exception):
             delete_prefix(self.client, self.prefix)
-        if self.cluster is not None:
-            self.cluster.remove()
+        if self.postgres is not None:
+            self.postgres.remove()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def remaining(self) -> float:
@@ -325,7 +331,10 @@ class LabRun:
                 f"{at}{self._said(self.storage, 'storage')}"
             )
         for w, child in self.workers.items():
-            if child.alive() or (finished_ok and child.process.returncode == 0):
+            finished = finished_ok or self.may_finish
+            if child.alive() or (finished and child.process.returncode == 0):
+                continue
+            if w in self.crashed:
                 continue
             raise LabProcessDied(
                 f"worker W{w} (pid {child.pid}) {child.ending()}, seen {at}"
@@ -422,8 +431,8 @@ class LabRun:
                 number = value.get("value")
                 return {"value": number if isinstance(number, int) else None, "version": version}
             return None
-        if self.cluster is not None:
-            return self._read_postgres(self.cluster)
+        if self.postgres is not None:
+            return self._read_postgres(self.postgres)
         database = self.directory / "store.sqlite"
         if not database.is_file():
             return None
@@ -472,8 +481,8 @@ class LabRun:
             for arg in etcd.process.args if isinstance(etcd.process.args, list) else []:
                 if str(arg).startswith("--data-dir="):
                     logs.append(Path(str(arg).split("=", 1)[1]).parent / "etcd.log")
-        if self.cluster is not None:
-            logs.append(self.cluster.log)
+        if self.postgres is not None:
+            logs.append(self.postgres.log)
         return logs
 
     # ----- the watch on the lock key -------------------------------------------------------
@@ -579,7 +588,7 @@ class LabRun:
             f"--etcd={self.endpoint.url}",
             f"--prefix={self.prefix}",
             f"--database={s.database}",
-            *([f"--pgdata={self.cluster.directory}"] if self.cluster is not None else []),
+            *([f"--pgdata={self.postgres.directory}"] if self.postgres is not None else []),
         )
         log = open(self.directory / f"storage-{self.incarnation}.err", "w")  # noqa: SIM115
         self.storage = self.children.add(start_child("storage", argv, stderr=log))
@@ -617,7 +626,7 @@ class LabRun:
     def restart_storage(self) -> None:
         """The nemesis kills the storage process (SIGKILL) and starts a new one."""
         assert self.storage is not None
-        self.log.record("storage-kill", incarnation=self.incarnation)
+        self.log.record("storage-kill", incarnation=self.incarnation, pid=self.storage.pid)
         self.storage.kill()
         self.start_storage()
 
@@ -630,7 +639,7 @@ class LabRun:
             argv = python_module(
                 "lab.worker",
                 f"--worker={w}",
-                f"--etcd={self.endpoint.url}",
+                f"--etcd={self.worker_endpoint(w).url}",
                 f"--prefix={self.prefix}",
                 f"--socket={self.socket}",
                 f"--events={self.directory / f'w{w}.jsonl'}",
@@ -645,7 +654,12 @@ class LabRun:
             )
             log = open(self.directory / f"w{w}.err", "w")  # noqa: SIM115
             child = start_child(
-                f"W{w}", argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log
+                f"W{w}",
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                extra_env=self.worker_env.get(w),
             )
             log.close()
             self.workers[w] = self.children.add(child)
@@ -653,6 +667,12 @@ class LabRun:
             threading.Thread(target=self._read_answers, args=(w, child), daemon=True).start()
         for w in self.workers:
             self.answer(w, 0, START_SECONDS)
+
+    def worker_endpoint(self, w: int) -> Endpoint:
+        """The etcd member worker w talks to: spread over the cluster's members."""
+        if self.cluster is None:
+            return self.endpoint
+        return self.cluster.members[(w - 1) % len(self.cluster.members)].client
 
     def _read_answers(self, w: int, child: Child) -> None:
         """Move each line a worker prints into its answer queue."""
@@ -717,6 +737,17 @@ class LabRun:
             self.log.record("resume", worker=w)
             self.workers[w].resume()
 
+    def crash(self, w: int) -> None:
+        """The nemesis kills worker w for good (SIGKILL, even while it is stopped), recorded
+        first; the run goes on without it."""
+        child = self.workers[w]
+        self.crashed.add(w)
+        self.log.record("crash", worker=w, pid=child.pid)
+        with contextlib.suppress(ProcessLookupError):
+            child.process.kill()
+        child.process.wait()
+        child.paused = False
+
     # ----- the history ---------------------------------------------------------------------------
 
     def events(self) -> list[Event]:
@@ -746,6 +777,7 @@ class LabRun:
             prediction=prediction,
             partial=partial,
             measured=self.measured(),
+            nemesis=self.faults,
         )
 
     def wind_down(self) -> None:
@@ -862,38 +894,42 @@ class Driver:
 
 
 def run_random(run: LabRun) -> None:
-    """Workers loop on their own for the run's duration while the nemesis pauses them."""
+    """Workers loop on their own for the run's duration while the nemesis carries out the
+    schedule drawn from the run's seed (lab.nemesis), the same for every receiver."""
     s = run.settings
+    problem = refusal(s)
+    if problem:
+        raise LabError(problem)
+    if s.members > 1 and run.cluster is None:
+        raise LabError(f"--members {s.members} needs the cluster the lab starts (drop --etcd)")
+    run.faults = run.faults or schedule(s)
+    run.may_finish = True
+    for fault in run.faults:
+        if fault.kind == "skew":
+            run.worker_env[fault.target] = skewed_environment(fault.rate)
+            run.log.record("skew", worker=fault.target, rate=fault.rate)
     run.start_workers(randomized=True)
     start = run.log.now()
     until = start + s.seconds
     for w in run.workers:
         run.tell(w, {"do": "go", "until": until})
-    rng = random.Random(s.seed)
-    next_pause = start + rng.expovariate(s.pause_rate) if s.pause_rate > 0 else float("inf")
-    resume_at: dict[int, float] = {}
+    nemesis = Nemesis(run, run.faults, start)
     counter = _DecisionCounter(run.directory / "storage.jsonl")
-    while (now := run.log.now()) < until:
-        run.remaining()
-        run.check_processes(finished_ok=True)
-        for w, at in list(resume_at.items()):
-            if now >= at:
-                run.resume(w)
-                del resume_at[w]
-        if now >= next_pause:
-            w = _pick(rng, run.holder(), [w for w in run.workers if w not in resume_at])
-            if w:
-                resume_at[w] = now + rng.uniform(*PAUSE_TTLS) * s.ttl
-                run.pause(w)
-            next_pause = now + rng.expovariate(s.pause_rate)
-        run.progress(
-            min(0.95, (now - start) / max(s.seconds, 1e-9)),
-            f"{now - start:4.1f} of {s.seconds:g} s, {counter.count()} writes decided, "
-            f"{len(resume_at)} paused",
-        )
-        time.sleep(0.02)
-    for w in list(resume_at):
-        run.resume(w)
+    try:
+        while (now := run.log.now()) < until:
+            run.remaining()
+            run.check_processes(finished_ok=True)
+            nemesis.step(now)
+            run.progress(
+                min(0.95, (now - start) / max(s.seconds, 1e-9)),
+                f"{now - start:4.1f} of {s.seconds:g} s, {counter.count()} writes decided, "
+                f"{nemesis.ongoing('pause')} paused",
+            )
+            time.sleep(0.02)
+        nemesis.finish()
+    finally:
+        with contextlib.suppress(Exception):
+            nemesis.heal()
     run.progress(0.97, "letting the workers finish")
 
 
@@ -903,17 +939,6 @@ def _process_state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return ""
-
-
-def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
-    """The worker to pause: usually the lock's holder, if it runs, else a random running one.
-
-    A pause matters inside the critical section, so three pauses in four go to the worker
-    that holds the lock (per etcd) when it is running; the others go to a random worker.
-    """
-    if holder in running and rng.random() < HOLDER_SHARE:
-        return holder
-    return rng.choice(running) if running else 0
 
 
 class _RecordedBytes:

@@ -22,6 +22,18 @@ DATABASES: Final = ("sqlite", "postgres")
 """Where the store keeps the data and the mark: a SQLite file, or a real PostgreSQL whose
 isolation makes the fenced write atomic (lab.postgres_store)."""
 WORKLOADS: Final = ("blind", "rmw")
+FAULT_KINDS: Final = (
+    "pause",
+    "hold",
+    "store-kill",
+    "crash",
+    "member-kill",
+    "member-pause",
+    "skew",
+)
+"""What a randomized run's nemesis may do (lab.nemesis describes each)."""
+MEMBER_COUNTS: Final = (1, 3)
+"""How many etcd members the lab starts: one, or a three-member cluster."""
 
 MODEL_RECEIVER: Final = {
     "none": Receiver.NONE,
@@ -83,6 +95,10 @@ class Settings:
     pause_rate: float = 0.0
     seed: int = 0
     database: str = "sqlite"
+    faults: str = "pause"
+    """The nemesis's fault kinds, comma-separated (a randomized run's)."""
+    members: int = 1
+    """How many etcd members the run's cluster has."""
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
@@ -95,6 +111,14 @@ class Settings:
                 "receiver etcd-txn keeps its data in etcd itself, so it has no postgres form: "
                 "choose another receiver or --database sqlite"
             )
+        if not isinstance(self.faults, str) or any(
+            kind not in FAULT_KINDS for kind in self.faults.split(",") if kind
+        ):
+            raise LabInputError(
+                f"faults must be kinds from {', '.join(FAULT_KINDS)}, not {str(self.faults)[:60]!r}"
+            )
+        if self.members not in MEMBER_COUNTS or isinstance(self.members, bool):
+            raise LabInputError(f"members must be 1 or 3, not {self.members!r}")
         if not isinstance(self.worker_check, bool):
             raise LabInputError(f"worker_check must be true or false, not {self.worker_check!r}")
         for name, value, low, high, whole in (
@@ -126,6 +150,8 @@ class Settings:
             parts.append("workers check their lease")
         if self.database != "sqlite":
             parts.append(f"on {self.database}")
+        if self.members > 1:
+            parts.append(f"{self.members} etcd members")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

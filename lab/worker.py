@@ -5,8 +5,9 @@ scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on s
 output) or loops on its own until a deadline (randomized runs): acquire, K writes,
 release. Like the model's worker it never checks its own lease, unless told to
 (`--worker-check`): then it checks before every request and, once the lease's TTL has
-passed, gives the grant up and retires (the model's worker is then never allowed to send
-or release again, so it takes no further step either). A rejected request also makes it
+passed on its own wall clock (which the nemesis may skew), gives the grant up and retires
+(the model's worker is then never allowed to send or release again, so it takes no further
+step either). A rejected request also makes it
 give up the grant (it does not release it), exactly as in the model.
 
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
@@ -26,6 +27,7 @@ import argparse
 import json
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,18 +53,26 @@ POLL_SECONDS: Final = 0.02
 REQUEST_SECONDS: Final = 150.0
 """How long a worker waits for the store's answer (a held request may wait long)."""
 WRITE_THINK: Final = (0.02, 0.1)
-"""Seconds a randomized worker spends computing each write of a grant (before sending it)."""
+"""Seconds a randomized worker spends computing each write of a grant (before sending it;
+in read-modify-write, between the read and the write, where a pause loses an update)."""
 IDLE_AFTER_RELEASE: Final = (0.0, 0.05)
 """Seconds a randomized worker waits after releasing before asking for the lock again."""
 
 
+def nap(seconds: float) -> None:
+    """Sleep (on a condition's timeout: libfaketime's skewed clock breaks `time.sleep`)."""
+    threading.Event().wait(max(0.0, seconds))
+
+
 @dataclass
 class Holding:
-    """The grant a worker believes it holds, and when it asked for its lease."""
+    """The grant a worker believes it holds, and when it asked for its lease (on the run's
+    clock, and on the worker's own wall clock, which is what it checks its lease with)."""
 
     grant: Grant
     token: int
     asked_at: float
+    asked_wall: float = 0.0
 
 
 class Worker:
@@ -98,12 +108,12 @@ class Worker:
         while self.log.now() < deadline:
             try:
                 if not key_exists(self.client, self.lock_key):
-                    asked = self.log.now()
+                    asked, wall = self.log.now(), time.time()
                     lease, ttl = grant_lease(self.client, self.ttl)
                     grant = try_create(self.client, self.lock_key, f"W{self.number}", lease, ttl)
                     if grant is not None:
                         token = grant.token(self.token_source)
-                        self.holding = Holding(grant, token, asked)
+                        self.holding = Holding(grant, token, asked, wall)
                         self.log.record(
                             "grant",
                             worker=self.number,
@@ -121,7 +131,7 @@ class Worker:
                 self.log.record(
                     "error", worker=self.number, during="acquire", error=str(error)[:200]
                 )
-            time.sleep(POLL_SECONDS)
+            nap(POLL_SECONDS)
         if in_doubt:
             self.retire("info", "acquire", f"an etcd request failed: {in_doubt}")
         else:
@@ -129,9 +139,10 @@ class Worker:
         return False
 
     def lease_left(self) -> bool:
-        """The worker's own check: has its lease's TTL not passed yet (measured from asking)?"""
+        """The worker's own check: has its lease's TTL not passed yet (measured from asking,
+        on its own wall clock)?"""
         assert self.holding is not None
-        return self.log.now() < self.holding.asked_at + self.holding.grant.ttl
+        return time.time() < self.holding.asked_wall + self.holding.grant.ttl
 
     def send(self, op: str, **fields: Any) -> dict[str, Any] | None:
         """Send one request under the current grant; None if the worker gave the grant up."""
@@ -178,8 +189,9 @@ class Worker:
             self.holding = None  # the store said the lock was lost: give the grant up
         return answer
 
-    def write(self) -> str:
-        """One write (after a read, in read-modify-write); its outcome or why there was none."""
+    def write(self, think: float = 0.0) -> str:
+        """One write (after a read, in read-modify-write, `think` seconds after it); its
+        outcome or why there was none."""
         if self.holding is None:
             return self.retired or "no grant"
         fields: dict[str, Any] = {"value": self.number * 1_000_000 + self.requests + 1}
@@ -188,6 +200,7 @@ class Worker:
             if read is None:
                 return self.retired or "gave up"
             fields = {"value": int(read["value"]) + 1, "read_version": int(read["version"])}
+            nap(think)
         answer = self.send("write", **fields)
         return (self.retired or "gave up") if answer is None else str(answer["outcome"])
 
@@ -236,16 +249,25 @@ def obey(worker: Worker) -> None:
 def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
     """Randomized mode: acquire, `writes` writes, release, until the deadline."""
     rng = random.Random(seed)
+    wall, real = time.time(), worker.log.now()
     while worker.log.now() < until:
         if worker.retired or not worker.acquire(until):
             break
         for _ in range(writes):
-            time.sleep(rng.uniform(*WRITE_THINK))
-            if worker.log.now() >= until or worker.write() != "accepted":
+            think = rng.uniform(*WRITE_THINK)
+            if not worker.rmw:
+                nap(think)
+            if worker.log.now() >= until or worker.write(think) != "accepted":
                 break
         else:
             worker.release()
-        time.sleep(rng.uniform(*IDLE_AFTER_RELEASE))
+        nap(rng.uniform(*IDLE_AFTER_RELEASE))
+    worker.log.record(
+        "clock",
+        worker=worker.number,
+        wall_seconds=round(time.time() - wall, 6),
+        real_seconds=round(worker.log.now() - real, 6),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
