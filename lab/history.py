@@ -617,7 +617,7 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
     for gone in deletes.values():
         grant = int(gone.get("grant", 0))
         asked = releasing.get(grant)
-        if asked is not None and grant not in released:
+        if asked is not None and grant not in released and asked["t"] <= gone["t"]:
             merged.append((_release_seen_by_etcd(gone, asked), "release"))
             continue
         merged.append(

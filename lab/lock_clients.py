@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import logging
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -233,6 +234,14 @@ def lock_api_holder(client: Any, prefix: str, lease: int) -> str:
 # ----- ZooKeeper with kazoo ------------------------------------------------------------------
 
 
+def quiet_kazoo() -> None:
+    """Keep kazoo's connection warnings (a dropped socket, an expired session) off the
+    terminal: the history records what the lock did."""
+    logger = logging.getLogger("kazoo")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+
+
 def zookeeper_path(prefix: str) -> str:
     """The lock's znode path for a run's prefix."""
     return prefix.rstrip("/") + "/" + LOCK_KEY
@@ -252,6 +261,7 @@ class KazooLock:
     def __init__(self, url: str, prefix: str, ttl: int, token: str) -> None:
         from kazoo.client import KazooClient
 
+        quiet_kazoo()
         self.client = KazooClient(hosts=url, timeout=float(ttl))
         self.client.start(timeout=10)
         self.path = zookeeper_path(prefix)
@@ -289,11 +299,15 @@ class KazooLock:
 
     def release(self, grant: Granted) -> tuple[bool, int]:
         """Release through the recipe; deleted only if the znode was still this grant's."""
+        from kazoo.exceptions import SessionExpiredError
+
         node = dict(grant.extra)["node"]
         try:
             stat = self.client.exists(f"{self.path}/{node}")
             mine = stat is not None and int(stat.czxid) == grant.revision
             self.lock.release()
+        except SessionExpiredError:  # the session's ephemeral znodes are gone with it
+            return False, grant.revision
         except self._errors() as error:
             raise LockRequestFailed(f"a ZooKeeper request failed: {error!r}") from None
         return mine, grant.revision

@@ -27,6 +27,7 @@ from lab.lock_clients import (
     GRANTS_COUNTER,
     HOLDERS_HASH,
     lock_api_holder,
+    quiet_kazoo,
     random_token,
     sequence_of,
     zookeeper_path,
@@ -163,6 +164,10 @@ class PollingObserver:
             with contextlib.suppress(Exception):
                 self.poll()
 
+    def close(self) -> None:
+        """Stop polling and let go of the service."""
+        self.stop()
+
 
 class ZooKeeperObserver(PollingObserver):
     """The lowest-sequence child of the lock znode, through the controller's own session."""
@@ -171,6 +176,7 @@ class ZooKeeperObserver(PollingObserver):
         super().__init__(record, now)
         from kazoo.client import KazooClient
 
+        quiet_kazoo()
         self.client = KazooClient(hosts=url, timeout=10.0)
         self.client.start(timeout=10)
         self.path = zookeeper_path(prefix)
@@ -194,9 +200,9 @@ class ZooKeeperObserver(PollingObserver):
             }
         return None
 
-    def stop(self) -> None:
+    def close(self) -> None:
         """Stop polling and close the session."""
-        super().stop()
+        super().close()
         with contextlib.suppress(Exception):
             self.client.stop()
             self.client.close()
@@ -227,9 +233,9 @@ class RedisObserver(PollingObserver):
         """The grant counter's value now (0 if absent: never raised, or Redis restarted)."""
         return int(self.redis.get(self.prefix + GRANTS_COUNTER) or 0)
 
-    def stop(self) -> None:
+    def close(self) -> None:
         """Stop polling and remove the run's keys."""
-        super().stop()
+        super().close()
         with contextlib.suppress(Exception):
             keys = list(self.redis.scan_iter(match=self.prefix + "*"))
             if keys:

@@ -263,7 +263,7 @@ class LabRun:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
         self.children.stop_all()
         if self.observer is not None:
-            self.observer.stop()
+            self.observer.close()
         if self.probe is not None:
             self.probe.stop()
         if self.watcher is not None:
