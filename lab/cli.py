@@ -43,7 +43,16 @@ BAR_SECONDS: Final = 0.2
 
 def register(commands: Any) -> None:
     """Add `fencing lab scenarios|run|random` to the `fencing` command."""
+    from lab.lock_table import SERVICE_NAMES
     from lab.settings import MARKS, RECEIVERS, TOKENS, WORKLOADS
+
+    def service_flag(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--lock-service",
+            choices=SERVICE_NAMES,
+            default="etcd",
+            help="the lock service the workers take the lock from (default: etcd)",
+        )
 
     lab = commands.add_parser(
         "lab", help="the live lab: real etcd, real processes, histories checked by the model"
@@ -52,6 +61,7 @@ def register(commands: Any) -> None:
 
     listing = sub.add_parser("scenarios", help="list the scripted scenarios and the model's view")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    service_flag(listing)
     listing.set_defaults(run=run_scenarios)
 
     scripted = sub.add_parser("run", help="run one scripted scenario")
@@ -62,6 +72,7 @@ def register(commands: Any) -> None:
     scripted.add_argument("--worker-check", action=argparse.BooleanOptionalAction, default=None)
     scripted.add_argument("--gap", type=float, metavar="S", help="fenced-nonatomic: check→write")
     _common(scripted)
+    service_flag(scripted)
     scripted.set_defaults(run=run_scripted)
 
     randomized = sub.add_parser("random", help="workers loop while a nemesis pauses them")
@@ -75,13 +86,14 @@ def register(commands: Any) -> None:
         metavar="R[,R...]",
         help=f"one or more of {', '.join(RECEIVERS)}, compared side by side",
     )
-    randomized.add_argument("--token", choices=TOKENS, default="create-revision")
+    randomized.add_argument("--token", choices=TOKENS, help="default: the service's first")
     randomized.add_argument("--writes", type=int, default=3, metavar="K", help="per grant")
     randomized.add_argument("--workload", choices=WORKLOADS, default="blind")
     randomized.add_argument("--hwm", choices=MARKS, default="durable")
     randomized.add_argument("--worker-check", action="store_true")
     randomized.add_argument("--gap", type=float, default=0.05, metavar="S")
     _common(randomized)
+    service_flag(randomized)
     randomized.set_defaults(run=run_randomized_cli)
 
 
@@ -198,7 +210,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
     def body() -> int:
         rows = []
         for item in SCENARIOS_LIST:
-            settings = item.settings()
+            settings = item.settings(lock_service=args.lock_service)
             rows.append(
                 {
                     "name": item.name,
@@ -222,7 +234,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
 def run_scripted(args: argparse.Namespace) -> int:
     """`fencing lab run SCENARIO`: one scripted scenario on a real etcd."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_scenario
+    from lab.experiment import etcd_for, lock_service_for, run_scenario
     from lab.history_files import history_target
     from lab.scenarios import scenario
 
@@ -234,16 +246,28 @@ def run_scripted(args: argparse.Namespace) -> int:
             hwm=args.hwm,
             worker_check=args.worker_check,
             gap=args.gap,
+            lock_service=args.lock_service,
         )
+        _check_requirements(settings.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history)
         progress = _progress_bar(sys.stderr.isatty())
-        with etcd_for(endpoint) as (etcd, _):
-            report = run_scenario(etcd, chosen.name, settings, target, progress)
+        with etcd_for(endpoint) as (etcd, _), lock_service_for(settings.lock_service) as server:
+            report = run_scenario(etcd, chosen.name, settings, target, progress, service=server)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.text())
         return _verdict_status([report])
 
     return _main(body)
+
+
+def _check_requirements(service: str) -> None:
+    """Refuse, in one line, a lock service this machine cannot run (before anything starts)."""
+    from lab.lock_servers import missing_requirement
+    from lab.settings import LabInputError
+
+    missing = missing_requirement(service)
+    if missing:
+        raise LabInputError(missing)
 
 
 def _verdict_status(reports: list[Any]) -> int:
@@ -283,17 +307,20 @@ def _receivers(text: str) -> list[str]:
 def run_randomized_cli(args: argparse.Namespace) -> int:
     """`fencing lab random`: the randomized workload, one run per receiver, side by side."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_randomized
+    from lab.experiment import etcd_for, lock_service_for, run_randomized
     from lab.history_files import history_target
+    from lab.lock_table import SERVICES
     from lab.runner import LabStopped
     from lab.settings import Settings
 
     def body() -> int:
         receivers = _receivers(args.receiver)
+        token = args.token or SERVICES[args.lock_service].token_names[0]
         plans = [
             Settings(
                 receiver=receiver,
-                token=args.token,
+                token=token,
+                lock_service=args.lock_service,
                 hwm=args.hwm if receiver in ("fenced", "fenced-nonatomic") else "durable",
                 workload=args.workload,
                 worker_check=args.worker_check,
@@ -310,14 +337,15 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
             from lab.settings import LabInputError
 
             raise LabInputError("--seconds must be above 0")
+        _check_requirements(args.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history, tuple(receivers))
         reports = []
-        with etcd_for(endpoint) as (etcd, _):
+        with etcd_for(endpoint) as (etcd, _), lock_service_for(args.lock_service) as server:
             for settings in plans:
                 progress = _progress_bar(sys.stderr.isatty())
                 try:
-                    reports.append(run_randomized(etcd, settings, target, progress))
+                    reports.append(run_randomized(etcd, settings, target, progress, server))
                 except LabStopped as stop:
                     stop.finished = [report.path for report in reports if report.path]
                     raise

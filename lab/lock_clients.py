@@ -187,13 +187,15 @@ class EtcdLockApi:
         answer = self._post("lock/lock", body, ttl + LOCK_API_EXTRA_SECONDS)
         key = base64.b64decode(answer["key"]).decode()
         order = int(answer["header"]["revision"])
-        try:
-            found = self.client.post(self.client.get_url("/kv/range"), json={"key": encode(key)})
+        try:  # read at the grant's revision: the key may be gone since (a paused caller)
+            found = self.client.post(
+                self.client.get_url("/kv/range"), json={"key": encode(key), "revision": order}
+            )
         except Etcd3Exception as error:
             raise LockRequestFailed(f"an etcd request failed: {error}") from None
         kvs = found.get("kvs") or []
-        if not kvs:  # the lease ran out between the grant and the read
-            return None
+        if not kvs:
+            raise LockRequestFailed(f"etcd's lock API granted {key}, absent at its revision")
         revision, version = int(kvs[0]["create_revision"]), int(kvs[0]["version"])
         tokens = {"create-revision": revision, "version": version, "lease-id": lease}
         return Granted(revision, version, lease, ttl, tokens[self.source], order, (("key", key),))

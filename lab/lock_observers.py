@@ -6,7 +6,9 @@ holder's lock is gone (released, expired, or its session ended), in the same fie
 etcd watch, so the history's merge and the witnesses read every service alike:
 
 - `LockApiView` turns the etcd watch's events on the lock API's keys into those records:
-  a key queued behind another is not a grant, only the oldest key is;
+  a key queued behind another is not a grant, only the oldest key is, and only while its
+  lease has time left (a caller's lease runs out while it queues: nobody renews it, and
+  etcd then answers the lock call with "session is expired");
 - `ZooKeeperObserver` polls the lock znode's children: the lowest sequence holds it;
 - `RedisObserver` polls the lock key's value (redis-py's random value).
 
@@ -22,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Final
 
-from lab.lock import LOCK_KEY
+from lab.lock import LOCK_KEY, encode
 from lab.lock_clients import (
     GRANTS_COUNTER,
     HOLDERS_HASH,
@@ -36,6 +38,15 @@ from lab.lock_clients import (
 POLL_SECONDS: Final = 0.005
 Record = Callable[..., object]
 """Record one event: `record(kind, at=..., **fields)`."""
+
+
+def lease_left(client: Any, lease: int) -> bool:
+    """Whether a lease still has time left (True if etcd cannot be asked)."""
+    try:
+        found = client.post(client.get_url("/kv/lease/timetolive"), json={"ID": lease})
+    except Exception:  # etcd3gw raises several kinds; then count the key as queued normally
+        return True
+    return int(found.get("TTL", 1)) > 0
 
 
 class LockApiView:
@@ -74,6 +85,8 @@ class LockApiView:
             return
         created = min(self.keys)
         _, lease, version, holder = self.keys[created]
+        if not lease_left(self.client, lease):
+            return  # its lease ran out while it queued: etcd refuses it ("session is expired")
         self.owner = created
         self.record(
             "lock-put",
@@ -85,6 +98,26 @@ class LockApiView:
             holder=holder,
             order_revision=revision,
         )
+
+
+def lock_api_owner(client: Any, prefix: str) -> list[dict[str, Any]]:
+    """The lock API's owner key at the end (the oldest queued key), as the final read has it."""
+    found = client.post(
+        client.get_url("/kv/range"),
+        json={
+            "key": encode(prefix + LOCK_KEY + "/"),
+            "range_end": encode(prefix + LOCK_KEY + "0"),
+        },
+    )
+    kvs = sorted(found.get("kvs") or [], key=lambda kv: int(kv.get("create_revision", 0)))
+    return [
+        {
+            "create_revision": int(kv.get("create_revision", 0)),
+            "lease": int(kv.get("lease", 0)),
+            "holder": lock_api_holder(client, prefix, int(kv.get("lease", 0))),
+        }
+        for kv in kvs[:1]
+    ]
 
 
 class PollingObserver:

@@ -35,6 +35,10 @@ class LockService:
     ordered: bool
     """Whether the service numbers its grants and their ends in one order (etcd's revision);
     otherwise the end of a grant is known only from when it was observed."""
+    lease_from_grant: bool = True
+    """Whether a grant's lease is counted from the grant (etcd's lease, Redis's expiry);
+    ZooKeeper's lock lasts as long as the holder's session, which expires one timeout after
+    the client was last heard, so it may end less than one TTL after the grant."""
 
     @property
     def token_names(self) -> tuple[str, ...]:
@@ -87,6 +91,7 @@ SERVICES_LIST: Final = (
         ),
         "the ZooKeeper lock recipe (kazoo, Curator's mutex)",
         ordered=False,
+        lease_from_grant=False,
     ),
     LockService(
         "redis",

@@ -46,7 +46,7 @@ from lab.lock import (
     lock_keys,
     read_data,
 )
-from lab.lock_observers import LockApiView, PollingObserver, observer_for
+from lab.lock_observers import LockApiView, PollingObserver, lock_api_owner, observer_for
 from lab.lock_servers import ServiceServer
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
@@ -415,6 +415,9 @@ class LabRun:
             self.observer.stop()
             with contextlib.suppress(Exception):
                 locks = self.observer.final_locks()
+        elif answers and self.lock_view is not None:
+            with contextlib.suppress(Exception):
+                locks = lock_api_owner(self.client, self.prefix)
         elif answers:
             with contextlib.suppress(Exception):
                 locks = lock_keys(self.client, self.prefix + LOCK_KEY)

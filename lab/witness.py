@@ -181,7 +181,7 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
         ttl = float(e.get("ttl") or line.history.settings.ttl)
         asked = e.get("asked")
         start = float(asked) if isinstance(asked, int | float) else e.t - latency
-        if end[1].t - start < ttl:
+        if end[1].t - start < ttl and service.lease_from_grant:
             found.append(
                 Impossible(
                     "lease-early",
