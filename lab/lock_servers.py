@@ -8,9 +8,11 @@ end. A missing program or client library is a `LabInputError` of one line naming
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import shutil
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,3 +234,59 @@ def server_for(service: str) -> ServiceServer | None:
     if service == "redis":
         return RedisServer()
     return None
+
+
+class SharedServices:
+    """One server per lock service for a long-running process (the web app), each started
+    on first use from a thread that lives as long as it does, and stopped at exit."""
+
+    def __init__(self) -> None:
+        self.servers: dict[str, ServiceServer] = {}
+        self.lock = threading.Lock()
+
+    def server(self, service: str) -> ServiceServer | None:
+        """The running server of a service (None for the etcd services); LabInputError when
+        the machine lacks it, LabError when it does not start."""
+        missing = missing_requirement(service)
+        if missing:
+            raise LabInputError(missing)
+        with self.lock:
+            running = self.servers.get(service)
+            if running is not None and running.alive():
+                return running
+            if running is not None:
+                running.stop()
+            server = server_for(service)
+            if server is None:
+                return None
+            self._keep(server)
+            self.servers[service] = server
+            return server
+
+    def _keep(self, server: ServiceServer) -> None:
+        """Start the server from a thread of its own (the kernel stops a child whose
+        starting thread ends) and wait until it answers."""
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def keep() -> None:
+            try:
+                server.start()
+            except (LabError, LabInputError) as error:
+                failure.append(error)
+                ready.set()
+                return
+            ready.set()
+            child = server.child
+            if child is not None:
+                child.process.wait()
+
+        threading.Thread(target=keep, name=f"fencing-lab-{server.service}", daemon=True).start()
+        if not ready.wait(START_SECONDS + 5):
+            raise LabError(f"the shared {server.service} did not start in time")
+        if failure:
+            raise failure[0]
+        atexit.register(server.stop)
+
+
+SHARED_SERVICES: Final = SharedServices()
