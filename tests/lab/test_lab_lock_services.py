@@ -163,3 +163,40 @@ def test_a_missing_service_program_is_one_line_and_status_2(
         code, out, err = run(["lab", "run", "paused-worker", "--lock-service", service], capsys)
         assert code == 2 and out == "", err
         assert err.count("\n") == 1 and words in err and "Traceback" not in err
+
+
+def test_the_live_lab_page_runs_a_scenario_on_the_chosen_service(
+    etcd: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page offers the lock service, states the model's prediction for it, runs the
+    scenario on a Redis of its own and shows the verdict; the shared Redis is stopped after."""
+    from streamlit.testing.v1 import AppTest
+
+    from lab.etcd import ETCD_ENV
+    from lab.lock_servers import SHARED_SERVICES
+    from lab.scenarios import predict
+    from tests.app.helpers import all_text
+
+    if missing_requirement("redis"):
+        pytest.skip(missing_requirement("redis"))
+    monkeypatch.setenv(ETCD_ENV, etcd.url)
+    app = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=120)
+    at.run()
+    at.switch_page("screens/lab.py")
+    at.run()
+    try:
+        at.selectbox(key="lab-service").set_value("redis").run()
+        chosen = scenario("paused-worker")
+        settings = chosen.settings(lock_service="redis")
+        assert settings.token == "random"
+        assert predict(chosen, settings).summary() in all_text(at)
+        at.button(key="lab-run").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        text = all_text(at)
+        assert "Reality agreed with the model's prediction." in text, text[:2000]
+        assert "lock redis" in text
+    finally:
+        server = SHARED_SERVICES.servers.pop("redis", None)
+        if server is not None:
+            server.stop()
