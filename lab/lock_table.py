@@ -35,6 +35,8 @@ class LockService:
     ordered: bool
     """Whether the service numbers its grants and their ends in one order (etcd's revision);
     otherwise the end of a grant is known only from when it was observed."""
+    short: str = "etcd"
+    """The service's name in a sentence ("ZooKeeper grants the lock to W1")."""
     lease_from_grant: bool = True
     """Whether a grant's lease is counted from the grant (etcd's lease, Redis's expiry);
     ZooKeeper's lock lasts as long as the holder's session, which expires one timeout after
@@ -77,6 +79,7 @@ SERVICES_LIST: Final = (
         (CREATE_REVISION, VERSION, LEASE_ID),
         "etcd's own lock service (etcdctl lock, the concurrency package's mutex)",
         ordered=True,
+        short="etcd's lock API",
     ),
     LockService(
         "zookeeper",
@@ -91,6 +94,7 @@ SERVICES_LIST: Final = (
         ),
         "the ZooKeeper lock recipe (kazoo, Curator's mutex)",
         ordered=False,
+        short="ZooKeeper",
         lease_from_grant=False,
     ),
     LockService(
@@ -111,6 +115,7 @@ SERVICES_LIST: Final = (
         ),
         "a single-instance Redis lock (redis-py, the SET NX PX pattern)",
         ordered=False,
+        short="Redis",
     ),
 )
 
