@@ -108,9 +108,10 @@ SERVICES_LIST: Final = (
             ),
             TokenSource(
                 "counter",
-                "an INCR counter in the same Redis, raised at each grant (kept in memory: a "
-                "Redis restart starts it again)",
-                Token.COUNTER_VOLATILE,
+                "an INCR counter in the same Redis, raised at each grant (kept in memory only: "
+                "a Redis restart would start it again, the model's counter-volatile; the lab "
+                "does not restart Redis, so it behaves as the model's counter)",
+                Token.COUNTER,
             ),
         ),
         "a single-instance Redis lock (redis-py, the SET NX PX pattern)",
