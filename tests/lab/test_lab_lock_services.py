@@ -12,7 +12,7 @@ import pytest
 
 from lab.etcd import Endpoint
 from lab.experiment import run_scenario
-from lab.history import load_history
+from lab.history import History, load_history
 from lab.lock_clients import RANDOM_HEX_DIGITS
 from lab.lock_servers import ServiceServer, missing_requirement, server_for
 from lab.lock_table import SERVICES, SERVICES_LIST
@@ -238,3 +238,27 @@ def test_a_randomized_run_on_each_service_is_consistent(
     assert report.line.grants, report.text()
     assert not report.witnessed.impossible, report.witnessed.impossible
     assert report.conformance.refused is None, report.conformance.verdict()
+
+
+def zookeeper_history(end_seen: float) -> History:
+    """The consistent witnessed run, as ZooKeeper numbers it: W1's release is replaced by
+    its session's end, seen by the poll at `end_seen` under W1's own grant number."""
+    from tests.lab.histories import revoked, witnessed
+
+    base = witnessed(release1=None, delete1=revoked(end_seen, 1, 2, 2), revoke2=None)
+    final = next(e for e in base.events if e["kind"] == "final-read")
+    final["locks"] = [{"create_revision": 4, "lease": 1004, "holder": "W2"}]
+    settings = Settings(receiver="fenced", token="sequence", lock_service="zookeeper")
+    return replace(base, settings=settings)
+
+
+def test_a_zookeeper_grant_while_the_last_lock_was_still_seen_is_a_double_grant() -> None:
+    """ZooKeeper gives the end of a lock no number of the grants' order: a grant made more
+    than one request's latency before the previous lock was seen to end is refused."""
+    from lab.history import timeline
+    from lab.witness import cross_check
+
+    assert cross_check(timeline(zookeeper_history(0.25))).impossible == ()
+    found = cross_check(timeline(zookeeper_history(1.2))).impossible
+    assert "double-grant" in [f.code for f in found]
+    assert any("zookeeper granted the lock to W2 (grant 4)" in f.reason for f in found)
