@@ -36,6 +36,8 @@ from lab.lock_clients import (
 )
 
 POLL_SECONDS: Final = 0.005
+ANSWER_SECONDS: Final = 2.0
+"""How long one look waits for the service (kazoo would wait for a reconnection forever)."""
 Record = Callable[..., object]
 """Record one event: `record(kind, at=..., **fields)`."""
 
@@ -219,10 +221,12 @@ class ZooKeeperObserver(PollingObserver):
         """The lowest child's czxid, session, data and sequence (None: no child)."""
         from kazoo.exceptions import NoNodeError
 
-        children = self.client.get_children(self.path)
+        children = self.client.get_children_async(self.path).get(timeout=ANSWER_SECONDS)
         for node in sorted(children, key=sequence_of):
             try:
-                data, stat = self.client.get(f"{self.path}/{node}")
+                data, stat = self.client.get_async(f"{self.path}/{node}").get(
+                    timeout=ANSWER_SECONDS
+                )
             except NoNodeError:
                 continue
             return {

@@ -413,8 +413,9 @@ class LabRun:
         locks = None
         if self.observer is not None:
             self.observer.stop()
-            with contextlib.suppress(Exception):
-                locks = self.observer.final_locks()
+            if self.service is None or self.service.alive():
+                with contextlib.suppress(Exception):
+                    locks = self.observer.final_locks()
         elif answers and self.lock_view is not None:
             with contextlib.suppress(Exception):
                 locks = lock_api_owner(self.client, self.prefix)

@@ -262,3 +262,28 @@ def test_a_zookeeper_grant_while_the_last_lock_was_still_seen_is_a_double_grant(
     found = cross_check(timeline(zookeeper_history(1.2))).impossible
     assert "double-grant" in [f.code for f in found]
     assert any("zookeeper granted the lock to W2 (grant 4)" in f.reason for f in found)
+
+
+@pytest.mark.parametrize("service", ["zookeeper", "redis"])
+def test_a_lock_service_that_dies_stops_the_run_in_one_sentence(
+    service: str, etcd: Endpoint
+) -> None:
+    """The service is killed while the paused worker waits for its lock to end: the run
+    stops at once, says which process died, and keeps what it recorded, marked partial."""
+    from lab.runner import LabStopped
+
+    if missing_requirement(service):
+        pytest.skip(missing_requirement(service))
+    server = server_for(service)
+    assert server is not None
+
+    def kill_once_paused(_: float, words: str) -> None:
+        if words == "W1 paused" and server.child is not None:
+            server.child.kill()
+
+    with server:
+        settings = scenario("paused-worker").settings(lock_service=service)
+        with pytest.raises(LabStopped) as stopped:
+            run_scenario(etcd, "paused-worker", settings, None, kill_once_paused, service=server)
+    assert stopped.value.reason.startswith(f"{service} was killed by SIGKILL, seen ")
+    assert stopped.value.history.partial == stopped.value.reason
