@@ -3,7 +3,9 @@
 The mapping (documented in the README):
 
 - design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
-  key-version, lease ID ↔ random, the mark ↔ hwm (a volatile mark with its restarts),
+  key-version, lease ID ↔ random (every lock service's token sources map as
+  `lab.lock_table` says: ZooKeeper's sequence and Redis's counter ↔ counter, Redis's random
+  value ↔ random), the mark ↔ hwm (a volatile mark with its restarts),
   read-modify-write ↔ workload rmw, worker checks ↔ worker_check;
 - events: a grant ↔ Acquire(w) (with random tokens, the value is the rank of the lease
   ID among the run's grants), a send ↔ Send(w), a delivery ↔ Deliver(w), the non-atomic
