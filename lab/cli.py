@@ -64,6 +64,12 @@ def register(commands: Any) -> None:
     service_flag(listing)
     listing.set_defaults(run=run_scenarios)
 
+    services = sub.add_parser(
+        "services", help="the lock services: their tokens and the model's option for each"
+    )
+    services.add_argument("--json", action="store_true", help="print one JSON object")
+    services.set_defaults(run=run_services)
+
     scripted = sub.add_parser("run", help="run one scripted scenario")
     scripted.add_argument("scenario", help="a name from `fencing lab scenarios`")
     scripted.add_argument("--receiver", choices=RECEIVERS)
@@ -226,6 +232,40 @@ def run_scenarios(args: argparse.Namespace) -> int:
         for row in rows:
             print(f"{row['name']:<17} {row['title']}")
             print(f"{'':<17} {row['defaults']}: {row['prediction']}")
+        return 0
+
+    return _main(body)
+
+
+def run_services(args: argparse.Namespace) -> int:
+    """`fencing lab services`: each lock service, its token sources and what they map to."""
+    from lab.lock_servers import missing_requirement
+    from lab.lock_table import SERVICES_LIST
+
+    def body() -> int:
+        rows: list[dict[str, Any]] = [
+            {
+                "name": service.name,
+                "words": service.words,
+                "mirrors": service.mirrors,
+                "tokens": [
+                    {"name": t.name, "words": t.words, "model_token": t.model.value}
+                    for t in service.tokens
+                ],
+                "missing": missing_requirement(service.name),
+            }
+            for service in SERVICES_LIST
+        ]
+        if args.json:
+            print(json.dumps({"services": rows}, indent=2))
+            return 0
+        for row in rows:
+            print(f"{row['name']:<14} {row['words']}")
+            print(f"{'':<14} mirrors {row['mirrors']}")
+            for token in row["tokens"]:
+                print(f"{'':<14} --token {token['name']} (model: {token['model_token']})")
+            if row["missing"]:
+                print(f"{'':<14} not on this machine: {row['missing']}")
         return 0
 
     return _main(body)

@@ -287,3 +287,18 @@ def test_a_lock_service_that_dies_stops_the_run_in_one_sentence(
             run_scenario(etcd, "paused-worker", settings, None, kill_once_paused, service=server)
     assert stopped.value.reason.startswith(f"{service} was killed by SIGKILL, seen ")
     assert stopped.value.history.partial == stopped.value.reason
+
+
+def test_lab_services_lists_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code, out, _ = run(["lab", "services", "--json"], capsys)
+    assert code == 0
+    rows = json.loads(out)["services"]
+    assert [row["name"] for row in rows] == [s.name for s in SERVICES_LIST]
+    for row, service in zip(rows, SERVICES_LIST, strict=True):
+        assert [t["name"] for t in row["tokens"]] == list(service.token_names)
+        assert [t["model_token"] for t in row["tokens"]] == [t.model for t in service.tokens]
+        assert row["missing"] == missing_requirement(service.name)
+    code, out, _ = run(["lab", "services"], capsys)
+    assert code == 0 and "--token sequence (model: counter)" in out
