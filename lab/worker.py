@@ -1,4 +1,4 @@
-"""A worker process: takes the lock in etcd, writes through the storage process, releases.
+"""A worker process: takes the lock from its lock service, writes through the store, releases.
 
 `python -m lab.worker ...` either obeys one command per line on standard input (scripted
 scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on standard
