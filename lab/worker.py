@@ -11,7 +11,7 @@ give up the grant (it does not release it), exactly as in the model.
 
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
 history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
-etcd request failed, so a key may have been created); a read or write is `send` (its
+request to the lock service failed, so a lock may have been taken); a read or write is `send` (its
 invoke) then `reply` (ok, or fail when the store rejected it), `fail` (the request never
 reached the store) or `info` (the reply never came, or the store answered with an error
 while deciding: it may have applied it); a
