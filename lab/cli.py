@@ -43,7 +43,16 @@ BAR_SECONDS: Final = 0.2
 
 def register(commands: Any) -> None:
     """Add `fencing lab scenarios|run|random` to the `fencing` command."""
+    from lab.lock_table import SERVICE_NAMES
     from lab.settings import DATABASES, MARKS, RECEIVERS, TOKENS, WORKLOADS
+
+    def service_flag(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--lock-service",
+            choices=SERVICE_NAMES,
+            default="etcd",
+            help="the lock service the workers take the lock from (default: etcd)",
+        )
 
     lab = commands.add_parser(
         "lab", help="the live lab: real etcd, real processes, histories checked by the model"
@@ -53,7 +62,14 @@ def register(commands: Any) -> None:
     listing = sub.add_parser("scenarios", help="list the scripted scenarios and the model's view")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
     _database(listing, DATABASES)
+    service_flag(listing)
     listing.set_defaults(run=run_scenarios)
+
+    services = sub.add_parser(
+        "services", help="the lock services: their tokens and the model's option for each"
+    )
+    services.add_argument("--json", action="store_true", help="print one JSON object")
+    services.set_defaults(run=run_services)
 
     scripted = sub.add_parser("run", help="run one scripted scenario")
     scripted.add_argument("scenario", help="a name from `fencing lab scenarios`")
@@ -64,6 +80,7 @@ def register(commands: Any) -> None:
     scripted.add_argument("--gap", type=float, metavar="S", help="fenced-nonatomic: check→write")
     _database(scripted, DATABASES)
     _common(scripted)
+    service_flag(scripted)
     scripted.set_defaults(run=run_scripted)
 
     randomized = sub.add_parser("random", help="workers loop while a seeded nemesis injects faults")
@@ -77,7 +94,7 @@ def register(commands: Any) -> None:
         metavar="R[,R...]",
         help=f"one or more of {', '.join(RECEIVERS)}, compared side by side",
     )
-    randomized.add_argument("--token", choices=TOKENS, default="create-revision")
+    randomized.add_argument("--token", choices=TOKENS, help="default: the service's first")
     randomized.add_argument("--writes", type=int, default=3, metavar="K", help="per grant")
     randomized.add_argument("--workload", choices=WORKLOADS, default="blind")
     randomized.add_argument("--hwm", choices=MARKS, default="durable")
@@ -94,6 +111,7 @@ def register(commands: Any) -> None:
         "--members", type=int, default=1, metavar="N", help="etcd members: 1, or a cluster of 3"
     )
     _common(randomized)
+    service_flag(randomized)
     randomized.set_defaults(run=run_randomized_cli)
 
 
@@ -228,7 +246,7 @@ def run_scenarios(args: argparse.Namespace) -> int:
     def body() -> int:
         rows = []
         for item in SCENARIOS_LIST:
-            settings = item.settings(database=args.database)
+            settings = item.settings(database=args.database, lock_service=args.lock_service)
             rows.append(
                 {
                     "name": item.name,
@@ -249,10 +267,44 @@ def run_scenarios(args: argparse.Namespace) -> int:
     return _main(body)
 
 
+def run_services(args: argparse.Namespace) -> int:
+    """`fencing lab services`: each lock service, its token sources and what they map to."""
+    from lab.lock_servers import missing_requirement
+    from lab.lock_table import SERVICES_LIST
+
+    def body() -> int:
+        rows: list[dict[str, Any]] = [
+            {
+                "name": service.name,
+                "words": service.words,
+                "mirrors": service.mirrors,
+                "tokens": [
+                    {"name": t.name, "words": t.words, "model_token": t.model.value}
+                    for t in service.tokens
+                ],
+                "missing": missing_requirement(service.name),
+            }
+            for service in SERVICES_LIST
+        ]
+        if args.json:
+            print(json.dumps({"services": rows}, indent=2))
+            return 0
+        for row in rows:
+            print(f"{row['name']:<14} {row['words']}")
+            print(f"{'':<14} mirrors {row['mirrors']}")
+            for token in row["tokens"]:
+                print(f"{'':<14} --token {token['name']} (model: {token['model_token']})")
+            if row["missing"]:
+                print(f"{'':<14} not on this machine: {row['missing']}")
+        return 0
+
+    return _main(body)
+
+
 def run_scripted(args: argparse.Namespace) -> int:
     """`fencing lab run SCENARIO`: one scripted scenario on a real etcd."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_scenario
+    from lab.experiment import etcd_for, lock_service_for, run_scenario
     from lab.history_files import history_target
     from lab.scenarios import scenario
 
@@ -265,17 +317,29 @@ def run_scripted(args: argparse.Namespace) -> int:
             worker_check=args.worker_check,
             gap=args.gap,
             database=args.database,
+            lock_service=args.lock_service,
         )
         _require_database(settings.database)
+        _check_requirements(settings.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history)
         progress = _progress_bar(sys.stderr.isatty())
-        with etcd_for(endpoint) as (etcd, _):
-            report = run_scenario(etcd, chosen.name, settings, target, progress)
+        with etcd_for(endpoint) as (etcd, _), lock_service_for(settings.lock_service) as server:
+            report = run_scenario(etcd, chosen.name, settings, target, progress, service=server)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.text())
         return _verdict_status([report])
 
     return _main(body)
+
+
+def _check_requirements(service: str) -> None:
+    """Refuse, in one line, a lock service this machine cannot run (before anything starts)."""
+    from lab.lock_servers import missing_requirement
+    from lab.settings import LabInputError
+
+    missing = missing_requirement(service)
+    if missing:
+        raise LabInputError(missing)
 
 
 def _verdict_status(reports: list[Any]) -> int:
@@ -326,18 +390,21 @@ def _faults(args: argparse.Namespace, receivers: list[str]) -> str:
 def run_randomized_cli(args: argparse.Namespace) -> int:
     """`fencing lab random`: the randomized workload, one run per receiver, side by side."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_randomized
+    from lab.experiment import etcd_for, lock_service_for, run_randomized
     from lab.history_files import history_target
+    from lab.lock_table import SERVICES
     from lab.runner import LabStopped
     from lab.settings import Settings
 
     def body() -> int:
         receivers = _receivers(args.receiver)
         faults = _faults(args, receivers)
+        token = args.token or SERVICES[args.lock_service].token_names[0]
         plans = [
             Settings(
                 receiver=receiver,
-                token=args.token,
+                token=token,
+                lock_service=args.lock_service,
                 hwm=args.hwm if receiver in ("fenced", "fenced-nonatomic") else "durable",
                 workload=args.workload,
                 worker_check=args.worker_check,
@@ -365,14 +432,18 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
 
             raise LabInputError("--seconds must be above 0")
         _require_database(args.database)
+        _check_requirements(args.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history, tuple(receivers))
         reports = []
-        with etcd_for(endpoint, args.members) as (etcd, _):
+        with (
+            etcd_for(endpoint, args.members) as (etcd, _),
+            lock_service_for(args.lock_service) as server,
+        ):
             for settings in plans:
                 progress = _progress_bar(sys.stderr.isatty())
                 try:
-                    reports.append(run_randomized(etcd, settings, target, progress))
+                    reports.append(run_randomized(etcd, settings, target, progress, service=server))
                 except LabStopped as stop:
                     stop.finished = [report.path for report in reports if report.path]
                     raise

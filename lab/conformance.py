@@ -3,7 +3,9 @@
 The mapping (documented in the README):
 
 - design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
-  key-version, lease ID ↔ random, the mark ↔ hwm (a volatile mark with its restarts),
+  key-version, lease ID ↔ random (every lock service's token sources map as
+  `lab.lock_table` says: ZooKeeper's sequence and Redis's counter ↔ counter, Redis's random
+  value ↔ random), the mark ↔ hwm (a volatile mark with its restarts),
   read-modify-write ↔ workload rmw, worker checks ↔ worker_check;
 - events: a grant ↔ Acquire(w) (with random tokens, the value is the rank of the lease
   ID among the run's grants), a send ↔ Send(w), a delivery ↔ Deliver(w), the non-atomic
@@ -55,7 +57,7 @@ from model.design import (
 )
 from model.layout import INT64_LIMIT, domain_sizes
 from model.narration import describe_step, reception_outcome
-from model.options import MarkStore, Workload
+from model.options import MarkStore, Token, Workload
 from model.rules import Action
 from model.system import State, System
 from model.trace import MAX_TRACE_STEPS, Trace, replay
@@ -366,7 +368,8 @@ def map_history(
         more_grants, more_restarts = grants, restarts
         if event.kind == "grant":
             more_grants += 1
-            value = ranks.get(int(event.get("revision")), 0) if settings.token == "lease-id" else 0
+            random = MODEL_TOKEN[settings.token] == Token.RANDOM
+            value = ranks.get(int(event.get("revision")), 0) if random else 0
             action = Action("Acquire", event.worker, value)
         elif event.kind == "storage-kill" and _restart_counts(settings):
             more_restarts += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lab.history import Happening
+from lab.lock_table import DEFAULT_SERVICE, SERVICES
 
 NEMESIS_SENTENCES = {
     "crash": "the nemesis kills W{w} for good (SIGKILL)",
@@ -33,8 +34,35 @@ def _mark(event: Happening) -> str:
     )
 
 
-def describe(event: Happening) -> str:
-    """What happened, in one sentence."""
+def _grant(event: Happening, service: str, seen: str) -> str:
+    """A grant in the words of its lock service."""
+    w, token = event.worker, event.get("token")
+    if service == "zookeeper":
+        return (
+            f"ZooKeeper grants the lock to W{w}: znode {event.get('node', '')} (czxid "
+            f"{event.get('revision')}), session {event.get('lease')}; token {token}{seen}"
+        )
+    if service == "redis":
+        return f"Redis grants the lock to W{w}: grant {event.get('revision')}; token {token}{seen}"
+    return (
+        f"{SERVICES[service].short} grants the lock to W{w}: create revision "
+        f"{event.get('revision')}, version {event.get('version')}, lease {event.get('lease')}; "
+        f"token {token}{seen}"
+    )
+
+
+def _revoked(event: Happening, service: str) -> str:
+    """The end of a lock nobody released, in the words of its lock service."""
+    w, grant = event.worker, event.get("grant")
+    if service == "zookeeper":
+        return f"W{w}'s ZooKeeper session expires and its lock znode is deleted (grant {grant})"
+    if service == "redis":
+        return f"W{w}'s Redis lock key expires (grant {grant})"
+    return f"etcd revokes W{w}'s expired lease and deletes the lock key (grant {grant})"
+
+
+def describe(event: Happening, service: str = DEFAULT_SERVICE) -> str:
+    """What happened, in one sentence (in the words of the run's lock service)."""
     kind, w = event.kind, event.worker
     if kind == "grant":
         seen = (
@@ -42,19 +70,17 @@ def describe(event: Happening) -> str:
             if event.get("unanswered")
             else ""
         )
-        return (
-            f"etcd grants the lock to W{w}: create revision {event.get('revision')}, version "
-            f"{event.get('version')}, lease {event.get('lease')}; token {event.get('token')}{seen}"
-        )
+        return _grant(event, service, seen)
     if kind == "revoked":
-        grant = event.get("grant")
-        return f"etcd revokes W{w}'s expired lease and deletes the lock key (grant {grant})"
+        return _revoked(event, service)
     if kind == "release":
         if event.get("deleted"):
             return f"W{w} releases the lock: its key is deleted"
         return f"W{w} releases, but its key was already gone (another grant or an expiry)"
     if kind == "send":
-        return f"W{w} sends {_request(event).split(' ', 1)[1]}"
+        held = event.get("client_says_held")
+        belief = {True: " (its lock client still reports the lock held)", False: ""}.get(held, "")
+        return f"W{w} sends {_request(event).split(' ', 1)[1]}{belief}"
     if kind == "deliver":
         if event.get("outcome") == "read":
             return f"the store returns version {event.get('version_before')} to W{w}'s read"
@@ -92,7 +118,7 @@ def describe(event: Happening) -> str:
     if kind == "reply":
         return f"W{w} hears: {event.get('outcome')}"
     if kind == "invoke":
-        return f"W{w} asks etcd to {event.get('op')} the lock"
+        return f"W{w} asks {SERVICES[service].short} to {event.get('op')} the lock"
     if kind in ("fail", "info"):
         verdict = (
             "failed: it never took effect"
@@ -113,7 +139,7 @@ def describe(event: Happening) -> str:
             if isinstance(locks, list)
             else "the lock keys could not be read"
         )
-        return f"the final read finds the data at {row}; etcd holds {keys}"
+        return f"the final read finds the data at {row}; {SERVICES[service].short} holds {keys}"
     if kind == "error":
         return (
             f"W{w}: {event.get('during')} failed: {event.get('error')}"

@@ -21,6 +21,7 @@ from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.evidence import keep_evidence
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
+from lab.lock_servers import ServiceServer, server_for
 from lab.nemesis import Fault
 from lab.report import LabReport, analyse
 from lab.runner import (
@@ -60,6 +61,18 @@ def etcd_for(
     with EtcdServer() as server:
         assert server.endpoint is not None
         yield server.endpoint, server.start_seconds
+
+
+@contextlib.contextmanager
+def lock_service_for(service: str) -> Iterator[ServiceServer | None]:
+    """The lock service's own server for the duration (None for the etcd services: the
+    lab's etcd is theirs); a missing program or library is one line (LabInputError)."""
+    server = server_for(service)
+    if server is None:
+        yield None
+        return
+    with server:
+        yield server
 
 
 def _signal_of(error: BaseException) -> int | None:
@@ -108,6 +121,7 @@ def run_scenario(
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
     limit_seconds: float = SCENARIO_LIMIT_SECONDS,
+    service: ServiceServer | None = None,
 ) -> LabReport:
     """Run one scripted scenario with these settings; its history checked and saved."""
     chosen = scenario(name)
@@ -122,6 +136,7 @@ def run_scenario(
         progress,
         limit_seconds,
         prediction.to_dict(),
+        service,
     )
 
 
@@ -135,6 +150,7 @@ def run_driven(
     progress: Progress | None = None,
     limit_seconds: float = SCENARIO_LIMIT_SECONDS,
     prediction: dict[str, Any] | None = None,
+    service: ServiceServer | None = None,
 ) -> LabReport:
     """Run workers through `drive` (a scenario's steps); the history checked and saved."""
 
@@ -142,7 +158,7 @@ def run_driven(
         run.start_workers()
         drive(Driver(run, steps))
 
-    with LabRun(endpoint, settings, name, limit_seconds, progress) as run:
+    with LabRun(endpoint, settings, name, limit_seconds, progress, service) as run:
         history, path = _carry_out(run, body, as_target(history_path), prediction)
     report = analyse(history, path)
     if progress:
@@ -156,13 +172,14 @@ def run_randomized(
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
     faults: tuple[Fault, ...] = (),
+    service: ServiceServer | None = None,
 ) -> LabReport:
     """Run the randomized workload with the nemesis; its history checked and saved. The
     schedule is drawn from the settings' seed, unless `faults` gives one."""
     if settings.seconds <= 0:
         raise LabInputError("a randomized run needs a duration: --seconds must be above 0")
     with LabRun(
-        endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress
+        endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress, service
     ) as run:
         run.faults = faults
         history, path = _carry_out(run, run_random, as_target(history_path))

@@ -574,9 +574,13 @@ class Timeline:
 
 def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     """Where etcd ordered an event: (revision, 0) for a change, (revision, 1) for a read at it."""
-    if kind in ("grant", "revoked"):
+    if kind == "grant":  # etcd's lock API grants when the keys queued before are gone
+        return (int(event.get("order_revision") or event["revision"]), 0)
+    if kind == "revoked":
         return (int(event["revision"]), 0)
     if kind == "release":
+        if event.get("ordered") is False:  # a service that gives it no place in its order
+            return None
         return (int(event["etcd_revision"]), 0 if event.get("deleted") else 1)
     if kind == "deliver" and event.get("etcd_revision") is not None:
         return (int(event["etcd_revision"]), 1 if event.get("etcd_after") else 0)
@@ -619,7 +623,7 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
     for gone in deletes.values():
         grant = int(gone.get("grant", 0))
         asked = releasing.get(grant)
-        if asked is not None and grant not in released:
+        if asked is not None and grant not in released and asked["t"] <= gone["t"]:
             merged.append((_release_seen_by_etcd(gone, asked), "release"))
             continue
         merged.append(
@@ -661,7 +665,10 @@ def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
         "revision": revision,
         "version": version,
         "lease": lease,
-        "token": Grant(revision, version, lease, 0).token(token_source),
+        "token": int(put["token"])
+        if isinstance(put.get("token"), int)
+        else Grant(revision, version, lease, 0).token(token_source),
+        **({"order_revision": put["order_revision"]} if "order_revision" in put else {}),
         "unanswered": True,
     }
 

@@ -207,7 +207,7 @@ class LabReport:
     def narrated(self, skip: tuple[str, ...] = ()) -> list[str]:
         """Every event of the history (but the kinds in `skip`) as a numbered sentence."""
         return [
-            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e)}"
+            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e, self.history.settings.lock_service)}"
             for e in self.line.events
             if e.kind not in skip
         ]

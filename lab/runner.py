@@ -48,6 +48,8 @@ from lab.lock import (
     lock_keys,
     read_data,
 )
+from lab.lock_observers import LockApiView, PollingObserver, lock_api_owner, observer_for
+from lab.lock_servers import ServiceServer
 from lab.nemesis import Fault, Nemesis, refusal, schedule
 from lab.postgres import Cluster
 from lab.processes import Child, Children, python_module, start_child
@@ -202,8 +204,13 @@ class LabRun:
         scenario: str,
         limit_seconds: float,
         progress: Progress | None = None,
+        service: ServiceServer | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.service = service
+        """The lock service the lab started besides etcd (ZooKeeper, Redis), if any."""
+        self.observer: PollingObserver | None = None
+        self.lock_view: LockApiView | None = None
         self.settings = settings
         self.scenario = scenario
         self.progress = progress or _never
@@ -252,6 +259,7 @@ class LabRun:
                 target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
             ).start()
             self.start_watch()
+            self.start_observer()
             if self.settings.database == "postgres":
                 self.postgres = Cluster.create()
             self.start_storage()
@@ -266,6 +274,8 @@ class LabRun:
     def close(self) -> None:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
         self.children.stop_all()
+        if self.observer is not None:
+            self.observer.close()
         if self.probe is not None:
             self.probe.stop()
         if self.watcher is not None:
@@ -325,6 +335,9 @@ class LabRun:
                 f"etcd at {self.endpoint.url} stopped answering ({self.probe.misses} status "
                 f"requests in a row failed: {self.probe.last_error}), seen {at}"
             )
+        service = self.service
+        if service is not None and service.child is not None and not service.alive():
+            raise LabProcessDied(f"{service.service} {service.child.ending()}, seen {at}")
         if self.storage is not None and not self.storage.alive():
             raise LabProcessDied(
                 f"the storage process (pid {self.storage.pid}) {self.storage.ending()}, seen "
@@ -417,7 +430,15 @@ class LabRun:
         answers = self.etcd_answers()
         data = self._read_data() if answers or self.settings.receiver != "etcd-txn" else None
         locks = None
-        if answers:
+        if self.observer is not None:
+            self.observer.stop()
+            if self.service is None or self.service.alive():
+                with contextlib.suppress(Exception):
+                    locks = self.observer.final_locks()
+        elif answers and self.lock_view is not None:
+            with contextlib.suppress(Exception):
+                locks = lock_api_owner(self.client, self.prefix)
+        elif answers:
             with contextlib.suppress(Exception):
                 locks = lock_keys(self.client, self.prefix + LOCK_KEY)
         self.log.record("final-read", data=data, locks=locks, watch=self.watch_done.is_set())
@@ -506,6 +527,17 @@ class LabRun:
                 f"({type(error).__name__})"
             ) from None
 
+    def start_observer(self) -> None:
+        """Start the view of the lock for a service other than the etcd recipe."""
+        service = self.settings.lock_service
+        if service == "etcd-lock-api":
+            self.lock_view = LockApiView(self.endpoint.client(), self.prefix, self.log.record)
+        elif self.service is not None and self.service.address is not None:
+            url = self.service.address.url
+            self.observer = observer_for(service, url, self.prefix, self.log.record, self.log.now)
+            if self.observer is not None:
+                self.observer.start()
+
     def on_lock_event(self, event: Any) -> None:
         """Record a change of the lock key as the watch reports it."""
         at = self.log.now()
@@ -513,6 +545,9 @@ class LabRun:
         key = kv["key"].decode() if isinstance(kv["key"], bytes) else str(kv["key"])
         if key.endswith(SENTINEL):
             self.watch_done.set()
+            return
+        if self.lock_view is not None:
+            self.lock_view.on_event(event, at)
             return
         revision = int(kv["mod_revision"])
         if event.get("type") == "DELETE":
@@ -640,6 +675,8 @@ class LabRun:
                 "lab.worker",
                 f"--worker={w}",
                 f"--etcd={self.worker_endpoint(w).url}",
+                f"--lock-service={s.lock_service}",
+                f"--service={self._service_fields().get('lock_service', '')}",
                 f"--prefix={self.prefix}",
                 f"--socket={self.socket}",
                 f"--events={self.directory / f'w{w}.jsonl'}",
@@ -771,7 +808,12 @@ class LabRun:
             scenario=self.scenario,
             settings=self.settings,
             events=tuple(self.events()),
-            etcd={"endpoint": self.endpoint.url, "version": version, "prefix": self.prefix},
+            etcd={
+                "endpoint": self.endpoint.url,
+                "version": version,
+                "prefix": self.prefix,
+                **self._service_fields(),
+            },
             started=self.started_at,
             seconds=(self.finished or time.monotonic()) - self.t0,
             prediction=prediction,
@@ -779,6 +821,11 @@ class LabRun:
             measured=self.measured(),
             nemesis=self.faults,
         )
+
+    def _service_fields(self) -> dict[str, Any]:
+        """Where the run's lock service was, when it is not etcd."""
+        address = self.service.address if self.service is not None else None
+        return {"lock_service": address.url} if address is not None else {}
 
     def wind_down(self) -> None:
         """Resume paused workers, let the workers exit, catch the watch up, stop the store."""
@@ -806,6 +853,8 @@ class Driver:
         self.steps = max(1, steps)
         self.done = 0
         self.holds_seen: dict[int, int] = {}
+        self.stalled: set[int] = set()
+        """Workers paused only so that their ZooKeeper session could expire."""
 
     def _step(self, words: str) -> None:
         """Report progress: one more step done."""
@@ -827,6 +876,7 @@ class Driver:
 
     def release(self, w: int) -> str:
         """W releases the lock if it still holds its grant."""
+        self._unstall(w)
         result = self.run.answer(w, self.run.tell(w, {"do": "release"}))
         self._step(f"W{w}: {result}")
         return result
@@ -837,6 +887,7 @@ class Driver:
 
     def outcome(self, w: int, ticket: int) -> str:
         """Wait for the outcome of a write told earlier."""
+        self._unstall(w)
         result = self.run.answer(w, ticket)
         self._step(f"W{w}'s late write: {result}")
         return result
@@ -871,8 +922,22 @@ class Driver:
         """Let W's held request go on."""
         self.run.control({"op": "unhold", "worker": w})
 
+    def _unstall(self, w: int) -> None:
+        """Resume a worker paused only for its session to expire."""
+        if w in self.stalled:
+            self.stalled.discard(w)
+            self.run.resume(w)
+
     def wait_lease_end(self, w: int) -> None:
-        """Wait until etcd has deleted W's lock key (its lease expired and was revoked)."""
+        """Wait until the service has deleted W's lock (its lease expired and was revoked).
+
+        A ZooKeeper lock ends only when its holder's session expires, and kazoo keeps the
+        session alive from a thread of its own while the worker waits for the store; so a
+        worker that is not paused is paused here (as a long GC pause would) until it is
+        told to go on."""
+        if self.run.settings.lock_service == "zookeeper" and not self.run.workers[w].paused:
+            self.run.pause(w)
+            self.stalled.add(w)
         grants = [e for e in self.run.lock_events("lock-put") if e.get("holder") == f"W{w}"]
         if not grants:
             self.run.wait_until(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
+from lab.lock_table import DEFAULT_SERVICE, SERVICES
 from lab.runner import Driver
 from lab.settings import LabInputError, Settings
 from model.design import Bounds
@@ -48,6 +49,11 @@ class LabScenario:
         chosen = {**self.defaults, **{k: v for k, v in overrides.items() if v is not None}}
         if chosen.get("receiver") in ("none", "etcd-txn") and "hwm" not in overrides:
             chosen["hwm"] = "durable"  # only a receiver with a mark can lose it
+        service = SERVICES.get(str(chosen.get("lock_service", DEFAULT_SERVICE)))
+        if service is not None and overrides.get("token") is None:
+            default = str(chosen.get("token", "create-revision"))
+            if default not in service.token_names:  # the service's own first token instead
+                chosen["token"] = service.token_names[0]
         return Settings(workers=2, writes=1, **chosen)
 
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
+from lab.lock_table import ALL_TOKENS, DEFAULT_SERVICE, SERVICE_NAMES, SERVICES, SERVICES_LIST
 from model.design import MAX_WORKERS, MAX_WRITES
 from model.options import Receiver, Token
 
 RECEIVERS: Final = ("none", "fenced", "fenced-nonatomic", "etcd-txn")
 """How the store treats a write: plain, fenced in one transaction, check then write, or an
 etcd transaction guarded by the lock key."""
-TOKENS: Final = ("create-revision", "version", "lease-id")
-"""Which number of the lock key a worker sends as its token."""
+TOKENS: Final = ALL_TOKENS
+"""Which number of the grant a worker sends as its token (each service offers some:
+`lab.lock_table`)."""
 MARKS: Final = ("durable", "volatile")
 DATABASES: Final = ("sqlite", "postgres")
 """Where the store keeps the data and the mark: a SQLite file, or a real PostgreSQL whose
@@ -42,12 +44,11 @@ MODEL_RECEIVER: Final = {
     "etcd-txn": Receiver.LEASE_AWARE,
 }
 """The model's receiver option for each lab receiver."""
-MODEL_TOKEN: Final = {
-    "create-revision": Token.COUNTER,
-    "version": Token.KEY_VERSION,
-    "lease-id": Token.RANDOM,
+MODEL_TOKEN: Final[dict[str, Token]] = {
+    source.name: source.model for service in SERVICES_LIST for source in service.tokens
 }
-"""The model's token option for each lab token source."""
+"""The model's token option for each lab token source (one meaning per name, whichever
+service offers it)."""
 
 MAX_SECONDS: Final = 60.0
 """Longest randomized run the lab accepts."""
@@ -78,6 +79,22 @@ def _check_number(name: str, value: object, low: float, high: float) -> None:
         raise LabInputError(f"{name} = {value:g} is out of range: allowed {low:g} to {high:g}")
 
 
+def _check_service(service: str, token: str, receiver: str) -> None:
+    """Refuse a token the lock service does not hand out, or the etcd-txn receiver (guarded
+    by the etcd recipe's lock key) with another service."""
+    offered = SERVICES[service].token_names
+    if token not in offered:
+        raise LabInputError(
+            f"token {token!r} makes no sense with the {service} lock service: it offers "
+            f"{', '.join(offered)}"
+        )
+    if receiver == "etcd-txn" and service != DEFAULT_SERVICE:
+        raise LabInputError(
+            f"receiver etcd-txn guards its write with the etcd recipe's lock key, which the "
+            f"{service} lock service does not have: choose another receiver"
+        )
+
+
 @dataclass(frozen=True)
 class Settings:
     """One lab run's design and sizes (the random-run fields stay 0 for a scripted scenario)."""
@@ -99,10 +116,13 @@ class Settings:
     """The nemesis's fault kinds, comma-separated (a randomized run's)."""
     members: int = 1
     """How many etcd members the run's cluster has."""
+    lock_service: str = DEFAULT_SERVICE
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
         _check_choice("token", self.token, TOKENS)
+        _check_choice("lock service", self.lock_service, SERVICE_NAMES)
+        _check_service(self.lock_service, self.token, self.receiver)
         _check_choice("mark (--hwm)", self.hwm, MARKS)
         _check_choice("workload", self.workload, WORKLOADS)
         _check_choice("database", self.database, DATABASES)
@@ -142,6 +162,8 @@ class Settings:
     def label(self) -> str:
         """A short label such as `receiver fenced, token create-revision, rmw`."""
         parts = [f"receiver {self.receiver}", f"token {self.token}"]
+        if self.lock_service != DEFAULT_SERVICE:
+            parts.insert(0, f"lock {self.lock_service}")
         if self.keeps_mark and self.hwm == "volatile":
             parts.append("volatile mark")
         if self.workload == "rmw":

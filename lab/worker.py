@@ -1,4 +1,4 @@
-"""A worker process: takes the lock in etcd, writes through the storage process, releases.
+"""A worker process: takes the lock from its lock service, writes through the store, releases.
 
 `python -m lab.worker ...` either obeys one command per line on standard input (scripted
 scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on standard
@@ -12,7 +12,7 @@ give up the grant (it does not release it), exactly as in the model.
 
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
 history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
-etcd request failed, so a key may have been created); a read or write is `send` (its
+request to the lock service failed, so a lock may have been taken); a read or write is `send` (its
 invoke) then `reply` (ok, or fail when the store rejected it), `fail` (the request never
 reached the store) or `info` (the reply never came, or the store answered with an error
 while deciding: it may have applied it); a
@@ -33,19 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from etcd3gw.exceptions import Etcd3Exception
-
-from lab.etcd import parse_endpoint
 from lab.events import EventLog
-from lab.lock import (
-    LOCK_KEY,
-    Grant,
-    delete_if_mine,
-    grant_lease,
-    key_exists,
-    revoke_lease,
-    try_create,
-)
+from lab.lock_clients import Granted, LockRequestFailed, lock_client
 from lab.protocol import StorageUnavailable, StorageUnreached, request
 
 POLL_SECONDS: Final = 0.02
@@ -69,19 +58,20 @@ class Holding:
     """The grant a worker believes it holds, and when it asked for its lease (on the run's
     clock, and on the worker's own wall clock, which is what it checks its lease with)."""
 
-    grant: Grant
+    grant: Granted
     token: int
     asked_at: float
     asked_wall: float = 0.0
 
 
 class Worker:
-    """One worker: its etcd client, its grant (if any) and its requests to the store."""
+    """One worker: its lock client, its grant (if any) and its requests to the store."""
 
     def __init__(self, args: argparse.Namespace, log: EventLog) -> None:
         self.number: int = args.worker
-        self.client = parse_endpoint(args.etcd).client()
-        self.lock_key = args.prefix + LOCK_KEY
+        self.locks = lock_client(
+            args.lock_service, args.service or args.etcd, args.prefix, args.ttl, args.token
+        )
         self.ttl: int = args.ttl
         self.token_source: str = args.token
         self.socket: Path = args.socket
@@ -107,33 +97,34 @@ class Worker:
         in_doubt = ""
         while self.log.now() < deadline:
             try:
-                if not key_exists(self.client, self.lock_key):
-                    asked, wall = self.log.now(), time.time()
-                    lease, ttl = grant_lease(self.client, self.ttl)
-                    grant = try_create(self.client, self.lock_key, f"W{self.number}", lease, ttl)
-                    if grant is not None:
-                        token = grant.token(self.token_source)
-                        self.holding = Holding(grant, token, asked, wall)
-                        self.log.record(
-                            "grant",
-                            worker=self.number,
-                            revision=grant.revision,
-                            version=grant.version,
-                            lease=grant.lease,
-                            ttl=grant.ttl,
-                            token=token,
-                            asked=round(asked, 6),
-                        )
-                        return True
-                    revoke_lease(self.client, lease)
-            except Etcd3Exception as error:
+                asked, wall = self.log.now(), time.time()
+                grant = self.locks.try_acquire(f"W{self.number}")
+                if grant is not None:
+                    self.holding = Holding(grant, grant.token, asked, wall)
+                    ordered = (
+                        {"order_revision": grant.order} if grant.order != grant.revision else {}
+                    )
+                    self.log.record(
+                        "grant",
+                        worker=self.number,
+                        revision=grant.revision,
+                        version=grant.version,
+                        lease=grant.lease,
+                        ttl=grant.ttl,
+                        token=grant.token,
+                        asked=round(asked, 6),
+                        **ordered,
+                        **dict(grant.extra),
+                    )
+                    return True
+            except LockRequestFailed as error:
                 in_doubt = str(error)
                 self.log.record(
                     "error", worker=self.number, during="acquire", error=str(error)[:200]
                 )
             nap(POLL_SECONDS)
         if in_doubt:
-            self.retire("info", "acquire", f"an etcd request failed: {in_doubt}")
+            self.retire("info", "acquire", in_doubt)
         else:
             self.log.record("fail", worker=self.number, op="acquire", error="timed out")
         return False
@@ -165,7 +156,9 @@ class Worker:
             "grant": holding.grant.revision,
             **fields,
         }
-        self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op)
+        believed = self.locks.believes_held(holding.grant)
+        said = {} if believed is None else {"client_says_held": believed}
+        self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op, **said)
         try:
             answer = request(self.socket, message, REQUEST_SECONDS)
         except StorageUnreached as error:
@@ -205,15 +198,15 @@ class Worker:
         return (self.retired or "gave up") if answer is None else str(answer["outcome"])
 
     def release(self) -> str:
-        """Delete the lock key if it is still this grant's, then revoke the lease."""
+        """Give the lock up through the service's client (deleted only if still this grant's)."""
         holding = self.holding
         if holding is None:
             return self.retired or "no grant"
         self.holding = None
         self.log.record("invoke", worker=self.number, op="release", grant=holding.grant.revision)
         try:
-            deleted, revision = delete_if_mine(self.client, self.lock_key, holding.grant.revision)
-        except Etcd3Exception as error:
+            deleted, revision = self.locks.release(holding.grant)
+        except LockRequestFailed as error:
             self.retire("info", "release", str(error), grant=holding.grant.revision)
             return "error"
         self.log.record(
@@ -222,8 +215,8 @@ class Worker:
             grant=holding.grant.revision,
             deleted=deleted,
             etcd_revision=revision,
+            **({} if deleted or self.locks.orders_releases else {"ordered": False}),
         )
-        revoke_lease(self.client, holding.grant.lease)
         return "released" if deleted else "released (lock already gone)"
 
 
@@ -275,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lab.worker")
     parser.add_argument("--worker", type=int, required=True)
     parser.add_argument("--etcd", required=True)
+    parser.add_argument("--lock-service", default="etcd")
+    parser.add_argument("--service", default="", help="the lock service's address, if not etcd")
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--socket", type=Path, required=True)
     parser.add_argument("--events", type=Path, required=True)

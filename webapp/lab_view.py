@@ -18,11 +18,13 @@ from lab.checker import CHECKED, TITLES
 from lab.etcd import ETCD_ENV, endpoint_from
 from lab.experiment import run_randomized, run_scenario
 from lab.history import History, history_to_json
+from lab.lock_servers import SHARED_SERVICES
+from lab.lock_table import SERVICE_NAMES, SERVICES
 from lab.report import LabReport
 from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
-from lab.settings import DATABASES, RECEIVERS, TOKENS, LabError, LabInputError, Settings
+from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
 from webapp.lab_timeline import history_figure
 from webapp.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
@@ -59,6 +61,15 @@ def address_problem() -> str:
     return ""
 
 
+def _service_picker(key: str) -> str:
+    """The lock service the workers take the lock from, with what it is in words."""
+    service = st.selectbox(
+        "Lock service", SERVICE_NAMES, format_func=lambda n: f"{n}: {SERVICES[n].words}", key=key
+    )
+    st.caption(f"Mirrors {SERVICES[service].mirrors}.")
+    return str(service)
+
+
 def _scenario_settings() -> tuple[str, Settings]:
     """The scenario picker and its overrides; the chosen name and settings."""
     names = [item.name for item in SCENARIOS_LIST]
@@ -70,13 +81,24 @@ def _scenario_settings() -> tuple[str, Settings]:
     )
     chosen = SCENARIOS[name]
     st.markdown(chosen.story)
+    service = _service_picker("lab-service")
     left, right = st.columns(2)
     receiver = left.selectbox("Receiver", (DEFAULT, *RECEIVERS), key="lab-receiver")
-    token = right.selectbox("Token", (DEFAULT, *TOKENS), key="lab-token")
-    settings = chosen.settings(
-        receiver=None if receiver == DEFAULT else receiver,
-        token=None if token == DEFAULT else token,
+    tokens = SERVICES[service].token_names
+    token = right.selectbox(
+        "Token",
+        (DEFAULT, *tokens),
+        key="lab-token" if service == "etcd" else f"lab-token-{service}",
     )
+    try:
+        settings = chosen.settings(
+            receiver=None if receiver == DEFAULT else receiver,
+            token=None if token == DEFAULT else token,
+            lock_service=service,
+        )
+    except LabInputError as error:
+        st.warning(escaped(str(error)))
+        settings = chosen.settings(lock_service=service)
     prediction = predict(chosen, settings)
     st.info(f"**The model's prediction** for {settings.label()}: {prediction.summary()}.")
     return name, settings
@@ -96,8 +118,13 @@ def _random_settings() -> list[Settings]:
         key="lab-seed",
         help="The same number repeats the nemesis's choices: when, whom and how long it pauses.",
     )
+    service = _service_picker("lab-random-service")
+    offered = [r for r in RECEIVERS if service == "etcd" or r != "etcd-txn"]
     receivers = st.multiselect(
-        "Receivers, compared side by side", RECEIVERS, RANDOM_RECEIVERS, key="lab-receivers"
+        "Receivers, compared side by side",
+        offered,
+        [r for r in RANDOM_RECEIVERS if r in offered],
+        key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
     )
     st.caption(
         "Each worker loops: take the lock, three writes, release. The nemesis pauses workers "
@@ -106,6 +133,8 @@ def _random_settings() -> list[Settings]:
     return [
         Settings(
             receiver=receiver,
+            lock_service=service,
+            token=SERVICES[service].token_names[0],
             workers=int(workers),
             writes=3,
             seconds=float(seconds),
@@ -177,10 +206,15 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
                 ) -> None:
                     bar.progress(min(1.0, (number + fraction) * share), text=f"{receiver}: {words}")
 
+                server = SHARED_SERVICES.server(settings.lock_service)
                 if name == "random":
-                    reports.append(run_randomized(endpoint, settings, progress=progress))
+                    reports.append(
+                        run_randomized(endpoint, settings, progress=progress, service=server)
+                    )
                 else:
-                    reports.append(run_scenario(endpoint, name, settings, progress=progress))
+                    reports.append(
+                        run_scenario(endpoint, name, settings, progress=progress, service=server)
+                    )
         except LabStopped as stop:
             st.session_state[MESSAGE] = (
                 "error",
