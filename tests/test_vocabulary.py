@@ -1,0 +1,92 @@
+"""Each vocabulary of the model is one table, and every surface that speaks it has a row for
+every entry: a kind of step without a narrator, a link code, a look or a rule fails here."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.actions import ACTION_ROWS, BY_CODE, BY_KIND, Action, ActionKind, Actor
+from model.design import Bounds, Design, MarkStore, Receiver, Token
+from model.narration import NARRATORS
+from model.rules import RuleBuilder
+from webapp.playground import CODES, decode_action, encode_action
+from webapp.timeline import ACTION_LOOKS, STEP_LOOKS
+
+EVERY_KIND_DESIGNS = (
+    Design(renew=True, crashes=1),
+    Design(storage_restarts=1, hwm=MarkStore.VOLATILE),
+    Design(coordinator_restarts=1, token=Token.COUNTER_VOLATILE),
+    Design(receiver=Receiver.FENCED_NONATOMIC),
+)
+"""Between them, designs whose rules take every kind of step."""
+
+
+def instance(kind: ActionKind) -> Action:
+    """An action of this kind, with worker 1 when the kind takes a worker."""
+    return Action(kind, 1 if kind.row.takes_worker else 0)
+
+
+def test_every_kind_has_exactly_one_row_in_order() -> None:
+    assert [row.kind for row in ACTION_ROWS] == list(ActionKind)
+    assert set(BY_KIND) == set(ActionKind)
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_has_a_narrator(kind: ActionKind) -> None:
+    assert kind in NARRATORS
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_has_a_link_code_that_round_trips(kind: ActionKind) -> None:
+    action = instance(kind)
+    code = encode_action(action)
+    assert code.startswith(CODES[kind])
+    assert decode_action(code, 1) == action
+    assert BY_CODE[kind.row.code] is kind
+
+
+def test_link_codes_are_unique_and_old_links_keep_their_meaning() -> None:
+    assert len(BY_CODE) == len(ActionKind)
+    old = "T.A1.S1.D1.C1.P1.R1.N1.RS.RC.K1.A2v3"
+    decoded = [decode_action(part, n) for n, part in enumerate(old.split("."), 1)]
+    assert [str(a.name) for a in decoded] == [*ActionKind, "Acquire"]
+    assert ".".join(encode_action(a) for a in decoded) == old
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_has_a_look(kind: ActionKind) -> None:
+    """A reception is drawn with the receiver's outcome; every other step with its own marker."""
+    if kind.row.reception:
+        assert kind.row.look is None and kind not in ACTION_LOOKS
+    else:
+        assert ACTION_LOOKS[kind] in STEP_LOOKS
+        assert ACTION_LOOKS[kind].name == kind.row.look
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_is_a_rule_taken_by_its_rows_actor(kind: ActionKind) -> None:
+    rules = [
+        rule
+        for design in EVERY_KIND_DESIGNS
+        for rule in RuleBuilder.of(design, Bounds()).rules()
+        if rule.action.name is kind
+    ]
+    assert rules, f"no design's rules take a {kind} step"
+    for rule in rules:
+        assert bool(rule.action.worker) == kind.row.takes_worker
+        assert rule.actor == rule.action.actor
+        expected = "W" if kind.row.actor is Actor.WORKER else kind.row.actor.value
+        assert rule.actor.startswith(expected)
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_has_a_button_naming_its_worker(kind: ActionKind) -> None:
+    label = instance(kind).button("write")
+    assert label and "{" not in label
+    assert ("W1" in label) == kind.row.takes_worker
+
+
+def test_a_kind_and_its_name_are_the_same_key() -> None:
+    assert Action("Crash", 2) == Action(ActionKind.CRASH, 2)
+    assert {ActionKind.TICK: 1}["Tick"] == 1
+    assert Action.from_dict({"name": "Renew", "worker": 1}).name is ActionKind.RENEW
