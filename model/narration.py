@@ -65,24 +65,22 @@ def comparison(system: System, admission: Admission) -> str:
     For example `the receiver's test passes: token 2 ≥ highest token seen 1`.
     """
     outcome = "passes" if admission.passed else "fails"
-    match admission.test:
-        case "nothing":
-            return "the receiver checks nothing"
-        case "lease":
-            return f"the receiver asks the lock service whether the lease is current: {outcome}"
-        case "=" if admission.against == 0:
-            return "the receiver has no mark yet and binds itself to this token"
-        case test:
-            return (
-                f"the receiver's test {outcome}: token {admission.token} {test} "
-                f"{_mark_name(system)} {admission.against}"
-                + ("" if admission.passed else " is false")
-            )
+    test = admission.test.row
+    if not test.checks:
+        return "the receiver checks nothing"
+    if test.asks_lock_service:
+        return f"the receiver asks the lock service whether the lease is current: {outcome}"
+    if test.binds and admission.against == 0:
+        return "the receiver has no mark yet and binds itself to this token"
+    return (
+        f"the receiver's test {outcome}: token {admission.token} {admission.test} "
+        f"{_mark_name(system)} {admission.against}" + ("" if admission.passed else " is false")
+    )
 
 
 def refusal(system: System, s: Vars, w: int, admission: Admission) -> str:
     """Why the receiver refused, in words: the test that failed, with its values."""
-    if admission.test == "lease":
+    if admission.test.row.asks_lock_service:
         return (
             "the receiver asks the lock service whether the lease is current, and it is not: "
             + lease_standing(s, w)

@@ -17,6 +17,7 @@ from model.actions import Action as Action
 from model.actions import ActionKind
 from model.design import Bounds, Design, Expiry, Receiver, Token, Workload
 from model.layout import GRANT_STATE, Vars, slot
+from model.options import AdmissionTest as AdmissionTest
 from model.terms import Cond, Term, all_of, any_of, below, larger, not_, select
 
 Changes = dict[str, Term]
@@ -99,12 +100,12 @@ def give_up(w: int) -> Changes:
 class Admission:
     """How the receiver tests a request: the comparison it makes and whether it passes.
 
-    `test` is `≥`, `>` or `=` (token against the receiver's mark `against`), `lease` (the
-    writer's lease must be current) or `nothing`. Narration words this value; it never
-    decides acceptance itself.
+    `test` compares the token with the receiver's mark `against` (`≥`, `>`, `=`), asks
+    whether the writer's lease is current, or checks nothing (`AdmissionTest`). Narration
+    words this value; it never decides acceptance itself.
     """
 
-    test: str
+    test: AdmissionTest
     token: Term
     against: Term | None
     passed: Cond
@@ -330,18 +331,18 @@ class RuleBuilder:
 
     def admission(self, s: Vars, w: int) -> Admission:
         """The receiver's test of a checked request carrying token tok[w], and its outcome."""
-        token = s.tok[w]
+        token, test = s.tok[w], self.design.receiver.row.test
         match self.design.receiver:
             case Receiver.NONE:
-                return Admission("nothing", token, None, True)
+                return Admission(test, token, None, True)
             case Receiver.FENCED | Receiver.FENCED_NONATOMIC:
-                return Admission("≥", token, s.hwm, token >= s.hwm)
+                return Admission(test, token, s.hwm, token >= s.hwm)
             case Receiver.FENCED_STRICT:
-                return Admission(">", token, s.hwm, token > s.hwm)
+                return Admission(test, token, s.hwm, token > s.hwm)
             case Receiver.EQUALITY:
-                return Admission("=", token, s.mark, any_of(s.mark == 0, token == s.mark))
+                return Admission(test, token, s.mark, any_of(s.mark == 0, token == s.mark))
             case Receiver.LEASE_AWARE:
-                return Admission("lease", token, None, lease_is_current(s, w))
+                return Admission(test, token, None, lease_is_current(s, w))
             case _:
                 assert_never(self.design.receiver)
 

@@ -8,7 +8,9 @@ import pytest
 from model.actions import ACTION_ROWS, BY_CODE, BY_KIND, Action, ActionKind, Actor
 from model.design import Bounds, Design, MarkStore, Receiver, Token
 from model.narration import NARRATORS
+from model.options import ADMISSION_ROWS, AdmissionTest
 from model.rules import RuleBuilder
+from model.system import System
 from webapp.playground import CODES, decode_action, encode_action
 from webapp.timeline import ACTION_LOOKS, STEP_LOOKS
 
@@ -90,3 +92,22 @@ def test_a_kind_and_its_name_are_the_same_key() -> None:
     assert Action("Crash", 2) == Action(ActionKind.CRASH, 2)
     assert {ActionKind.TICK: 1}["Tick"] == 1
     assert Action.from_dict({"name": "Renew", "worker": 1}).name is ActionKind.RENEW
+
+
+def test_every_admission_test_has_exactly_one_row_in_order() -> None:
+    assert [row.test for row in ADMISSION_ROWS] == list(AdmissionTest)
+    assert all(row.compares_token <= row.checks for row in ADMISSION_ROWS)
+
+
+@pytest.mark.parametrize("receiver", list(Receiver))
+def test_the_rule_makes_the_test_its_receivers_row_names(receiver: Receiver) -> None:
+    """`Admission.test` is the receiver row's test, whatever state it is asked in."""
+    system = System(Design(receiver=receiver), Bounds())
+    admission = system.builder.admission(system.view(system.initial()), 1)
+    assert admission.test is receiver.row.test
+    assert (admission.against is not None) == admission.test.row.compares_token
+    assert receiver.checks_anything == admission.test.row.checks
+
+
+def test_every_admission_test_is_some_receivers() -> None:
+    assert {receiver.row.test for receiver in Receiver} == set(AdmissionTest)

@@ -209,11 +209,12 @@ def worker_words(trace: Trace, s: Vars, w: int) -> str:
 def receiver_words(trace: Trace, s: Vars) -> str:
     """What the receiver compares a request against, and what it last accepted."""
     admission = trace.system.builder.admission(s, 1)
-    if admission.test == "nothing":
+    test = admission.test.row
+    if not test.checks:
         parts = ["checks nothing"]
-    elif admission.test == "lease":
+    elif test.asks_lock_service:
         parts = ["asks the lock service whether the writer's lease is current"]
-    elif admission.test == "=":
+    elif test.binds:
         parts = [
             f"bound to token {admission.against}: accepts only that token"
             if admission.against
