@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 
 from model.actions import ACTION_ROWS, BY_CODE, BY_KIND, Action, ActionKind, Actor
-from model.design import Bounds, Design, MarkStore, Receiver, Token
+from model.design import Bounds, Design, MarkStore, Receiver, Token, Workload
+from model.layout import BY_VARIABLE, Layout, Shape
 from model.narration import NARRATORS
 from model.options import ADMISSION_ROWS, AdmissionTest
 from model.rules import RuleBuilder
 from model.system import System
+from model.trace import replay
 from webapp.playground import CODES, decode_action, encode_action
 from webapp.timeline import ACTION_LOOKS, STEP_LOOKS
+from webapp.views import actor_rows
 
 EVERY_KIND_DESIGNS = (
     Design(renew=True, crashes=1),
@@ -111,3 +114,47 @@ def test_the_rule_makes_the_test_its_receivers_row_names(receiver: Receiver) -> 
 
 def test_every_admission_test_is_some_receivers() -> None:
     assert {receiver.row.test for receiver in Receiver} == set(AdmissionTest)
+
+
+VARIABLE_DESIGNS = (
+    Design(
+        token=Token.RANDOM,
+        workload=Workload.RMW,
+        worker_check=True,
+        crashes=1,
+        storage_restarts=1,
+        hwm=MarkStore.VOLATILE,
+    ),
+    Design(receiver=Receiver.EQUALITY),
+    Design(coordinator_restarts=1, token=Token.COUNTER_VOLATILE),
+)
+"""Between them, designs whose layouts use every state variable."""
+
+
+def test_every_column_of_every_layout_is_a_variable_with_an_owner() -> None:
+    used = set()
+    for design in VARIABLE_DESIGNS:
+        for column in Layout.of(design, Bounds()).used_columns():
+            family = column.split("[", 1)[0]
+            assert family in BY_VARIABLE, f"{column} has no row in model.layout.VARIABLES"
+            used.add(family)
+    assert used == set(BY_VARIABLE)
+
+
+def test_the_state_table_shows_every_variable_in_its_owners_row() -> None:
+    """Each used variable is shown exactly once, in the row of the actor that owns it."""
+    for design in VARIABLE_DESIGNS:
+        trace = replay(design, Bounds(), [])
+        shown: dict[str, str] = {}
+        for row in actor_rows(trace, 0):
+            for part in row.variables.split(", "):
+                if "=" in part:
+                    shown[part.split("=", 1)[0]] = row.actor
+        for column in trace.system.layout.used_columns():
+            variable = BY_VARIABLE[column.split("[", 1)[0]]
+            if variable.shape is Shape.PER_VALUE:
+                continue  # handed-out token values are no actor's state to show
+            owner = variable.owner
+            expected = column[column.index("[") + 1 : -1] if owner is Actor.WORKER else None
+            assert shown.pop(column) == (f"W{expected}" if expected else owner.value)
+        assert not shown
