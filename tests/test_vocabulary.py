@@ -3,16 +3,43 @@ every entry: a kind of step without a narrator, a link code, a look or a rule fa
 
 from __future__ import annotations
 
+import argparse
+from dataclasses import fields, replace
+
 import pytest
 
+from fencing.cli import bounds_from_args, build_parser
+from fencing.command_line import bounds_flags
+from fencing.golden import core_table
 from model.actions import ACTION_ROWS, BY_CODE, BY_KIND, Action, ActionKind, Actor
-from model.design import Bounds, Design, MarkStore, Receiver, Token, Workload
+from model.design import (
+    BOUNDS,
+    BY_BOUND,
+    REFERENCE_BOUNDS,
+    Bound,
+    Bounds,
+    Design,
+    DesignError,
+    MarkStore,
+    Receiver,
+    Token,
+    Workload,
+)
 from model.layout import BY_VARIABLE, Layout, Shape
 from model.narration import NARRATORS
 from model.options import ADMISSION_ROWS, AdmissionTest
 from model.rules import RuleBuilder
 from model.system import System
 from model.trace import replay
+from webapp.design_form import bounds_from_values, limits_text
+from webapp.links import (
+    BOUND_COUNT_WORD,
+    LinkError,
+    bounds_from_params,
+    bounds_params,
+    decode_bounds,
+    encode_bounds,
+)
 from webapp.playground import CODES, decode_action, encode_action
 from webapp.timeline import ACTION_LOOKS, STEP_LOOKS
 from webapp.views import actor_rows
@@ -158,3 +185,53 @@ def test_the_state_table_shows_every_variable_in_its_owners_row() -> None:
             expected = column[column.index("[") + 1 : -1] if owner is Actor.WORKER else None
             assert shown.pop(column) == (f"W{expected}" if expected else owner.value)
         assert not shown
+
+
+def test_the_bounds_fields_are_the_bounds_table() -> None:
+    assert [f.name for f in fields(Bounds)] == [bound.name for bound in BOUNDS]
+    assert Bounds() == Bounds(**{bound.name: bound.default for bound in BOUNDS})
+
+
+def _check_flags(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The flags of `fencing check`."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(commands.choices["check"]._actions)
+
+
+@pytest.mark.parametrize("bound", BOUNDS, ids=lambda bound: bound.name)
+def test_every_surface_reads_a_bound_as_the_table_says(bound: Bound) -> None:
+    """Flags, links, forms and the shown command line agree with the bound's row: its name,
+    letter, words, range and default."""
+    parser = build_parser()
+    flag = next(a for a in _check_flags(parser) if f"--{bound.name}" in a.option_strings)
+    assert flag.metavar == bound.letter
+    assert bound.label in flag.help and bound.span in flag.help
+    assert flag.default == getattr(REFERENCE_BOUNDS, bound.name)
+    for value in (bound.low, bound.high):
+        sized = replace(Bounds(), **{bound.name: value})
+        args = parser.parse_args(["check", *bounds_flags(sized)])
+        assert bounds_from_args(args) == sized
+        assert decode_bounds(encode_bounds(sized)) == sized
+        assert bounds_from_params(bounds_params(sized), Bounds()) == sized
+        assert bounds_from_values({bound.name: value}) == sized
+    with pytest.raises(LinkError, match=f"from {bound.low} to {bound.high}"):
+        bounds_from_params({bound.name: str(bound.high + 1)}, Bounds())
+    with pytest.raises(DesignError, match=f"{bound.low}..{bound.high}"):
+        Bounds(**{bound.name: bound.high + 1})
+    assert BY_BOUND[bound.name].widget_label == f"{bound.form_label} ({bound.span})"
+    assert f"{bound.label.lower()} {bound.span}" in limits_text()
+    assert f"{bound.letter}={getattr(REFERENCE_BOUNDS, bound.name)}" in REFERENCE_BOUNDS.short()
+
+
+def test_a_bad_link_names_the_bounds_in_the_tables_order() -> None:
+    with pytest.raises(LinkError) as caught:
+        decode_bounds("1.2")
+    letters = ".".join(bound.letter for bound in BOUNDS)
+    assert f"{BOUND_COUNT_WORD} whole numbers {letters}" in str(caught.value)
+    assert BOUND_COUNT_WORD == "five" and len(BOUNDS) == 5
+
+
+def test_the_golden_core_table_heads_its_sizes_with_the_letters() -> None:
+    golden = {"core": []}
+    header = core_table(golden)[0]
+    assert header.startswith("| " + " | ".join(bound.letter for bound in BOUNDS) + " |")
