@@ -68,7 +68,7 @@ def group_of(rule: Rule, changed: Sequence[str] = ()) -> str:
     """
     if rule.action.row.fault:
         return "futile" if all(name.endswith("restarts") for name in changed) else "fault"
-    return "worker" if rule.actor.startswith("W") else rule.actor
+    return rule.action.row.actor.value
 
 
 def max_run_length(design: Design, bounds: Bounds) -> int:

@@ -28,6 +28,7 @@ from model.design import (
 from model.layout import BY_VARIABLE, Layout, Shape
 from model.narration import NARRATORS
 from model.options import ADMISSION_ROWS, AdmissionTest
+from model.random_search import WEIGHTS, group_of
 from model.rules import RuleBuilder
 from model.system import System
 from model.trace import replay
@@ -109,6 +110,7 @@ def test_every_kind_is_a_rule_taken_by_its_rows_actor(kind: ActionKind) -> None:
         assert rule.actor == rule.action.actor
         expected = "W" if kind.row.actor is Actor.WORKER else kind.row.actor.value
         assert rule.actor.startswith(expected)
+        assert group_of(rule) in WEIGHTS, "the random search must have odds for every step"
 
 
 @pytest.mark.parametrize("kind", list(ActionKind))
