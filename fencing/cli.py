@@ -190,8 +190,7 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
             type=int,
             default=getattr(defaults, bound.name),
             metavar=bound.letter,
-            help=f"{bound.label}: {bound.low}..{bound.high} "
-            f"(default {getattr(defaults, bound.name)})",
+            help=f"{bound.label}: {bound.span} (default {getattr(defaults, bound.name)})",
         )
 
 
@@ -209,7 +208,7 @@ def design_from_args(args: argparse.Namespace) -> Design:
 
 def bounds_from_args(args: argparse.Namespace) -> Bounds:
     """The bounds given on the command line."""
-    return Bounds(args.workers, args.lease, args.horizon, args.grants, args.writes)
+    return Bounds(**{bound.name: getattr(args, bound.name) for bound in BOUNDS})
 
 
 def _progress_printer(enabled: bool) -> list[Visitor]:

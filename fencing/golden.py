@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from model.combinations import combination_table
-from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
+from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
@@ -140,12 +140,12 @@ def _none(status: str) -> str:
 
 def core_table(golden: dict[str, Any]) -> list[str]:
     """docs/model.md's core rows: bounds, receiver, counts, shortest P1/P2, orbits."""
-    header = ["W", "L", "T", "G", "K", "receiver", "states", "transitions", "depth"]
+    header = [*(bound.letter for bound in BOUNDS), "receiver", "states", "transitions", "depth"]
     header += [f"shortest {name}" for name in CORE_PROPERTIES] + ["orbits"]
     rows = []
     for row in golden["core"]:
         b = row["bounds"]
-        sizes = [str(b[k]) for k in ("workers", "lease", "horizon", "grants", "writes")]
+        sizes = [str(b[bound.name]) for bound in BOUNDS]
         counts = [f"{row[k]:,}" for k in ("states", "transitions", "depth")]
         shortest = [_cell(row["verdicts"][name], _none) for name in CORE_PROPERTIES]
         rows.append([*sizes, f"`{row['receiver']}`", *counts, *shortest, f"{row['orbits']:,}"])

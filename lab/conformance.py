@@ -47,6 +47,7 @@ from lab.history import Happening, Timeline
 from lab.segments import Coverage, coverage_of, plan_segments, sub_timeline
 from lab.settings import MODEL_RECEIVER, MODEL_TOKEN, Settings
 from lab.witness import UnknownWrite
+from model.actions import Action, ActionKind
 from model.design import (
     MAX_GRANTS,
     MAX_HORIZON,
@@ -58,7 +59,6 @@ from model.design import (
 from model.layout import INT64_LIMIT, domain_sizes
 from model.narration import describe_step, reception_outcome
 from model.options import MarkStore, Token, Workload
-from model.rules import Action
 from model.system import State, System
 from model.trace import MAX_TRACE_STEPS, Trace, replay
 
@@ -263,11 +263,11 @@ def _restart_counts(settings: Settings) -> bool:
 def _simple_action(event: Happening) -> Action | None:
     """The model action of a worker or store event (grants and restarts aside)."""
     names = {
-        "send": "Send",
-        "deliver": "Deliver",
-        "check": "Check",
-        "apply": "Apply",
-        "release": "Release",
+        "send": ActionKind.SEND,
+        "deliver": ActionKind.DELIVER,
+        "check": ActionKind.CHECK,
+        "apply": ActionKind.APPLY,
+        "release": ActionKind.RELEASE,
     }
     name = names.get(event.kind)
     return Action(name, event.worker) if name else None
@@ -342,10 +342,10 @@ def _receptions(settings: Settings, send: Happening) -> list[Mapped]:
     w = send.worker
     if settings.receiver == "fenced-nonatomic":
         return [
-            Mapped(Action("Check", w), send, "checked"),
-            Mapped(Action("Apply", w), send, "accepted"),
+            Mapped(Action(ActionKind.CHECK, w), send, "checked"),
+            Mapped(Action(ActionKind.APPLY, w), send, "accepted"),
         ]
-    return [Mapped(Action("Deliver", w), send, "accepted")]
+    return [Mapped(Action(ActionKind.DELIVER, w), send, "accepted")]
 
 
 def map_history(
@@ -370,10 +370,10 @@ def map_history(
             more_grants += 1
             random = MODEL_TOKEN[settings.token] == Token.RANDOM
             value = ranks.get(int(event.get("revision")), 0) if random else 0
-            action = Action("Acquire", event.worker, value)
+            action = Action(ActionKind.ACQUIRE, event.worker, value)
         elif event.kind == "storage-kill" and _restart_counts(settings):
             more_restarts += 1
-            action = Action("StorageRestart")
+            action = Action(ActionKind.STORAGE_RESTART)
         saved = (clock.now, clock.anchor, clock.lease)
         tick = clock.ticks_for(event)
         inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
@@ -384,7 +384,7 @@ def map_history(
         if limit:
             clock.now, clock.anchor, clock.lease = saved
             break
-        actions.extend(Mapped(Action("Tick"), None) for _ in range(tick - clock.now))
+        actions.extend(Mapped(Action(ActionKind.TICK), None) for _ in range(tick - clock.now))
         clock.now = tick
         actions.extend(inserted)
         if action is not None:
@@ -460,7 +460,7 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
     """Why the model does not allow this action here, from the state's own values."""
     s, w, name = system.view(state), action.worker, action.name
     writes = system.bounds.writes
-    if name == "Acquire":
+    if name is ActionKind.ACQUIRE:
         if s.tok[w] != 0 and s.pending[w]:
             return (
                 f"in the model W{w}'s request under grant #{s.gid[w]} (token {s.tok[w]}) is "
@@ -480,7 +480,7 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
                 f"{s.expires} and it is tick {s.now}"
             )
         return "the model does not grant the lock here"
-    if name == "Send":
+    if name is ActionKind.SEND:
         if s.tok[w] == 0:
             return f"in the model W{w} holds no grant"
         if s.pending[w]:
@@ -491,16 +491,13 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
             f"W{w} checks its lease, which ended at tick {s.until[w]} in the model (it is tick "
             f"{s.now}): the model's worker checks and sends in one step, so it would not send"
         )
-    if name in RECEPTIONS_ACTIONS:
+    if action.row.reception:
         return f"in the model no request of W{w} is in flight"
-    if name == "Release":
+    if name is ActionKind.RELEASE:
         if s.tok[w] == 0:
             return f"in the model W{w} holds no grant to release"
         return f"in the model W{w} has sent {s.sent[w]} of its {writes} writes, or one is in flight"
     return "the model allows no more storage restarts"
-
-
-RECEPTIONS_ACTIONS: Final = ("Deliver", "Check", "Apply")
 
 
 def _token_order(
@@ -545,7 +542,7 @@ def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[int, Refusal
                     f"the store's outcome was '{real}', but the model's receiver gives "
                     f"'{model}': {sentence}",
                 )
-        if event is not None and action.name == "Acquire":
+        if event is not None and action.name is ActionKind.ACQUIRE:
             model_token = int(system.view(after).tok[action.worker])
             problem = _token_order(tokens, int(event.get("token")), model_token, action.worker)
             if problem:

@@ -15,10 +15,10 @@ from typing import Any, Final
 
 import z3
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design
 from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
-from model.rules import Action
 from model.search import SearchOptions
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
@@ -356,7 +356,7 @@ def format_receiver_report(report: ReceiverReport) -> str:
         "  in flight: " + ", ".join(f"W{w} carries token {t}" for w, t in report.tokens.items()),
     ]
     for number, s in enumerate(report.steps, start=1):
-        what = "check passes" if s.action.name == "Check" else "write lands"
+        what = "check passes" if s.action.name is ActionKind.CHECK else "write lands"
         tail = "  <- P1 broken: a lower token lands after a higher one" if s.breaks_p1 else ""
         lines.append(
             f"  {number}. {s.action.label()}: token {s.token}, {what}; "
