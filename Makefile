@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve-class test lint typecheck pytest bench bench-class golden mutation clean
+.PHONY: run serve-class test system-packages lint typecheck pytest bench bench-class golden mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,12 @@ run: $(STAMP)
 serve-class: $(STAMP)
 	$(BIN)/streamlit run webapp/app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVER_FLAGS)
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) system-packages lint typecheck pytest
+
+# The Debian programs the real-part tests start (browser, spin, ZooKeeper, Redis, PostgreSQL,
+# libfaketime), installed when missing and the machine allows it.
+system-packages:
+	.ci/system-packages
 
 lint: $(STAMP)
 	$(BIN)/ruff check model proofs webapp fencing lab tests bench

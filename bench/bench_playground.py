@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from model.design import Bounds, Design  # noqa: E402
+from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
 from webapp.playground import Run, choices, play, property_statuses, take  # noqa: E402
 from webapp.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
@@ -99,7 +99,7 @@ def main() -> None:
         drawn = time.perf_counter() - started
         at = AppTest.from_file(STATE_SPACE, default_timeout=120)
         at.run()
-        for name in ("workers", "lease", "horizon", "grants", "writes"):
+        for name in BOUND_LIMITS:
             at.number_input(key=f"space-{name}").set_value(getattr(bounds, name))
         started = time.perf_counter()
         at.run()

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lab.history import history_to_json  # noqa: E402
+from model.actions import Action, ActionKind  # noqa: E402
 from model.design import Bounds, Design  # noqa: E402
 from model.itf import trace_to_itf_json  # noqa: E402
-from model.rules import Action  # noqa: E402
 from model.trace import replay  # noqa: E402
 from tests.lab.histories import paused_worker  # noqa: E402
 from tests.test_reading import (  # noqa: E402
@@ -70,7 +70,7 @@ def long_history() -> str:
 
 def main() -> None:
     """Print each file's figures, then the upload's."""
-    good = replay(Design(), Bounds(), [Action("Acquire", 1), Action("Send", 1)])
+    good = replay(Design(), Bounds(), [Action(ActionKind.ACQUIRE, 1), Action(ActionKind.SEND, 1)])
     files = {
         "small good trace (baseline)": trace_to_itf_json(good).encode(),
         "ITF bomb: 330,000 {} records": itf_bomb(),

@@ -44,6 +44,7 @@ _ONE_RUN = """
 import json, resource, sys, time
 from model.design import Bounds, Design
 from model.explorer import compile_loops, explore
+from model.search import SearchOptions
 explore(Design(), Bounds(3, 2, 6, 3, 2))  # loads the seen set's compiled loops
 bounds = Bounds(*json.loads(sys.argv[1]))
 threads = json.loads(sys.argv[2])
@@ -52,7 +53,8 @@ compile_loops(Design(), bounds)  # the rules' loops: compiled, or loaded if comp
 compiling = time.perf_counter() - compiling
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started, cpu = time.perf_counter(), time.process_time()
-result = explore(Design(), bounds, max_states=10**9, max_seconds=10**6, threads=threads)
+options = SearchOptions(max_states=10**9, max_seconds=10**6, threads=threads)
+result = explore(Design(), bounds, options)
 seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"states": result.states, "transitions": result.transitions,

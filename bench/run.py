@@ -28,6 +28,7 @@ from fencing.matrix import verdict_matrix  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
 from model.explorer import Exploration, explore  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
+from model.search import SearchOptions  # noqa: E402
 
 BENCH_BOUNDS = BENCHMARK
 REPEATS = 3
@@ -69,7 +70,7 @@ def best_of(design: Design, bounds: Bounds, symmetry: bool = False) -> tuple[Exp
     times, result = [], None
     for _ in range(REPEATS):
         started = time.perf_counter()
-        result = explore(design, bounds, symmetry=symmetry)
+        result = explore(design, bounds, SearchOptions(symmetry=symmetry))
         times.append(time.perf_counter() - started)
     assert result is not None
     return result, min(times)

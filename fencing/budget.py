@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from model.design import DesignError
-from model.explorer import BYTES_PER_STATE
+from model.search import BYTES_PER_STATE
 
 BASELINE_BYTES: Final = 512 * 2**20
 """Memory kept aside for the interpreter, the libraries and one level's successors."""

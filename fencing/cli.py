@@ -40,6 +40,7 @@ from model.options import OPTION_NAMES, OPTIONS, Kind, Option
 from model.presets import PRESET_NAMES, PRESETS_LIST, matching, preset
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.reading import REPLAY_LIMITS
+from model.search import OnLevel, SearchOptions, Visitor
 from model.trace import (
     Trace,
     TraceError,
@@ -189,8 +190,7 @@ def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> N
             type=int,
             default=getattr(defaults, bound.name),
             metavar=bound.letter,
-            help=f"{bound.label}: {bound.low}..{bound.high} "
-            f"(default {getattr(defaults, bound.name)})",
+            help=f"{bound.label}: {bound.span} (default {getattr(defaults, bound.name)})",
         )
 
 
@@ -208,13 +208,13 @@ def design_from_args(args: argparse.Namespace) -> Design:
 
 def bounds_from_args(args: argparse.Namespace) -> Bounds:
     """The bounds given on the command line."""
-    return Bounds(args.workers, args.lease, args.horizon, args.grants, args.writes)
+    return Bounds(**{bound.name: getattr(args, bound.name) for bound in BOUNDS})
 
 
-def _progress_printer(enabled: bool) -> Any:
+def _progress_printer(enabled: bool) -> list[Visitor]:
     """A progress line on standard error for long runs (only on a terminal)."""
     if not enabled:
-        return None
+        return []
     started = time.perf_counter()
 
     def show(progress: Progress) -> None:
@@ -229,7 +229,7 @@ def _progress_printer(enabled: bool) -> Any:
             flush=True,
         )
 
-    return show
+    return [OnLevel(show)]
 
 
 def _trace_steps(trace: Trace) -> list[dict[str, Any]]:
@@ -327,10 +327,10 @@ def run_check(args: argparse.Namespace) -> int:
         result = explore(
             design,
             bounds,
-            symmetry=args.symmetry,
-            max_states=args.max_states,
-            max_seconds=args.max_seconds,
-            progress=_progress_printer(not args.json and sys.stderr.isatty()),
+            SearchOptions(
+                symmetry=args.symmetry, max_states=args.max_states, max_seconds=args.max_seconds
+            ),
+            visitors=_progress_printer(not args.json and sys.stderr.isatty()),
         )
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)

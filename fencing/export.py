@@ -75,10 +75,13 @@ def run_export_itf(args: argparse.Namespace) -> int:
     from fencing.cli import bounds_from_args, design_from_args
     from model.explorer import explore
     from model.itf import trace_to_itf_json
+    from model.search import SearchOptions
     from model.trace import replay
 
     design, bounds = design_from_args(args), bounds_from_args(args)
-    result = explore(design, bounds, max_states=args.max_states, max_seconds=args.max_seconds)
+    result = explore(
+        design, bounds, SearchOptions(max_states=args.max_states, max_seconds=args.max_seconds)
+    )
     verdict = result.verdicts[args.property]
     if verdict.actions is None:
         reason = (

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from model.combinations import combination_table
-from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
+from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
+from model.search import SearchOptions
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 GOLDEN: Final = ROOT / "docs" / "golden.json"
@@ -76,7 +77,7 @@ def compute_golden() -> dict[str, Any]:
     for bounds, receiver in CORE_ROWS:
         design = Design(receiver=Receiver(receiver))
         row = {"bounds": bounds.to_dict(), "receiver": receiver, **_verdicts(design, bounds)}
-        row["orbits"] = explore(design, bounds, symmetry=True).states
+        row["orbits"] = explore(design, bounds, SearchOptions(symmetry=True)).states
         core.append(row)
     benchmark = {"bounds": BENCHMARK.to_dict(), **_verdicts(Design(), BENCHMARK)}
     return {
@@ -139,12 +140,12 @@ def _none(status: str) -> str:
 
 def core_table(golden: dict[str, Any]) -> list[str]:
     """docs/model.md's core rows: bounds, receiver, counts, shortest P1/P2, orbits."""
-    header = ["W", "L", "T", "G", "K", "receiver", "states", "transitions", "depth"]
+    header = [*(bound.letter for bound in BOUNDS), "receiver", "states", "transitions", "depth"]
     header += [f"shortest {name}" for name in CORE_PROPERTIES] + ["orbits"]
     rows = []
     for row in golden["core"]:
         b = row["bounds"]
-        sizes = [str(b[k]) for k in ("workers", "lease", "horizon", "grants", "writes")]
+        sizes = [str(b[bound.name]) for bound in BOUNDS]
         counts = [f"{row[k]:,}" for k in ("states", "transitions", "depth")]
         shortest = [_cell(row["verdicts"][name], _none) for name in CORE_PROPERTIES]
         rows.append([*sizes, f"`{row['receiver']}`", *counts, *shortest, f"{row['orbits']:,}"])

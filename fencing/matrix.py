@@ -10,6 +10,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, explore
 from model.presets import PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
+from model.search import SearchOptions
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,7 @@ def verdict_matrix(
             exploration = explore(
                 preset.design,
                 bounds,
-                max_states=max(1, states_left),
-                max_seconds=max(0.001, seconds_left),
+                SearchOptions(max_states=max(1, states_left), max_seconds=max(0.001, seconds_left)),
             )
         except DesignError as error:
             raise DesignError(

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design, Receiver
-from model.rules import Action
 from model.trace import Trace, replay
 
 
@@ -33,15 +33,15 @@ class Scenario:
 PAUSED_WORKER_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 
 PAUSED_WORKER_ACTIONS: Final = (
-    Action("Acquire", 1),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Acquire", 2),
-    Action("Send", 2),
-    Action("Deliver", 2),
-    Action("Send", 1),
-    Action("Deliver", 1),
-    Action("Release", 2),
+    Action(ActionKind.ACQUIRE, 1),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.ACQUIRE, 2),
+    Action(ActionKind.SEND, 2),
+    Action(ActionKind.DELIVER, 2),
+    Action(ActionKind.SEND, 1),
+    Action(ActionKind.DELIVER, 1),
+    Action(ActionKind.RELEASE, 2),
 )
 """W1 takes the lock and pauses; its lease expires; W2 takes the lock and writes; W1 wakes
 and writes with its old token; W2 finishes."""
@@ -74,47 +74,51 @@ def paused_worker_story(receiver: Receiver | str) -> Scenario:
 WHY_A_LEASE_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=1)
 
 LOCK_WITHOUT_LEASE_ACTIONS: Final = (
-    Action("Acquire", 1),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Send", 1),
-    Action("Deliver", 1),
-    Action("Release", 1),
-    Action("Acquire", 2),
-    Action("Send", 2),
-    Action("Deliver", 2),
-    Action("Crash", 2),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Tick"),
+    Action(ActionKind.ACQUIRE, 1),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.SEND, 1),
+    Action(ActionKind.DELIVER, 1),
+    Action(ActionKind.RELEASE, 1),
+    Action(ActionKind.ACQUIRE, 2),
+    Action(ActionKind.SEND, 2),
+    Action(ActionKind.DELIVER, 2),
+    Action(ActionKind.CRASH, 2),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
 )
 """No lease: W1 pauses, nobody else can take the lock, W1 wakes, writes and releases; W2
 takes the lock, writes and crashes holding it; time passes and the lock stays with W2."""
 
 _PAUSE_UNDER_A_LEASE: Final = (
-    Action("Acquire", 1),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Acquire", 2),
-    Action("Send", 2),
-    Action("Deliver", 2),
-    Action("Send", 1),
-    Action("Deliver", 1),
-    Action("Tick"),
-    Action("Renew", 2),
-    Action("Crash", 2),
-    Action("Tick"),
-    Action("Tick"),
+    Action(ActionKind.ACQUIRE, 1),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.ACQUIRE, 2),
+    Action(ActionKind.SEND, 2),
+    Action(ActionKind.DELIVER, 2),
+    Action(ActionKind.SEND, 1),
+    Action(ActionKind.DELIVER, 1),
+    Action(ActionKind.TICK),
+    Action(ActionKind.RENEW, 2),
+    Action(ActionKind.CRASH, 2),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
 )
 """A lease kept alive: W1 pauses past its lease, W2 is granted the lock and writes, W1 wakes
 and sends its late write; W2 renews, then crashes; its lease runs out L ticks after the
 renewal."""
 
-KEEPALIVE_LEASE_ACTIONS: Final = (*_PAUSE_UNDER_A_LEASE, Action("Release", 1), Action("Acquire", 1))
+KEEPALIVE_LEASE_ACTIONS: Final = (
+    *_PAUSE_UNDER_A_LEASE,
+    Action(ActionKind.RELEASE, 1),
+    Action(ActionKind.ACQUIRE, 1),
+)
 """With plain writes W1's late write lands, so W1 finishes and releases before taking the
 lock again."""
 
-KEEPALIVE_FENCING_ACTIONS: Final = (*_PAUSE_UNDER_A_LEASE, Action("Acquire", 1))
+KEEPALIVE_FENCING_ACTIONS: Final = (*_PAUSE_UNDER_A_LEASE, Action(ActionKind.ACQUIRE, 1))
 """With fencing W1's late write is rejected and W1 gives its token up, so it can take the
 freed lock at once."""

@@ -43,7 +43,16 @@ BAR_SECONDS: Final = 0.2
 
 def register(commands: Any) -> None:
     """Add `fencing lab scenarios|run|random` to the `fencing` command."""
-    from lab.settings import EXPIRIES, MARKS, RECEIVERS, TOKENS, WORKLOADS
+    from lab.lock_table import SERVICE_NAMES
+    from lab.settings import DATABASES, EXPIRIES, MARKS, RECEIVERS, TOKENS, WORKLOADS
+
+    def service_flag(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--lock-service",
+            choices=SERVICE_NAMES,
+            default="etcd",
+            help="the lock service the workers take the lock from (default: etcd)",
+        )
 
     lab = commands.add_parser(
         "lab", help="the live lab: real etcd, real processes, histories checked by the model"
@@ -52,7 +61,15 @@ def register(commands: Any) -> None:
 
     listing = sub.add_parser("scenarios", help="list the scripted scenarios and the model's view")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    _database(listing, DATABASES)
+    service_flag(listing)
     listing.set_defaults(run=run_scenarios)
+
+    services = sub.add_parser(
+        "services", help="the lock services: their tokens and the model's option for each"
+    )
+    services.add_argument("--json", action="store_true", help="print one JSON object")
+    services.set_defaults(run=run_services)
 
     scripted = sub.add_parser("run", help="run one scripted scenario")
     scripted.add_argument("scenario", help="a name from `fencing lab scenarios`")
@@ -61,16 +78,13 @@ def register(commands: Any) -> None:
     scripted.add_argument("--hwm", choices=MARKS, help="where a fenced store keeps its mark")
     scripted.add_argument("--worker-check", action=argparse.BooleanOptionalAction, default=None)
     scripted.add_argument("--gap", type=float, metavar="S", help="fenced-nonatomic: check→write")
-    scripted.add_argument(
-        "--expiry", choices=EXPIRIES, help="lease, or never: the lock key is put with no lease"
-    )
-    scripted.add_argument(
-        "--keepalive", type=float, metavar="S", help="seconds between keepalives (0: none)"
-    )
+    _renewal(scripted, EXPIRIES, given=False)
+    _database(scripted, DATABASES)
     _common(scripted)
+    service_flag(scripted)
     scripted.set_defaults(run=run_scripted)
 
-    randomized = sub.add_parser("random", help="workers loop while a nemesis pauses them")
+    randomized = sub.add_parser("random", help="workers loop while a seeded nemesis injects faults")
     randomized.add_argument("--workers", type=int, default=3, metavar="W")
     randomized.add_argument("--seconds", type=float, default=10.0, metavar="D")
     randomized.add_argument("--pause-rate", type=float, default=2.0, metavar="R", help="per second")
@@ -81,14 +95,62 @@ def register(commands: Any) -> None:
         metavar="R[,R...]",
         help=f"one or more of {', '.join(RECEIVERS)}, compared side by side",
     )
-    randomized.add_argument("--token", choices=TOKENS, default="create-revision")
+    randomized.add_argument("--token", choices=TOKENS, help="default: the service's first")
     randomized.add_argument("--writes", type=int, default=3, metavar="K", help="per grant")
     randomized.add_argument("--workload", choices=WORKLOADS, default="blind")
     randomized.add_argument("--hwm", choices=MARKS, default="durable")
     randomized.add_argument("--worker-check", action="store_true")
     randomized.add_argument("--gap", type=float, default=0.05, metavar="S")
+    _renewal(randomized, EXPIRIES, given=True)
+    _database(randomized, DATABASES)
+    randomized.add_argument(
+        "--faults",
+        metavar="F[,F...]",
+        help="the nemesis's fault kinds: pause, hold, store-kill, crash, member-kill, "
+        "member-pause, skew (default: those that mean something for the settings)",
+    )
+    randomized.add_argument(
+        "--members", type=int, default=1, metavar="N", help="etcd members: 1, or a cluster of 3"
+    )
     _common(randomized)
+    service_flag(randomized)
     randomized.set_defaults(run=run_randomized_cli)
+
+
+def _renewal(parser: argparse.ArgumentParser, choices: tuple[str, ...], given: bool) -> None:
+    """`--expiry lease|never` and `--keepalive S` (`given`: defaults that override the
+    scenario's; else None, which keeps it)."""
+    parser.add_argument(
+        "--expiry",
+        choices=choices,
+        default="lease" if given else None,
+        help="lease, or never: the lock key is put with no lease (the etcd recipe only)",
+    )
+    parser.add_argument(
+        "--keepalive",
+        type=float,
+        default=0.0 if given else None,
+        metavar="S",
+        help="seconds between the holder's keepalives (0: none; not with ZooKeeper)",
+    )
+
+
+def _database(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    """`--database sqlite|postgres`: where the store keeps the data and the mark."""
+    parser.add_argument(
+        "--database",
+        choices=choices,
+        default="sqlite",
+        help="the store's database: a SQLite file, or a real PostgreSQL the lab starts",
+    )
+
+
+def _require_database(name: str) -> None:
+    """Refuse, in one line and before anything starts, a database this machine cannot run."""
+    if name == "postgres":
+        from lab.postgres import require
+
+        require()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -200,14 +262,24 @@ def _progress_bar(enabled: bool) -> Callable[[float, str], None] | None:
 def run_scenarios(args: argparse.Namespace) -> int:
     """`fencing lab scenarios`: each scenario, its default design and the model's prediction."""
     from lab.scenarios import SCENARIOS_LIST, predict
+    from lab.settings import LabInputError
 
     def body() -> int:
         rows: list[dict[str, Any]] = []
         for item in SCENARIOS_LIST:
-            settings = item.settings()
+            try:
+                settings = item.settings(database=args.database, lock_service=args.lock_service)
+            except LabInputError as refused:  # a scenario this service cannot run
+                rows.append({"name": item.name, "title": item.title, "refused": str(refused)})
+                continue
             variants: list[dict[str, str]] = []
             for flags in item.variants:
-                other = item.settings(**flags)
+                try:
+                    other = item.settings(
+                        database=args.database, lock_service=args.lock_service, **flags
+                    )
+                except LabInputError:
+                    continue
                 variants.append(
                     {
                         "flags": " ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items()),
@@ -230,6 +302,9 @@ def run_scenarios(args: argparse.Namespace) -> int:
             return 0
         for row in rows:
             print(f"{row['name']:<17} {row['title']}")
+            if "refused" in row:
+                print(f"{'':<17} not with --lock-service {args.lock_service}: {row['refused']}")
+                continue
             print(f"{'':<17} {row['defaults']}: {row['prediction']}")
             for variant in row["variants"]:
                 print(f"{'':<17} with {variant['flags']}: {variant['prediction']}")
@@ -238,10 +313,44 @@ def run_scenarios(args: argparse.Namespace) -> int:
     return _main(body)
 
 
+def run_services(args: argparse.Namespace) -> int:
+    """`fencing lab services`: each lock service, its token sources and what they map to."""
+    from lab.lock_servers import missing_requirement
+    from lab.lock_table import SERVICES_LIST
+
+    def body() -> int:
+        rows: list[dict[str, Any]] = [
+            {
+                "name": service.name,
+                "words": service.words,
+                "mirrors": service.mirrors,
+                "tokens": [
+                    {"name": t.name, "words": t.words, "model_token": t.model.value}
+                    for t in service.tokens
+                ],
+                "missing": missing_requirement(service.name),
+            }
+            for service in SERVICES_LIST
+        ]
+        if args.json:
+            print(json.dumps({"services": rows}, indent=2))
+            return 0
+        for row in rows:
+            print(f"{row['name']:<14} {row['words']}")
+            print(f"{'':<14} mirrors {row['mirrors']}")
+            for token in row["tokens"]:
+                print(f"{'':<14} --token {token['name']} (model: {token['model_token']})")
+            if row["missing"]:
+                print(f"{'':<14} not on this machine: {row['missing']}")
+        return 0
+
+    return _main(body)
+
+
 def run_scripted(args: argparse.Namespace) -> int:
     """`fencing lab run SCENARIO`: one scripted scenario on a real etcd."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_scenario
+    from lab.experiment import etcd_for, lock_service_for, run_scenario
     from lab.history_files import history_target
     from lab.scenarios import scenario
 
@@ -255,16 +364,30 @@ def run_scripted(args: argparse.Namespace) -> int:
             gap=args.gap,
             expiry=args.expiry,
             keepalive=args.keepalive,
+            database=args.database,
+            lock_service=args.lock_service,
         )
+        _require_database(settings.database)
+        _check_requirements(settings.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history)
         progress = _progress_bar(sys.stderr.isatty())
-        with etcd_for(endpoint) as (etcd, _):
-            report = run_scenario(etcd, chosen.name, settings, target, progress)
+        with etcd_for(endpoint) as (etcd, _), lock_service_for(settings.lock_service) as server:
+            report = run_scenario(etcd, chosen.name, settings, target, progress, service=server)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.text())
         return _verdict_status([report])
 
     return _main(body)
+
+
+def _check_requirements(service: str) -> None:
+    """Refuse, in one line, a lock service this machine cannot run (before anything starts)."""
+    from lab.lock_servers import missing_requirement
+    from lab.settings import LabInputError
+
+    missing = missing_requirement(service)
+    if missing:
+        raise LabInputError(missing)
 
 
 def _verdict_status(reports: list[Any]) -> int:
@@ -301,20 +424,35 @@ def _receivers(text: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
+def _faults(args: argparse.Namespace, receivers: list[str]) -> str:
+    """The fault kinds of `--faults`, or the default for the settings: one set for every
+    receiver, so that all of them meet the same schedule."""
+    from lab.nemesis import default_faults, parse_faults
+
+    if args.faults is not None:
+        return parse_faults(args.faults)
+    keeps_mark = any(r in ("fenced", "fenced-nonatomic") for r in receivers)
+    return default_faults(keeps_mark, args.hwm, args.members, args.worker_check)
+
+
 def run_randomized_cli(args: argparse.Namespace) -> int:
     """`fencing lab random`: the randomized workload, one run per receiver, side by side."""
     from lab.etcd import endpoint_from
-    from lab.experiment import etcd_for, run_randomized
+    from lab.experiment import etcd_for, lock_service_for, run_randomized
     from lab.history_files import history_target
+    from lab.lock_table import SERVICES
     from lab.runner import LabStopped
     from lab.settings import Settings
 
     def body() -> int:
         receivers = _receivers(args.receiver)
+        faults = _faults(args, receivers)
+        token = args.token or SERVICES[args.lock_service].token_names[0]
         plans = [
             Settings(
                 receiver=receiver,
-                token=args.token,
+                token=token,
+                lock_service=args.lock_service,
                 hwm=args.hwm if receiver in ("fenced", "fenced-nonatomic") else "durable",
                 workload=args.workload,
                 worker_check=args.worker_check,
@@ -324,21 +462,38 @@ def run_randomized_cli(args: argparse.Namespace) -> int:
                 seconds=args.seconds,
                 pause_rate=args.pause_rate,
                 seed=args.seed,
+                database=args.database,
+                faults=faults,
+                members=args.members,
+                expiry=args.expiry,
+                keepalive=args.keepalive,
             )
             for receiver in receivers
         ]
+        from lab.nemesis import refusal
+
+        problem = refusal(plans[0])
+        if problem:
+            from lab.settings import LabInputError
+
+            raise LabInputError(problem)
         if args.seconds <= 0:
             from lab.settings import LabInputError
 
             raise LabInputError("--seconds must be above 0")
+        _require_database(args.database)
+        _check_requirements(args.lock_service)
         endpoint = endpoint_from(args.etcd)
         target = history_target(args.history, tuple(receivers))
         reports = []
-        with etcd_for(endpoint) as (etcd, _):
+        with (
+            etcd_for(endpoint, args.members) as (etcd, _),
+            lock_service_for(args.lock_service) as server,
+        ):
             for settings in plans:
                 progress = _progress_bar(sys.stderr.isatty())
                 try:
-                    reports.append(run_randomized(etcd, settings, target, progress))
+                    reports.append(run_randomized(etcd, settings, target, progress, service=server))
                 except LabStopped as stop:
                     stop.finished = [report.path for report in reports if report.path]
                     raise
@@ -365,7 +520,7 @@ def side_by_side(reports: list[Any]) -> str:
         + "".join(f"{name:>6}" for name in CHECKED)
         + f"{'history':>10}"
     )
-    lines = ["Side by side (same workload, same nemesis settings):", header]
+    lines = ["Side by side (same workload, the same nemesis schedule):", header]
     for report in reports:
         cells = "".join(f"{report.properties[name].count:>6}" for name in CHECKED)
         c = report.counts

@@ -3,7 +3,9 @@
 The mapping (documented in the README):
 
 - design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
-  key-version, lease ID ↔ random, the mark ↔ hwm (a volatile mark with its restarts),
+  key-version, lease ID ↔ random (every lock service's token sources map as
+  `lab.lock_table` says: ZooKeeper's sequence and Redis's counter ↔ counter, Redis's random
+  value ↔ random), the mark ↔ hwm (a volatile mark with its restarts),
   read-modify-write ↔ workload rmw, worker checks ↔ worker_check;
 - events: a grant ↔ Acquire(w) (with random tokens, the value is the rank of the lease
   ID among the run's grants), a send ↔ Send(w), a delivery ↔ Deliver(w), the non-atomic
@@ -23,8 +25,10 @@ The mapping (documented in the README):
 The replay walks the mapped actions through `model.system.System`: an action that is not
 enabled, a reception whose outcome differs from the store's, or a token order that
 differs from the model's tokens is the first refused event, named with the model's reason.
-A history larger than the model's bounds (grants, horizon, steps) is checked as far as
-the bounds go, and the result says where it stopped and why.
+A history larger than the model's bounds (grants, horizon, steps) is cut into segments
+where nothing of its past matters to the model any more, each replayed from the model's
+initial state (lab.segments); a stretch with no such point inside the bounds is checked as
+far as they go, and the result says how much of the run (grants and writes) was covered.
 
 A write of unknown outcome (its reply never came and the store's log never decided it) is
 replayed both ways: received by the model's receiver just before the store was killed (or
@@ -45,8 +49,10 @@ from typing import Any, Final
 from lab.checker import CHECKED, check_properties
 from lab.describe import describe
 from lab.history import Happening, Timeline
+from lab.segments import Coverage, coverage_of, plan_segments, sub_timeline
 from lab.settings import MODEL_EXPIRY, MODEL_RECEIVER, MODEL_TOKEN, Settings
 from lab.witness import UnknownWrite
+from model.actions import Action, ActionKind
 from model.design import (
     MAX_CRASHES,
     MAX_GRANTS,
@@ -58,8 +64,7 @@ from model.design import (
 )
 from model.layout import INT64_LIMIT, domain_sizes
 from model.narration import describe_step, reception_outcome
-from model.options import MarkStore, Workload
-from model.rules import Action
+from model.options import MarkStore, Token, Workload
 from model.system import State, System
 from model.trace import MAX_TRACE_STEPS, Trace, replay
 
@@ -176,6 +181,8 @@ class Conformance:
     (P1 and P3 counted by the checker against the last accepted write, as the model's ghost
     variables count them)."""
     unknown: tuple[UnknownOutcome, ...] = ()
+    coverage: Coverage | None = None
+    """How much of the history the model checked (lab.segments)."""
 
     @property
     def complete(self) -> bool:
@@ -205,7 +212,15 @@ class Conformance:
             if either:
                 writes = ", ".join(f"W{u.write.worker}'s write {u.write.request}" for u in either)
                 return f"the model allows this history whether or not {writes} was applied."
+            if self.coverage is not None and self.coverage.segments > 1:
+                return f"the model allows this history, cut into {self.coverage.segments} segments."
             return "the model allows this history."
+        if self.coverage is not None and self.coverage.segments > 1:
+            return (
+                f"the model allows every segment it checked ({self.coverage.segments}); the "
+                f"rest holds stretches beyond the model's bounds ({self.mapping.limit} "
+                "before the run could be cut again), so it was not checked."
+            )
         last = self.mapping.checked
         return (
             f"the model allows the first {last} of {self.total} events; the rest is beyond the "
@@ -233,6 +248,7 @@ class Conformance:
                 name: {"history": pair[0], "model": pair[1]}
                 for name, pair in self.agreement.items()
             },
+            "coverage": self.coverage.to_dict() if self.coverage else None,
         }
 
 
@@ -261,11 +277,11 @@ def _restart_counts(settings: Settings) -> bool:
 def _simple_action(event: Happening) -> Action | None:
     """The model action of a worker or store event (grants and restarts aside)."""
     names = {
-        "send": "Send",
-        "deliver": "Deliver",
-        "check": "Check",
-        "apply": "Apply",
-        "release": "Release",
+        "send": ActionKind.SEND,
+        "deliver": ActionKind.DELIVER,
+        "check": ActionKind.CHECK,
+        "apply": ActionKind.APPLY,
+        "release": ActionKind.RELEASE,
     }
     name = names.get(event.kind)
     return Action(name, event.worker) if name else None
@@ -358,10 +374,10 @@ def _receptions(settings: Settings, send: Happening) -> list[Mapped]:
     w = send.worker
     if settings.receiver == "fenced-nonatomic":
         return [
-            Mapped(Action("Check", w), send, "checked"),
-            Mapped(Action("Apply", w), send, "accepted"),
+            Mapped(Action(ActionKind.CHECK, w), send, "checked"),
+            Mapped(Action(ActionKind.APPLY, w), send, "accepted"),
         ]
-    return [Mapped(Action("Deliver", w), send, "accepted")]
+    return [Mapped(Action(ActionKind.DELIVER, w), send, "accepted")]
 
 
 def map_history(
@@ -385,18 +401,19 @@ def map_history(
         optional = False
         if event.kind == "crash":
             more_crashes += 1
-            action, optional = Action("Crash", event.worker), True
+            action, optional = Action(ActionKind.CRASH, event.worker), True
         elif event.kind == "grant":
             more_grants += 1
-            value = ranks.get(int(event.get("revision")), 0) if settings.token == "lease-id" else 0
-            action = Action("Acquire", event.worker, value)
+            random = MODEL_TOKEN[settings.token] == Token.RANDOM
+            value = ranks.get(int(event.get("revision")), 0) if random else 0
+            action = Action(ActionKind.ACQUIRE, event.worker, value)
         elif event.kind == "storage-kill" and _restart_counts(settings):
             more_restarts += 1
-            action = Action("StorageRestart")
+            action = Action(ActionKind.STORAGE_RESTART)
         saved = (clock.now, clock.anchor, clock.lease)
         tick = clock.ticks_for(event)
         if clock.renewed:
-            action = Action("Renew", event.worker)
+            action = Action(ActionKind.RENEW, event.worker)
         inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
         steps = len(actions) + (tick - clock.now) + (1 if action else 0) + len(inserted)
         limit = _beyond(more_grants, tick, steps, more_restarts, more_crashes) or _too_many_states(
@@ -405,7 +422,7 @@ def map_history(
         if limit:
             clock.now, clock.anchor, clock.lease = saved
             break
-        actions.extend(Mapped(Action("Tick"), None) for _ in range(tick - clock.now))
+        actions.extend(Mapped(Action(ActionKind.TICK), None) for _ in range(tick - clock.now))
         clock.now = tick
         actions.extend(inserted)
         if action is not None:
@@ -492,7 +509,7 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
     """Why the model does not allow this action here, from the state's own values."""
     s, w, name = system.view(state), action.worker, action.name
     writes = system.bounds.writes
-    if name == "Acquire":
+    if name is ActionKind.ACQUIRE:
         if s.tok[w] != 0 and s.pending[w]:
             return (
                 f"in the model W{w}'s request under grant #{s.gid[w]} (token {s.tok[w]}) is "
@@ -512,7 +529,7 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
                 f"{s.expires} and it is tick {s.now}"
             )
         return "the model does not grant the lock here"
-    if name == "Send":
+    if name is ActionKind.SEND:
         if s.tok[w] == 0:
             return f"in the model W{w} holds no grant"
         if s.pending[w]:
@@ -523,16 +540,13 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
             f"W{w} checks its lease, which ended at tick {s.until[w]} in the model (it is tick "
             f"{s.now}): the model's worker checks and sends in one step, so it would not send"
         )
-    if name in RECEPTIONS_ACTIONS:
+    if action.row.reception:
         return f"in the model no request of W{w} is in flight"
-    if name == "Release":
+    if name is ActionKind.RELEASE:
         if s.tok[w] == 0:
             return f"in the model W{w} holds no grant to release"
         return f"in the model W{w} has sent {s.sent[w]} of its {writes} writes, or one is in flight"
     return "the model allows no more storage restarts"
-
-
-RECEPTIONS_ACTIONS: Final = ("Deliver", "Check", "Apply")
 
 
 def _token_order(
@@ -581,7 +595,7 @@ def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[list[Mapped]
                     f"the store's outcome was '{real}', but the model's receiver gives "
                     f"'{model}': {sentence}",
                 )
-        if event is not None and action.name == "Acquire":
+        if event is not None and action.name is ActionKind.ACQUIRE:
             model_token = int(system.view(after).tok[action.worker])
             problem = _token_order(tokens, int(event.get("token")), model_token, action.worker)
             if problem:
@@ -632,6 +646,7 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
     the result says which ways the model allows."""
     sends = {str(e.get("request")): e for e in line.events if e.kind == "send"}
     writes = [w for w in unknown if w.request in sends]
+    landing = {w.request: _landing_point(line, sends[w.request]) for w in writes}
     results = []
     for combo in _choices(writes):
         applied: dict[int, list[Happening]] = {}
@@ -639,7 +654,7 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
             if taken:
                 send = sends[write.request]
                 applied.setdefault(_landing_point(line, send), []).append(send)
-        results.append((combo, _conformance(line, applied)))
+        results.append((combo, _conformance(line, applied, landing)))
     agreeing = [r for combo, r in results if _consistent(combo, writes)]
     chosen = next((r for r in agreeing if r.allowed), agreeing[0])
     outcomes = []
@@ -679,8 +694,23 @@ def model_count(trace: Trace, name: str) -> int:
     return len(set().union(*(crashed_holders(trace.system, step.before) for step in steps)))
 
 
-def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conformance:
-    """One replay of the history, with these writes of unknown outcome taken as applied."""
+@dataclass(frozen=True)
+class _Piece:
+    """One replayed segment of a history: the model's run of it, and where it refused."""
+
+    design: Design
+    bounds: Bounds
+    mapping: Mapping
+    refused: Refusal | None
+    trace: Trace
+    kept: tuple[Mapped, ...]
+    start: int
+    stop: int
+    """The index after the last event the replay covered."""
+
+
+def _replay_piece(line: Timeline, applied: dict[int, list[Happening]]) -> _Piece:
+    """Map one timeline (a whole history or a segment of it) and replay it."""
     settings = line.history.settings
     mapping = choose_mapping(line, applied)
     design = model_design(settings, mapping.restarts, mapping.crashes)
@@ -695,16 +725,70 @@ def _conformance(line: Timeline, applied: dict[int, list[Happening]]) -> Conform
     kept, refused = _check_steps(system, mapping.actions)
     title = f"Live lab: {line.history.scenario} ({settings.label()})"
     trace = replay(design, bounds, [m.action for m in kept], title=title)
-    upto = refused.event.index if refused else mapping.checked
-    history_counts = check_properties(line, upto, against_last=True)
-    agreement = {name: (history_counts[name].count, model_count(trace, name)) for name in CHECKED}
+    start = line.events[0].index if line.events else 0
+    stop = refused.event.index if refused else start + mapping.checked
+    return _Piece(design, bounds, mapping, refused, trace, tuple(kept), start, stop)
+
+
+def _pieces(
+    line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
+) -> list[_Piece]:
+    """The history replayed whole if it fits the bounds, else segment by segment (up to
+    the first refusal)."""
+    whole = _replay_piece(line, applied)
+    if whole.mapping.limit is None or whole.refused is not None:
+        return [whole]
+    total = len(line.events)
+
+    def applied_in(stop: int) -> dict[int, list[Happening]]:
+        return {k: v for k, v in applied.items() if k >= 0 or stop == total}
+
+    def fits(start: int, stop: int) -> int:
+        return choose_mapping(sub_timeline(line, start, stop), applied_in(stop)).checked
+
+    pieces = []
+    for start, stop, whole_piece in plan_segments(line, fits, landing):
+        piece = _replay_piece(sub_timeline(line, start, stop), applied_in(stop))
+        if not whole_piece:
+            rest = choose_mapping(sub_timeline(line, start, total), applied_in(total))
+            piece = replace(piece, mapping=replace(piece.mapping, limit=rest.limit))
+        pieces.append(piece)
+        if piece.refused is not None:
+            break
+    return pieces
+
+
+def _conformance(
+    line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
+) -> Conformance:
+    """One replay of the history, with these writes of unknown outcome taken as applied."""
+    pieces = _pieces(line, applied, landing)
+    shown = next((p for p in pieces if p.refused is not None), pieces[0])
+    ranges = [(p.start, p.stop) for p in pieces]
+    coverage = coverage_of(line, ranges)
+    limits = [p.mapping.limit for p in pieces if p.mapping.limit]
+    limit = limits[0] if limits else None
+    history_counts = check_properties(line, ranges[-1][1] if ranges else None, against_last=True)
+    agreement = {
+        name: (
+            sum(
+                1
+                for v in history_counts[name].violations
+                if any(start <= v.event < stop for start, stop in ranges)
+            ),
+            sum(model_count(p.trace, name) for p in pieces),
+        )
+        for name in CHECKED
+    }
+    mapping = replace(shown.mapping, checked=coverage.events[0], limit=limit)
     return Conformance(
-        design,
-        bounds,
+        shown.design,
+        shown.bounds,
         mapping,
         len(line.events),
-        refused,
-        trace,
-        tuple(m.event.index if m.event else None for m in kept),
+        shown.refused,
+        shown.trace,
+        tuple(m.event.index if m.event else None for m in shown.kept),
         agreement,
+        coverage=coverage,
     )

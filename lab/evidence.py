@@ -2,8 +2,9 @@
 
 `lab-<scenario>-<receiver>-<start>.json` gets the folder `lab-<scenario>-<receiver>-<start>-run/`
 holding the history (a hard link to the file, or a copy), a copy of the database as the
-final read found it, and the logs the processes wrote to standard error (each etcd, worker
-and storage log cut to its last `LOG_LIMIT_BYTES`). The folder is created exclusively (a
+final read found it (`store.sqlite`, or PostgreSQL's tables as `store.csv`), and the logs
+the processes wrote to standard error (each etcd, worker, storage and PostgreSQL log cut to
+its last `LOG_LIMIT_BYTES`). The folder is created exclusively (a
 number is added when the name is taken), so two runs never share one; a folder this lab
 made for an earlier run of the same named history file is replaced, one it did not make is
 never touched.
@@ -60,7 +61,7 @@ def keep_evidence(history: Path, database: Path | None, logs: Iterable[Path]) ->
         except OSError:
             shutil.copyfile(history, folder / "history.json")
         if database is not None and database.is_file():
-            shutil.copyfile(database, folder / "store.sqlite")
+            shutil.copyfile(database, folder / f"store{database.suffix}")
         (folder / "logs").mkdir()
         for log in logs:
             with contextlib.suppress(OSError):

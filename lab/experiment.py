@@ -16,10 +16,13 @@ from typing import Any
 
 from etcd3gw.exceptions import Etcd3Exception
 
+from lab.cluster import EtcdCluster
 from lab.etcd import Endpoint, EtcdServer, check_reachable
 from lab.evidence import keep_evidence
 from lab.history import History
 from lab.history_files import HistoryTarget, as_target, write_history
+from lab.lock_servers import ServiceServer, server_for
+from lab.nemesis import Fault
 from lab.report import LabReport, analyse
 from lab.runner import (
     RANDOM_GRACE_SECONDS,
@@ -37,15 +40,39 @@ from lab.settings import LabError, LabInputError, Settings
 
 
 @contextlib.contextmanager
-def etcd_for(endpoint: Endpoint | None) -> Iterator[tuple[Endpoint, float | None]]:
-    """The etcd to use: the one given (checked to answer), or one started for the duration."""
+def etcd_for(
+    endpoint: Endpoint | None, members: int = 1
+) -> Iterator[tuple[Endpoint, float | None]]:
+    """The etcd to use: the one given (checked to answer), or one started for the duration
+    (a cluster of `members` members when there are more than one)."""
     if endpoint is not None:
+        if members > 1:
+            raise LabInputError(
+                f"--members {members} starts the lab's own cluster: drop --etcd (or the "
+                "FENCING_LAB_ETCD variable)"
+            )
         check_reachable(endpoint)
         yield endpoint, None
+        return
+    if members > 1:
+        with EtcdCluster(members) as cluster:
+            yield cluster.endpoint, cluster.start_seconds
         return
     with EtcdServer() as server:
         assert server.endpoint is not None
         yield server.endpoint, server.start_seconds
+
+
+@contextlib.contextmanager
+def lock_service_for(service: str) -> Iterator[ServiceServer | None]:
+    """The lock service's own server for the duration (None for the etcd services: the
+    lab's etcd is theirs); a missing program or library is one line (LabInputError)."""
+    server = server_for(service)
+    if server is None:
+        yield None
+        return
+    with server:
+        yield server
 
 
 def _signal_of(error: BaseException) -> int | None:
@@ -94,6 +121,7 @@ def run_scenario(
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
     limit_seconds: float = SCENARIO_LIMIT_SECONDS,
+    service: ServiceServer | None = None,
 ) -> LabReport:
     """Run one scripted scenario with these settings; its history checked and saved."""
     chosen = scenario(name)
@@ -108,6 +136,7 @@ def run_scenario(
         progress,
         limit_seconds,
         prediction.to_dict(),
+        service,
     )
 
 
@@ -121,6 +150,7 @@ def run_driven(
     progress: Progress | None = None,
     limit_seconds: float = SCENARIO_LIMIT_SECONDS,
     prediction: dict[str, Any] | None = None,
+    service: ServiceServer | None = None,
 ) -> LabReport:
     """Run workers through `drive` (a scenario's steps); the history checked and saved."""
 
@@ -128,7 +158,7 @@ def run_driven(
         run.start_workers()
         drive(Driver(run, steps))
 
-    with LabRun(endpoint, settings, name, limit_seconds, progress) as run:
+    with LabRun(endpoint, settings, name, limit_seconds, progress, service) as run:
         history, path = _carry_out(run, body, as_target(history_path), prediction)
     report = analyse(history, path)
     if progress:
@@ -141,13 +171,17 @@ def run_randomized(
     settings: Settings,
     history_path: HistoryTarget | Path | None = None,
     progress: Progress | None = None,
+    faults: tuple[Fault, ...] = (),
+    service: ServiceServer | None = None,
 ) -> LabReport:
-    """Run the randomized workload with the nemesis; its history checked and saved."""
+    """Run the randomized workload with the nemesis; its history checked and saved. The
+    schedule is drawn from the settings' seed, unless `faults` gives one."""
     if settings.seconds <= 0:
         raise LabInputError("a randomized run needs a duration: --seconds must be above 0")
     with LabRun(
-        endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress
+        endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress, service
     ) as run:
+        run.faults = faults
         history, path = _carry_out(run, run_random, as_target(history_path))
     report = analyse(history, path)
     if progress:

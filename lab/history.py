@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from lab.events import Event
 from lab.lock import Grant
+from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
 from model import reading
 from model.properties import PROPERTY_NAMES
@@ -69,7 +70,7 @@ KNOWN_KINDS: Final = (
     "info",
     "final-read",
     "renew",
-    "crash",
+    *NEMESIS_KINDS,
 )
 CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
 """The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
@@ -94,6 +95,8 @@ class History:
     measured: Mapping[str, float] = field(default_factory=dict)
     """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
     and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
+    nemesis: tuple[Fault, ...] = ()
+    """A randomized run's fault schedule, drawn before it started (lab.nemesis)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -109,6 +112,7 @@ class History:
             "prediction": dict(self.prediction) if self.prediction is not None else None,
             **ending,
             **({"measured": dict(self.measured)} if self.measured else {}),
+            **({"nemesis": faults_to_data(self.nemesis)} if self.nemesis else {}),
             "events": list(self.events),
         }
 
@@ -324,7 +328,7 @@ def _check_settings(data: Any) -> Settings:
     for name, value in data.items():
         _name(where, "a field's name", name, 40)
         if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 40)
+            _name(where, f"field '{name}'", value, 100 if name == "faults" else 40)
         elif value is not None and not isinstance(value, bool | int | float):
             raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
     return Settings.from_dict(data)
@@ -408,6 +412,7 @@ def history_from_dict(data: Any) -> History:
         prediction=_check_prediction(data.get("prediction")),
         partial=partial,
         measured=_measured(data.get("measured")),
+        nemesis=faults_from_data(data.get("nemesis"), settings.workers, settings.members),
     )
 
 
@@ -588,9 +593,13 @@ class Timeline:
 
 def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     """Where etcd ordered an event: (revision, 0) for a change, (revision, 1) for a read at it."""
-    if kind in ("grant", "revoked"):
+    if kind == "grant":  # etcd's lock API grants when the keys queued before are gone
+        return (int(event.get("order_revision") or event["revision"]), 0)
+    if kind == "revoked":
         return (int(event["revision"]), 0)
     if kind == "release":
+        if event.get("ordered") is False:  # a service that gives it no place in its order
+            return None
         return (int(event["etcd_revision"]), 0 if event.get("deleted") else 1)
     if kind == "deliver" and event.get("etcd_revision") is not None:
         return (int(event["etcd_revision"]), 1 if event.get("etcd_after") else 0)
@@ -633,7 +642,7 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
     for gone in deletes.values():
         grant = int(gone.get("grant", 0))
         asked = releasing.get(grant)
-        if asked is not None and grant not in released:
+        if asked is not None and grant not in released and asked["t"] <= gone["t"]:
             merged.append((_release_seen_by_etcd(gone, asked), "release"))
             continue
         merged.append(
@@ -675,7 +684,10 @@ def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
         "revision": revision,
         "version": version,
         "lease": lease,
-        "token": Grant(revision, version, lease, 0).token(token_source),
+        "token": int(put["token"])
+        if isinstance(put.get("token"), int)
+        else Grant(revision, version, lease, 0).token(token_source),
+        **({"order_revision": put["order_revision"]} if "order_revision" in put else {}),
         "unanswered": True,
     }
 

@@ -131,15 +131,17 @@ def start_child(
     stdout: int | IO[Any] | None = subprocess.DEVNULL,
     stderr: int | IO[Any] | None = subprocess.DEVNULL,
     cwd: Path | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> Child:
-    """Start `argv` as a guarded child in a new session (Ctrl-C reaches only the lab)."""
+    """Start `argv` as a guarded child in a new session (Ctrl-C reaches only the lab);
+    `extra_env` adds variables to its environment (a skewed clock)."""
     process = subprocess.Popen(
         guarded(argv),
         stdin=stdin,
         stdout=stdout,
         stderr=stderr,
         cwd=cwd,
-        env=child_environment(),
+        env={**child_environment(), **(extra_env or {})},
         start_new_session=True,
         text=True,
         bufsize=1,

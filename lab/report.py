@@ -23,6 +23,7 @@ from lab.checker import (
 from lab.conformance import Conformance, check_conformance
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
+from lab.nemesis import faults_to_data, summary
 from lab.witness import Witnessed, cross_check
 
 
@@ -82,6 +83,7 @@ class LabReport:
             "receiver": s.receiver,
             "token": s.token,
             "hwm": s.hwm,
+            "database": s.database,
             "workload": s.workload,
             "worker_check": s.worker_check,
             "expiry": s.expiry,
@@ -111,6 +113,9 @@ class LabReport:
         }
         if s.seconds:
             data.update(seconds_planned=s.seconds, pause_rate=s.pause_rate, seed=s.seed)
+            data.update(faults=s.faults, members=s.members)
+        if self.history.nemesis:
+            data["nemesis"] = faults_to_data(self.history.nemesis)
         if self.history.prediction:
             data["prediction"] = {
                 "summary": self.history.prediction["summary"],
@@ -132,6 +137,7 @@ class LabReport:
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
             *([f"  {self.renewals} keepalives taken by etcd"] if s.renews else []),
             *(f"  Crash: {crash.sentence()}" for crash in self.crashes),
+            *self.nemesis_lines(),
             "",
             "From the history alone:",
         ]
@@ -154,6 +160,13 @@ class LabReport:
             f"Conformance ({c.design.label()}, {c.bounds.short()}, one tick = "
             f"{c.mapping.tick_seconds:.3f} s): {c.verdict()}",
         ]
+        if c.coverage is not None:
+            lines.append(f"  The model's replay {c.coverage.sentence()}.")
+        if s.token == "lease-id" and s.members > 1:
+            lines.append(
+                "  Lease IDs are not ordered across etcd members: the token is the model's "
+                "random token, compared only by its rank among the run's grants."
+            )
         if c.trace is not None and c.refused is None:
             agree = "agree" if c.properties_agree else "DISAGREE"
             counted = ", ".join(f"{n} {h}/{m}" for n, (h, m) in c.agreement.items())
@@ -170,6 +183,28 @@ class LabReport:
         if self.path:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
+
+    def nemesis_lines(self) -> list[str]:
+        """The nemesis's schedule and what of it took effect, for a randomized run."""
+        if not self.history.nemesis:
+            return []
+        took = {
+            kind: sum(1 for e in self.line.events if e.kind == kind)
+            for kind in (
+                "pause",
+                "hold",
+                "storage-kill",
+                "crash",
+                "member-kill",
+                "member-pause",
+                "skew",
+            )
+        }
+        happened = ", ".join(f"{n} {kind}" for kind, n in took.items() if n) or "none"
+        return [
+            f"  Nemesis (seed {self.history.settings.seed}, {self.history.settings.faults}): "
+            f"scheduled {summary(self.history.nemesis)}; took effect: {happened}"
+        ]
 
     def witness_lines(self) -> list[str]:
         """The cross-checks of the witnesses and the writes of unknown outcome, in words."""
@@ -197,7 +232,7 @@ class LabReport:
     def narrated(self, skip: tuple[str, ...] = ()) -> list[str]:
         """Every event of the history (but the kinds in `skip`) as a numbered sentence."""
         return [
-            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e)}"
+            f"  {e.index + 1:>3}. {e.t:7.3f} s  {describe(e, self.history.settings.lock_service)}"
             for e in self.line.events
             if e.kind not in skip
         ]

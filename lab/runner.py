@@ -1,7 +1,8 @@
 """Running the lab: one run's processes, its watch on the lock, its nemesis, its history.
 
 `LabRun` owns everything one run starts (a temporary directory with the database and the
-logs, a key prefix in etcd, the storage process, the workers, the watch) and removes it
+logs, or with `--database postgres` a PostgreSQL cluster of its own, a key prefix in etcd,
+the storage process, the workers, the watch) and removes it
 all on the way out, whatever happened: success, an error, a time limit or Ctrl-C. Paused
 workers are resumed before they are stopped. While the run goes, every wait also checks
 that the processes it needs (etcd, the storage process, the workers) are still there, so
@@ -17,7 +18,6 @@ import contextlib
 import datetime
 import json
 import queue
-import random
 import shutil
 import signal
 import sqlite3
@@ -32,8 +32,10 @@ from typing import Any, Final
 import etcd3gw
 from etcd3gw.exceptions import Etcd3Exception
 
+from lab.cluster import EtcdCluster, cluster_of
 from lab.etcd import Endpoint, started_here
 from lab.events import Event, EventLog, read_events
+from lab.faketime import skewed_environment
 from lab.history import History
 from lab.lock import (
     DATA_KEY,
@@ -46,6 +48,10 @@ from lab.lock import (
     lock_keys,
     read_data,
 )
+from lab.lock_observers import LockApiView, PollingObserver, lock_api_owner, observer_for
+from lab.lock_servers import ServiceServer
+from lab.nemesis import Fault, Nemesis, refusal, schedule
+from lab.postgres import Cluster
 from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
@@ -63,12 +69,6 @@ SCENARIO_LIMIT_SECONDS: Final = 90.0
 """Wall-clock limit of a scripted scenario."""
 RANDOM_GRACE_SECONDS: Final = 30.0
 """How long a randomized run may take beyond its duration (start-up and wind-down)."""
-PAUSE_TTLS: Final = (0.5, 3.0)
-"""A random pause lasts between these many lease TTLs (etcd revokes a lease about 1.4 TTLs
-after the grant, so about 60% of the pauses outlast the lease)."""
-HOLDER_SHARE: Final = 0.75
-"""How often the nemesis pauses the worker that holds the lock (per etcd) rather than a
-running worker drawn at random."""
 POLL: Final = 0.01
 SENTINEL: Final = "lock-end"
 """A key next to the lock key: written at the end, so the watch has caught up once it sees it."""
@@ -204,8 +204,13 @@ class LabRun:
         scenario: str,
         limit_seconds: float,
         progress: Progress | None = None,
+        service: ServiceServer | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.service = service
+        """The lock service the lab started besides etcd (ZooKeeper, Redis), if any."""
+        self.observer: PollingObserver | None = None
+        self.lock_view: LockApiView | None = None
         self.settings = settings
         self.scenario = scenario
         self.progress = progress or _never
@@ -217,8 +222,6 @@ class LabRun:
         self.log = EventLog("lab", self.t0)
         self.children = Children()
         self.workers: dict[int, Child] = {}
-        self.crashed: set[int] = set()
-        """Workers the nemesis killed on purpose (their end is no reason to stop the run)."""
         self.answers: dict[int, queue.Queue[dict[str, Any]]] = {}
         self.storage: Child | None = None
         self.incarnation = 0
@@ -234,6 +237,19 @@ class LabRun:
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
         """How long after its TTL (from asking for it) etcd revoked a probe lease."""
+        self.postgres: Cluster | None = None
+        """The run's PostgreSQL cluster (with `--database postgres`)."""
+        self.may_finish = False
+        """Whether a worker may exit normally before the run ends (a randomized run's worker
+        that retired), whichever wait notices it."""
+        self.crashed: set[int] = set()
+        """Workers killed on purpose, by a scenario or the nemesis (not missed by
+        `check_processes`)."""
+        self.worker_env: dict[int, dict[str, str]] = {}
+        """Environment variables added to a worker's process (a skewed clock)."""
+        self.faults: tuple[Fault, ...] = ()
+        """The nemesis's schedule (a randomized run's), kept in the history."""
+        self.cluster: EtcdCluster | None = cluster_of(endpoint) if settings.members > 1 else None
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
@@ -244,6 +260,9 @@ class LabRun:
                 target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
             ).start()
             self.start_watch()
+            self.start_observer()
+            if self.settings.database == "postgres":
+                self.postgres = Cluster.create()
             self.start_storage()
         except BaseException:
             self.close()
@@ -256,6 +275,8 @@ class LabRun:
     def close(self) -> None:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
         self.children.stop_all()
+        if self.observer is not None:
+            self.observer.close()
         if self.probe is not None:
             self.probe.stop()
         if self.watcher is not None:
@@ -263,6 +284,8 @@ class LabRun:
             self.watcher = None
         with contextlib.suppress(Exception):
             delete_prefix(self.client, self.prefix)
+        if self.postgres is not None:
+            self.postgres.remove()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def remaining(self) -> float:
@@ -313,14 +336,19 @@ class LabRun:
                 f"etcd at {self.endpoint.url} stopped answering ({self.probe.misses} status "
                 f"requests in a row failed: {self.probe.last_error}), seen {at}"
             )
+        service = self.service
+        if service is not None and service.child is not None and not service.alive():
+            raise LabProcessDied(f"{service.service} {service.child.ending()}, seen {at}")
         if self.storage is not None and not self.storage.alive():
             raise LabProcessDied(
                 f"the storage process (pid {self.storage.pid}) {self.storage.ending()}, seen "
                 f"{at}{self._said(self.storage, 'storage')}"
             )
         for w, child in self.workers.items():
-            ended_well = finished_ok and child.process.returncode == 0
-            if child.alive() or w in self.crashed or ended_well:
+            finished = finished_ok or self.may_finish
+            if child.alive() or (finished and child.process.returncode == 0):
+                continue
+            if w in self.crashed:
                 continue
             raise LabProcessDied(
                 f"worker W{w} (pid {child.pid}) {child.ending()}, seen {at}"
@@ -386,8 +414,10 @@ class LabRun:
 
     @property
     def final_database(self) -> Path:
-        """The copy of the database the final read made (after the store stopped)."""
-        return self.directory / "store-final.sqlite"
+        """The copy of the database the final read made (after the store stopped): the
+        SQLite file, or the CSV dump of PostgreSQL's tables."""
+        suffix = "csv" if self.settings.database == "postgres" else "sqlite"
+        return self.directory / f"store-final.{suffix}"
 
     def etcd_answers(self) -> bool:
         """Whether etcd is still there (its process, if the lab started it, and its answers)."""
@@ -401,7 +431,15 @@ class LabRun:
         answers = self.etcd_answers()
         data = self._read_data() if answers or self.settings.receiver != "etcd-txn" else None
         locks = None
-        if answers:
+        if self.observer is not None:
+            self.observer.stop()
+            if self.service is None or self.service.alive():
+                with contextlib.suppress(Exception):
+                    locks = self.observer.final_locks()
+        elif answers and self.lock_view is not None:
+            with contextlib.suppress(Exception):
+                locks = lock_api_owner(self.client, self.prefix)
+        elif answers:
             with contextlib.suppress(Exception):
                 locks = lock_keys(self.client, self.prefix + LOCK_KEY)
         self.log.record("final-read", data=data, locks=locks, watch=self.watch_done.is_set())
@@ -415,6 +453,8 @@ class LabRun:
                 number = value.get("value")
                 return {"value": number if isinstance(number, int) else None, "version": version}
             return None
+        if self.postgres is not None:
+            return self._read_postgres(self.postgres)
         database = self.directory / "store.sqlite"
         if not database.is_file():
             return None
@@ -434,6 +474,26 @@ class LabRun:
             }
         return None
 
+    def _read_postgres(self, cluster: Cluster) -> dict[str, Any] | None:
+        """The data row and the durable mark from the run's PostgreSQL, started again on its
+        cluster once the store has stopped; the tables dumped beside (None if it cannot)."""
+        import psycopg
+
+        from lab.postgres import running
+        from lab.postgres_store import dump, final_row
+
+        s = self.settings
+        with (
+            contextlib.suppress(psycopg.Error, LabError, OSError),
+            running(cluster) as server,
+            psycopg.connect(**server.connect_args(), autocommit=True) as db,
+        ):
+            value, version, mark = final_row(db)
+            self.final_database.write_bytes(dump(db))
+            durable = s.keeps_mark and s.hwm == "durable"
+            return {"value": value, "version": version, "mark": mark if durable else None}
+        return None
+
     def evidence_logs(self) -> list[Path]:
         """The logs of the run's processes: each worker's and storage process's standard
         error, and etcd's log when the lab started etcd."""
@@ -443,6 +503,8 @@ class LabRun:
             for arg in etcd.process.args if isinstance(etcd.process.args, list) else []:
                 if str(arg).startswith("--data-dir="):
                     logs.append(Path(str(arg).split("=", 1)[1]).parent / "etcd.log")
+        if self.postgres is not None:
+            logs.append(self.postgres.log)
         return logs
 
     # ----- the watch on the lock key -------------------------------------------------------
@@ -466,6 +528,17 @@ class LabRun:
                 f"({type(error).__name__})"
             ) from None
 
+    def start_observer(self) -> None:
+        """Start the view of the lock for a service other than the etcd recipe."""
+        service = self.settings.lock_service
+        if service == "etcd-lock-api":
+            self.lock_view = LockApiView(self.endpoint.client(), self.prefix, self.log.record)
+        elif self.service is not None and self.service.address is not None:
+            url = self.service.address.url
+            self.observer = observer_for(service, url, self.prefix, self.log.record, self.log.now)
+            if self.observer is not None:
+                self.observer.start()
+
     def on_lock_event(self, event: Any) -> None:
         """Record a change of the lock key as the watch reports it."""
         at = self.log.now()
@@ -473,6 +546,9 @@ class LabRun:
         key = kv["key"].decode() if isinstance(kv["key"], bytes) else str(kv["key"])
         if key.endswith(SENTINEL):
             self.watch_done.set()
+            return
+        if self.lock_view is not None:
+            self.lock_view.on_event(event, at)
             return
         revision = int(kv["mod_revision"])
         if event.get("type") == "DELETE":
@@ -547,6 +623,8 @@ class LabRun:
             f"--incarnation={self.incarnation}",
             f"--etcd={self.endpoint.url}",
             f"--prefix={self.prefix}",
+            f"--database={s.database}",
+            *([f"--pgdata={self.postgres.directory}"] if self.postgres is not None else []),
         )
         log = open(self.directory / f"storage-{self.incarnation}.err", "w")  # noqa: SIM115
         self.storage = self.children.add(start_child("storage", argv, stderr=log))
@@ -584,7 +662,7 @@ class LabRun:
     def restart_storage(self) -> None:
         """The nemesis kills the storage process (SIGKILL) and starts a new one."""
         assert self.storage is not None
-        self.log.record("storage-kill", incarnation=self.incarnation)
+        self.log.record("storage-kill", incarnation=self.incarnation, pid=self.storage.pid)
         self.storage.kill()
         self.start_storage()
 
@@ -597,7 +675,9 @@ class LabRun:
             argv = python_module(
                 "lab.worker",
                 f"--worker={w}",
-                f"--etcd={self.endpoint.url}",
+                f"--etcd={self.worker_endpoint(w).url}",
+                f"--lock-service={s.lock_service}",
+                f"--service={self._service_fields().get('lock_service', '')}",
                 f"--prefix={self.prefix}",
                 f"--socket={self.socket}",
                 f"--events={self.directory / f'w{w}.jsonl'}",
@@ -614,7 +694,12 @@ class LabRun:
             )
             log = open(self.directory / f"w{w}.err", "w")  # noqa: SIM115
             child = start_child(
-                f"W{w}", argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log
+                f"W{w}",
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                extra_env=self.worker_env.get(w),
             )
             log.close()
             self.workers[w] = self.children.add(child)
@@ -622,6 +707,12 @@ class LabRun:
             threading.Thread(target=self._read_answers, args=(w, child), daemon=True).start()
         for w in self.workers:
             self.answer(w, 0, START_SECONDS)
+
+    def worker_endpoint(self, w: int) -> Endpoint:
+        """The etcd member worker w talks to: spread over the cluster's members."""
+        if self.cluster is None:
+            return self.endpoint
+        return self.cluster.members[(w - 1) % len(self.cluster.members)].client
 
     def _read_answers(self, w: int, child: Child) -> None:
         """Move each line a worker prints into its answer queue."""
@@ -680,23 +771,29 @@ class LabRun:
         finally:
             self.log.record("pause", at=at, worker=w, **seen)
 
-    def crash(self, w: int) -> None:
-        """SIGKILL worker w: it stops for ever, its keepalives with it (the model's Crash(w)).
-
-        Recorded as the runner event `crash` once the process is gone, so everything the
-        worker recorded comes before it; `asked` is when the kill was sent."""
-        self.crashed.add(w)
-        asked = self.log.now()
-        try:
-            self.workers[w].kill()
-        finally:
-            self.log.record("crash", worker=w, asked=round(asked, 6))
-
     def resume(self, w: int) -> None:
         """SIGCONT worker w (recorded first)."""
         if self.workers[w].paused:
             self.log.record("resume", worker=w)
             self.workers[w].resume()
+
+    def crash(self, w: int) -> None:
+        """SIGKILL worker w for good, even while it is stopped (a scenario's crash or the
+        nemesis's): it stops for ever, its keepalives with it (the model's Crash(w)), and
+        the run goes on without it.
+
+        Recorded as the runner event `crash` once the process is gone, so everything the
+        worker recorded comes before it; `asked` is when the kill was sent."""
+        child = self.workers[w]
+        self.crashed.add(w)
+        asked = self.log.now()
+        try:
+            with contextlib.suppress(ProcessLookupError):
+                child.process.kill()
+            child.process.wait()
+            child.paused = False
+        finally:
+            self.log.record("crash", worker=w, pid=child.pid, asked=round(asked, 6))
 
     # ----- the history ---------------------------------------------------------------------------
 
@@ -721,13 +818,24 @@ class LabRun:
             scenario=self.scenario,
             settings=self.settings,
             events=tuple(self.events()),
-            etcd={"endpoint": self.endpoint.url, "version": version, "prefix": self.prefix},
+            etcd={
+                "endpoint": self.endpoint.url,
+                "version": version,
+                "prefix": self.prefix,
+                **self._service_fields(),
+            },
             started=self.started_at,
             seconds=(self.finished or time.monotonic()) - self.t0,
             prediction=prediction,
             partial=partial,
             measured=self.measured(),
+            nemesis=self.faults,
         )
+
+    def _service_fields(self) -> dict[str, Any]:
+        """Where the run's lock service was, when it is not etcd."""
+        address = self.service.address if self.service is not None else None
+        return {"lock_service": address.url} if address is not None else {}
 
     def wind_down(self) -> None:
         """Resume paused workers, let the workers exit, catch the watch up, stop the store."""
@@ -755,6 +863,8 @@ class Driver:
         self.steps = max(1, steps)
         self.done = 0
         self.holds_seen: dict[int, int] = {}
+        self.stalled: set[int] = set()
+        """Workers paused only so that their ZooKeeper session could expire."""
 
     def _step(self, words: str) -> None:
         """Report progress: one more step done."""
@@ -776,6 +886,7 @@ class Driver:
 
     def release(self, w: int) -> str:
         """W releases the lock if it still holds its grant."""
+        self._unstall(w)
         result = self.run.answer(w, self.run.tell(w, {"do": "release"}))
         self._step(f"W{w}: {result}")
         return result
@@ -812,6 +923,7 @@ class Driver:
 
     def outcome(self, w: int, ticket: int) -> str:
         """Wait for the outcome of a write told earlier."""
+        self._unstall(w)
         result = self.run.answer(w, ticket)
         self._step(f"W{w}'s late write: {result}")
         return result
@@ -846,8 +958,22 @@ class Driver:
         """Let W's held request go on."""
         self.run.control({"op": "unhold", "worker": w})
 
+    def _unstall(self, w: int) -> None:
+        """Resume a worker paused only for its session to expire."""
+        if w in self.stalled:
+            self.stalled.discard(w)
+            self.run.resume(w)
+
     def wait_lease_end(self, w: int) -> None:
-        """Wait until etcd has deleted W's lock key (its lease expired and was revoked)."""
+        """Wait until the service has deleted W's lock (its lease expired and was revoked).
+
+        A ZooKeeper lock ends only when its holder's session expires, and kazoo keeps the
+        session alive from a thread of its own while the worker waits for the store; so a
+        worker that is not paused is paused here (as a long GC pause would) until it is
+        told to go on."""
+        if self.run.settings.lock_service == "zookeeper" and not self.run.workers[w].paused:
+            self.run.pause(w)
+            self.stalled.add(w)
         grants = [e for e in self.run.lock_events("lock-put") if e.get("holder") == f"W{w}"]
         if not grants:
             self.run.wait_until(
@@ -869,38 +995,42 @@ class Driver:
 
 
 def run_random(run: LabRun) -> None:
-    """Workers loop on their own for the run's duration while the nemesis pauses them."""
+    """Workers loop on their own for the run's duration while the nemesis carries out the
+    schedule drawn from the run's seed (lab.nemesis), the same for every receiver."""
     s = run.settings
+    problem = refusal(s)
+    if problem:
+        raise LabError(problem)
+    if s.members > 1 and run.cluster is None:
+        raise LabError(f"--members {s.members} needs the cluster the lab starts (drop --etcd)")
+    run.faults = run.faults or schedule(s)
+    run.may_finish = True
+    for fault in run.faults:
+        if fault.kind == "skew":
+            run.worker_env[fault.target] = skewed_environment(fault.rate)
+            run.log.record("skew", worker=fault.target, rate=fault.rate)
     run.start_workers(randomized=True)
     start = run.log.now()
     until = start + s.seconds
     for w in run.workers:
         run.tell(w, {"do": "go", "until": until})
-    rng = random.Random(s.seed)
-    next_pause = start + rng.expovariate(s.pause_rate) if s.pause_rate > 0 else float("inf")
-    resume_at: dict[int, float] = {}
+    nemesis = Nemesis(run, run.faults, start)
     counter = _DecisionCounter(run.directory / "storage.jsonl")
-    while (now := run.log.now()) < until:
-        run.remaining()
-        run.check_processes(finished_ok=True)
-        for w, at in list(resume_at.items()):
-            if now >= at:
-                run.resume(w)
-                del resume_at[w]
-        if now >= next_pause:
-            w = _pick(rng, run.holder(), [w for w in run.workers if w not in resume_at])
-            if w:
-                resume_at[w] = now + rng.uniform(*PAUSE_TTLS) * s.ttl
-                run.pause(w)
-            next_pause = now + rng.expovariate(s.pause_rate)
-        run.progress(
-            min(0.95, (now - start) / max(s.seconds, 1e-9)),
-            f"{now - start:4.1f} of {s.seconds:g} s, {counter.count()} writes decided, "
-            f"{len(resume_at)} paused",
-        )
-        time.sleep(0.02)
-    for w in list(resume_at):
-        run.resume(w)
+    try:
+        while (now := run.log.now()) < until:
+            run.remaining()
+            run.check_processes(finished_ok=True)
+            nemesis.step(now)
+            run.progress(
+                min(0.95, (now - start) / max(s.seconds, 1e-9)),
+                f"{now - start:4.1f} of {s.seconds:g} s, {counter.count()} writes decided, "
+                f"{nemesis.ongoing('pause')} paused",
+            )
+            time.sleep(0.02)
+        nemesis.finish()
+    finally:
+        with contextlib.suppress(Exception):
+            nemesis.heal()
     run.progress(0.97, "letting the workers finish")
 
 
@@ -910,17 +1040,6 @@ def _process_state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return ""
-
-
-def _pick(rng: random.Random, holder: int, running: list[int]) -> int:
-    """The worker to pause: usually the lock's holder, if it runs, else a random running one.
-
-    A pause matters inside the critical section, so three pauses in four go to the worker
-    that holds the lock (per etcd) when it is running; the others go to a random worker.
-    """
-    if holder in running and rng.random() < HOLDER_SHARE:
-        return holder
-    return rng.choice(running) if running else 0
 
 
 class _RecordedBytes:

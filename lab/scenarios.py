@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
+from lab.lock_table import DEFAULT_SERVICE, SERVICES
 from lab.runner import Driver
 from lab.script import (
     PlanStep,
@@ -36,9 +37,9 @@ from lab.script import (
     write_later,
 )
 from lab.settings import LabInputError, Settings
+from model.actions import Action, ActionKind
 from model.design import Bounds
 from model.properties import PROPERTY_NAMES
-from model.rules import Action
 from model.system import State, System
 from model.trace import Trace, replay
 
@@ -66,6 +67,11 @@ class LabScenario:
             chosen["hwm"] = "durable"  # only a receiver with a mark can lose it
         if chosen.get("expiry") == "never" and "keepalive" not in given:
             chosen["keepalive"] = 0.0  # a key with no lease has nothing to keep alive
+        service = SERVICES.get(str(chosen.get("lock_service", DEFAULT_SERVICE)))
+        if service is not None and overrides.get("token") is None:
+            default = str(chosen.get("token", "create-revision"))
+            if default not in service.token_names:  # the service's own first token instead
+                chosen["token"] = service.token_names[0]
         return Settings(workers=2, writes=1, **chosen)
 
     def drive(self, d: Driver) -> None:
@@ -312,29 +318,29 @@ def _candidates(system: System, state: State, step: PlanStep) -> list[Action]:
     is_read = design.workload == "rmw" and s.phase[w] == 0 if w else False
     if kind == "acquire":
         value = s.grants + 1 if design.token == "random" else 0
-        return [Action("Acquire", w, value)]
+        return [Action(ActionKind.ACQUIRE, w, value)]
     if kind in ("send", "release"):
-        return [Action(kind.capitalize(), w)]
+        return [Action(ActionKind(kind.capitalize()), w)]
     if kind == "deliver":
         if nonatomic and not is_read:
-            return [Action("Check", w), Action("Apply", w)]
-        return [Action("Deliver", w)]
+            return [Action(ActionKind.CHECK, w), Action(ActionKind.APPLY, w)]
+        return [Action(ActionKind.DELIVER, w)]
     if kind == "check":
-        return [Action("Check", w)] if nonatomic else []
+        return [Action(ActionKind.CHECK, w)] if nonatomic else []
     if kind == "apply":
-        return [Action("Apply", w)] if nonatomic else [Action("Deliver", w)]
+        return [Action(ActionKind.APPLY, w)] if nonatomic else [Action(ActionKind.DELIVER, w)]
     if kind == "restart":
-        return [Action("StorageRestart")] if design.storage_restarts else []
+        return [Action(ActionKind.STORAGE_RESTART)] if design.storage_restarts else []
     if kind == "hold":
-        return [Action("Tick")]
+        return [Action(ActionKind.TICK)]
     if kind == "renew":
-        return [Action("Renew", w)]
+        return [Action(ActionKind.RENEW, w)]
     if kind == "crash":
-        return [Action("Crash", w)]
+        return [Action(ActionKind.CRASH, w)]
     if kind == "wait":
-        return [Action("Tick")] * (system.bounds.lease + 1) if s.tok[w] == 0 else []
+        return [Action(ActionKind.TICK)] * (system.bounds.lease + 1) if s.tok[w] == 0 else []
     ticks = max(0, s.expires - s.now) if s.holder == w else 0
-    return [Action("Tick")] * ticks
+    return [Action(ActionKind.TICK)] * ticks
 
 
 def planned_actions(plan: tuple[PlanStep, ...], system: System) -> list[Action]:
@@ -418,6 +424,6 @@ def predict(chosen: LabScenario, settings: Settings) -> Prediction:
         writes=settings.writes,
     )
     actions = planned_actions(plan, System(design, wide))
-    ticks = sum(1 for action in actions if action.name == "Tick")
+    ticks = sum(1 for action in actions if action.name is ActionKind.TICK)
     bounds = Bounds(settings.workers, PLAN_LEASE, ticks, 2, settings.writes)
     return Prediction(replay(design, bounds, actions, title=f"The model's {chosen.name}"))

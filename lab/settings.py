@@ -9,18 +9,35 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
+from lab.lock_table import ALL_TOKENS, DEFAULT_SERVICE, SERVICE_NAMES, SERVICES, SERVICES_LIST
 from model.design import MAX_WORKERS, MAX_WRITES
 from model.options import Expiry, Receiver, Token
 
 RECEIVERS: Final = ("none", "fenced", "fenced-nonatomic", "etcd-txn")
 """How the store treats a write: plain, fenced in one transaction, check then write, or an
 etcd transaction guarded by the lock key."""
-TOKENS: Final = ("create-revision", "version", "lease-id")
-"""Which number of the lock key a worker sends as its token."""
+TOKENS: Final = ALL_TOKENS
+"""Which number of the grant a worker sends as its token (each service offers some:
+`lab.lock_table`)."""
 MARKS: Final = ("durable", "volatile")
+DATABASES: Final = ("sqlite", "postgres")
+"""Where the store keeps the data and the mark: a SQLite file, or a real PostgreSQL whose
+isolation makes the fenced write atomic (lab.postgres_store)."""
 WORKLOADS: Final = ("blind", "rmw")
 EXPIRIES: Final = ("lease", "never")
 """Whether the lock key is attached to a lease (and so runs out) or is put with no lease."""
+FAULT_KINDS: Final = (
+    "pause",
+    "hold",
+    "store-kill",
+    "crash",
+    "member-kill",
+    "member-pause",
+    "skew",
+)
+"""What a randomized run's nemesis may do (lab.nemesis describes each)."""
+MEMBER_COUNTS: Final = (1, 3)
+"""How many etcd members the lab starts: one, or a three-member cluster."""
 
 MODEL_RECEIVER: Final = {
     "none": Receiver.NONE,
@@ -29,12 +46,11 @@ MODEL_RECEIVER: Final = {
     "etcd-txn": Receiver.LEASE_AWARE,
 }
 """The model's receiver option for each lab receiver."""
-MODEL_TOKEN: Final = {
-    "create-revision": Token.COUNTER,
-    "version": Token.KEY_VERSION,
-    "lease-id": Token.RANDOM,
+MODEL_TOKEN: Final[dict[str, Token]] = {
+    source.name: source.model for service in SERVICES_LIST for source in service.tokens
 }
-"""The model's token option for each lab token source."""
+"""The model's token option for each lab token source (one meaning per name, whichever
+service offers it)."""
 MODEL_EXPIRY: Final = {"lease": Expiry.LEASE, "never": Expiry.NEVER}
 """The model's expiry option for each lab expiry."""
 
@@ -69,6 +85,34 @@ def _check_number(name: str, value: object, low: float, high: float) -> None:
         raise LabInputError(f"{name} = {value:g} is out of range: allowed {low:g} to {high:g}")
 
 
+def _check_service(service: str, token: str, receiver: str) -> None:
+    """Refuse a token the lock service does not hand out, or the etcd-txn receiver (guarded
+    by the etcd recipe's lock key) with another service."""
+    offered = SERVICES[service].token_names
+    if token not in offered:
+        raise LabInputError(
+            f"token {token!r} makes no sense with the {service} lock service: it offers "
+            f"{', '.join(offered)}"
+        )
+    if receiver == "etcd-txn" and service != DEFAULT_SERVICE:
+        raise LabInputError(
+            f"receiver etcd-txn guards its write with the etcd recipe's lock key, which the "
+            f"{service} lock service does not have: choose another receiver"
+        )
+
+
+def _check_renewal(service: str, expiry: str, keepalive: float) -> None:
+    """Refuse keepalives, or a lock with no lease, that the lock service cannot give."""
+    row = SERVICES[service]
+    if keepalive and row.keepalive:
+        raise LabInputError(row.keepalive)
+    if expiry == "never" and not row.without_lease:
+        raise LabInputError(
+            f"only the etcd recipe puts its lock with no lease; {row.short} grants it on a "
+            "lease or session: use --lock-service etcd or --expiry lease"
+        )
+
+
 @dataclass(frozen=True)
 class Settings:
     """One lab run's design and sizes (the random-run fields stay 0 for a scripted scenario)."""
@@ -88,13 +132,35 @@ class Settings:
     expiry: str = "lease"
     keepalive: float = 0.0
     """Seconds between two keepalives of the holder's lease (0: the lease is never renewed)."""
+    database: str = "sqlite"
+    faults: str = "pause"
+    """The nemesis's fault kinds, comma-separated (a randomized run's)."""
+    members: int = 1
+    """How many etcd members the run's cluster has."""
+    lock_service: str = DEFAULT_SERVICE
 
     def __post_init__(self) -> None:
         _check_choice("receiver", self.receiver, RECEIVERS)
         _check_choice("expiry", self.expiry, EXPIRIES)
         _check_choice("token", self.token, TOKENS)
+        _check_choice("lock service", self.lock_service, SERVICE_NAMES)
+        _check_service(self.lock_service, self.token, self.receiver)
         _check_choice("mark (--hwm)", self.hwm, MARKS)
         _check_choice("workload", self.workload, WORKLOADS)
+        _check_choice("database", self.database, DATABASES)
+        if self.database == "postgres" and self.receiver == "etcd-txn":
+            raise LabInputError(
+                "receiver etcd-txn keeps its data in etcd itself, so it has no postgres form: "
+                "choose another receiver or --database sqlite"
+            )
+        if not isinstance(self.faults, str) or any(
+            kind not in FAULT_KINDS for kind in self.faults.split(",") if kind
+        ):
+            raise LabInputError(
+                f"faults must be kinds from {', '.join(FAULT_KINDS)}, not {str(self.faults)[:60]!r}"
+            )
+        if self.members not in MEMBER_COUNTS or isinstance(self.members, bool):
+            raise LabInputError(f"members must be 1 or 3, not {self.members!r}")
         if not isinstance(self.worker_check, bool):
             raise LabInputError(f"worker_check must be true or false, not {self.worker_check!r}")
         for name, value, low, high, whole in (
@@ -110,6 +176,7 @@ class Settings:
             if whole and (isinstance(value, bool) or not isinstance(value, int)):
                 raise LabInputError(f"{name} must be a whole number, not {value!r}")
             _check_number(name, value, low, high)
+        _check_renewal(self.lock_service, self.expiry, self.keepalive)
         if self.expiry == "never" and self.keepalive:
             raise LabInputError("a lock without a lease has nothing to keep alive")
         if self.expiry == "never" and self.token == "lease-id":
@@ -130,6 +197,8 @@ class Settings:
     def label(self) -> str:
         """A short label such as `receiver fenced, token create-revision, rmw`."""
         parts = [f"receiver {self.receiver}", f"token {self.token}"]
+        if self.lock_service != DEFAULT_SERVICE:
+            parts.insert(0, f"lock {self.lock_service}")
         if self.keeps_mark and self.hwm == "volatile":
             parts.append("volatile mark")
         if self.workload == "rmw":
@@ -140,6 +209,10 @@ class Settings:
             parts.append("lock without a lease")
         if self.renews:
             parts.append(f"keepalive every {self.keepalive:g} s")
+        if self.database != "sqlite":
+            parts.append(f"on {self.database}")
+        if self.members > 1:
+            parts.append(f"{self.members} etcd members")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

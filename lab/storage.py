@@ -2,7 +2,9 @@
 
 `python -m lab.storage ...` serves one JSON request per connection on a Unix socket. The
 data is one row of a SQLite database in WAL mode (a value and its version, the number of
-accepted writes) or, for `etcd-txn`, one key in etcd. Receivers:
+accepted writes) or, for `etcd-txn`, one key in etcd; with `--database postgres` it is a row
+of a real PostgreSQL instead (lab.postgres_store), where each worker has its own connection.
+Receivers:
 
 - `none`: every write lands;
 - `fenced`: one transaction writes only if the token is at least the mark, and raises it;
@@ -352,7 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--incarnation", type=int, default=1)
     parser.add_argument("--etcd", default="")
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--pgdata", type=Path, help="the run's PostgreSQL cluster folder")
     args = parser.parse_args(argv)
+    if args.database == "postgres":
+        return serve_postgres(args)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     log = EventLog("storage", args.t0, args.events)
     holds = Holds(log)
@@ -362,6 +368,31 @@ def main(argv: list[str] | None = None) -> int:
         if args.receiver == "etcd-txn"
         else SqliteStore(args.db, *common)
     )
+    serve(args, store, holds, log)
+    return 0
+
+
+def serve_postgres(args: argparse.Namespace) -> int:
+    """Start PostgreSQL on the run's cluster, serve the store on it, stop it at the end (a
+    kill of this process kills the server too: it is a guarded child)."""
+    from lab.postgres import Cluster, PostgresServer
+    from lab.postgres_store import PostgresStore
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    server = PostgresServer(Cluster.at(args.pgdata))
+    try:
+        server.start()
+        log = EventLog("storage", args.t0, args.events)
+        holds = Holds(log)
+        store = PostgresStore(server.connect_args(), args.receiver, args.hwm, args.gap, log, holds)
+        serve(args, store, holds, log)
+    finally:
+        server.stop()
+    return 0
+
+
+def serve(args: argparse.Namespace, store: Store, holds: Holds, log: EventLog) -> None:
+    """Listen on the socket and answer requests until terminated."""
     args.socket.unlink(missing_ok=True)
     with Server(str(args.socket), make_handler(store, holds)) as server:
         log.record(
@@ -372,7 +403,6 @@ def main(argv: list[str] | None = None) -> int:
             mark=store.start_mark(),
         )
         server.serve_forever(poll_interval=0.05)
-    return 0
 
 
 if __name__ == "__main__":

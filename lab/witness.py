@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lab.history import Happening, Timeline, etcd_order_key
+from lab.lock_table import SERVICES
 
 REQUEST_FLOOR_SECONDS: Final = 0.5
 """The smallest request latency allowed for when comparing etcd's order with observed times
@@ -141,6 +142,14 @@ def _at(e: Happening) -> str:
 # ----- the lock service ------------------------------------------------------------------------
 
 
+def _seen_after(end: Happening, grant: Happening, latency: float) -> bool:
+    """Whether a lock was seen to end more than one request's latency after the next grant
+    (for a service that gives the ends of its grants no order of its own)."""
+    ended = end.observed if end.observed is not None else end.t
+    granted = grant.observed if grant.observed is not None else grant.t
+    return ended - granted > latency
+
+
 def _grant_checks(line: Timeline) -> list[Impossible]:
     """Double grants, leases that end too early or too late."""
     found: list[Impossible] = []
@@ -155,26 +164,33 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
     watched = [e["t"] for e in line.history.events if e["kind"] in ("lock-put", "lock-delete")]
     last_watched = max(watched, default=0.0)
     previous: Happening | None = None
+    service = SERVICES[line.history.settings.lock_service]
+    latency = request_bound(line)
+    number = "create revision" if service.ordered else "grant"
     for revision in sorted(grants):
         e = grants[revision]
         unseen = line.history.partial and e.t > last_watched  # the watch may lag behind
         if previous is not None and not unseen:
             before = int(previous.get("revision"))
             end = ends.get(before)
-            if end is None or end[0] > revision:
+            order = int(e.get("order_revision") or revision)
+            if (
+                end is None
+                or end[0] > order
+                or (not service.ordered and _seen_after(end[1], e, latency))
+            ):
                 found.append(
                     Impossible(
                         "double-grant",
                         e.index,
                         e.t,
-                        f"etcd granted the lock to W{e.worker} (create revision {revision}) "
-                        f"{_at(e)} while W{previous.worker}'s key (create revision {before}) "
+                        f"{service.name} granted the lock to W{e.worker} ({number} {revision}) "
+                        f"{_at(e)} while W{previous.worker}'s key ({number} {before}) "
                         "had not been deleted: two holders at once"
                         + (" (a key put with no lease never expires)" if never else ""),
                     )
                 )
         previous = e
-    latency = request_bound(line)
     delay = measured(line, "revocation_seconds")
     allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
     for revision, e in grants.items():
@@ -200,7 +216,7 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
             start = max(start, float(renewed.get("asked", renewed.t - latency)))
             ttl = float(renewed.get("ttl") or ttl)
         last = renewed.t if renewed is not None else e.t
-        if end[1].t - start < ttl:
+        if end[1].t - start < ttl and service.lease_from_grant:
             found.append(
                 Impossible(
                     "lease-early",

@@ -1,17 +1,18 @@
-"""A worker process: takes the lock in etcd, writes through the storage process, releases.
+"""A worker process: takes the lock from its lock service, writes through the store, releases.
 
 `python -m lab.worker ...` either obeys one command per line on standard input (scripted
 scenarios: `acquire`, `write`, `release`, `exit`, each answered by one line on standard
 output) or loops on its own until a deadline (randomized runs): acquire, K writes,
 release. Like the model's worker it never checks its own lease, unless told to
 (`--worker-check`): then it checks before every request and, once the lease's TTL has
-passed, gives the grant up and retires (the model's worker is then never allowed to send
-or release again, so it takes no further step either). A rejected request also makes it
+passed on its own wall clock (which the nemesis may skew), gives the grant up and retires
+(the model's worker is then never allowed to send or release again, so it takes no further
+step either). A rejected request also makes it
 give up the grant (it does not release it), exactly as in the model.
 
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
 history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
-etcd request failed, so a key may have been created); a read or write is `send` (its
+request to the lock service failed, so a lock may have been taken); a read or write is `send` (its
 invoke) then `reply` (ok, or fail when the store rejected it), `fail` (the request never
 reached the store) or `info` (the reply never came, or the store answered with an error
 while deciding: it may have applied it); a
@@ -20,7 +21,9 @@ or `info` retires, as a crashed Jepsen process does: it takes no step after it, 
 model's worker (whose request may still be in flight) and the real one stay the same.
 
 With `--keepalive S` a holder keeps its lease alive from a thread of its own (`KeepAlive`):
-every S seconds while it holds the grant it sends etcd a keepalive, recorded as the client
+every S seconds while it holds the grant it sends a keepalive through its lock client
+(etcd's lease keepalive, for the recipe and for etcd's lock API; ZooKeeper and Redis take
+none here), recorded as the client
 operation `renew`: `invoke`, then `renew` (ok: etcd restarted the TTL), `fail` (the lease
 had already expired: the keepalive came too late) or `info` (the request failed); after a
 fail or info it sends no more keepalives for that grant. A paused process runs no thread,
@@ -40,20 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from etcd3gw.exceptions import Etcd3Exception
-
-from lab.etcd import Endpoint, parse_endpoint
 from lab.events import EventLog
-from lab.lock import (
-    LOCK_KEY,
-    Grant,
-    delete_if_mine,
-    grant_lease,
-    keep_alive,
-    key_exists,
-    revoke_lease,
-    try_create,
-)
+from lab.lock_clients import Granted, LockRequestFailed, lock_client
 from lab.protocol import StorageUnavailable, StorageUnreached, request
 
 POLL_SECONDS: Final = 0.02
@@ -61,34 +52,47 @@ POLL_SECONDS: Final = 0.02
 REQUEST_SECONDS: Final = 150.0
 """How long a worker waits for the store's answer (a held request may wait long)."""
 WRITE_THINK: Final = (0.02, 0.1)
-"""Seconds a randomized worker spends computing each write of a grant (before sending it)."""
+"""Seconds a randomized worker spends computing each write of a grant (before sending it;
+in read-modify-write, between the read and the write, where a pause loses an update)."""
 IDLE_AFTER_RELEASE: Final = (0.0, 0.05)
 """Seconds a randomized worker waits after releasing before asking for the lock again."""
 
 
+def nap(seconds: float) -> None:
+    """Sleep (on a condition's timeout: libfaketime's skewed clock breaks `time.sleep`)."""
+    threading.Event().wait(max(0.0, seconds))
+
+
 @dataclass
 class Holding:
-    """The grant a worker believes it holds, and when it asked for its lease."""
+    """The grant a worker believes it holds, and when it asked for its lease (on the run's
+    clock, and on the worker's own wall clock, which is what it checks its lease with)."""
 
-    grant: Grant
+    grant: Granted
     token: int
     asked_at: float
+    asked_wall: float = 0.0
 
 
 class Worker:
-    """One worker: its etcd client, its grant (if any) and its requests to the store."""
+    """One worker: its lock client, its grant (if any) and its requests to the store."""
 
     def __init__(self, args: argparse.Namespace, log: EventLog) -> None:
         self.number: int = args.worker
-        self.endpoint: Endpoint = parse_endpoint(args.etcd)
-        self.client = self.endpoint.client()
-        self.lock_key = args.prefix + LOCK_KEY
+        self.leased: bool = args.expiry != "never"
+        self.locks = lock_client(
+            args.lock_service,
+            args.service or args.etcd,
+            args.prefix,
+            args.ttl,
+            args.token,
+            leased=self.leased,
+        )
         self.ttl: int = args.ttl
         self.token_source: str = args.token
         self.socket: Path = args.socket
         self.worker_check: bool = args.worker_check
         self.rmw: bool = args.workload == "rmw"
-        self.leased: bool = args.expiry != "never"
         self.keepalive: float = args.keepalive
         self.log = log
         self.steps = threading.RLock()
@@ -126,43 +130,44 @@ class Worker:
         in_doubt = ""
         while self.log.now() < deadline:
             try:
-                if not key_exists(self.client, self.lock_key):
-                    asked = self.log.now()
-                    lease, ttl = grant_lease(self.client, self.ttl) if self.leased else (0, 0)
-                    grant = try_create(self.client, self.lock_key, f"W{self.number}", lease, ttl)
-                    if grant is not None:
-                        token = grant.token(self.token_source)
-                        holding = Holding(grant, token, asked)
-                        self.log.record(
-                            "grant",
-                            worker=self.number,
-                            revision=grant.revision,
-                            version=grant.version,
-                            lease=grant.lease,
-                            ttl=grant.ttl,
-                            token=token,
-                            asked=round(asked, 6),
-                        )
-                        self.take(holding)
-                        return True
-                    if lease:
-                        revoke_lease(self.client, lease)
-            except Etcd3Exception as error:
+                asked, wall = self.log.now(), time.time()
+                grant = self.locks.try_acquire(f"W{self.number}")
+                if grant is not None:
+                    holding = Holding(grant, grant.token, asked, wall)
+                    ordered = (
+                        {"order_revision": grant.order} if grant.order != grant.revision else {}
+                    )
+                    self.log.record(
+                        "grant",
+                        worker=self.number,
+                        revision=grant.revision,
+                        version=grant.version,
+                        lease=grant.lease,
+                        ttl=grant.ttl,
+                        token=grant.token,
+                        asked=round(asked, 6),
+                        **ordered,
+                        **dict(grant.extra),
+                    )
+                    self.take(holding)
+                    return True
+            except LockRequestFailed as error:
                 in_doubt = str(error)
                 self.log.record(
                     "error", worker=self.number, during="acquire", error=str(error)[:200]
                 )
-            time.sleep(POLL_SECONDS)
+            nap(POLL_SECONDS)
         if in_doubt:
-            self.retire("info", "acquire", f"an etcd request failed: {in_doubt}")
+            self.retire("info", "acquire", in_doubt)
         else:
             self.log.record("fail", worker=self.number, op="acquire", error="timed out")
         return False
 
     def lease_left(self) -> bool:
-        """The worker's own check: has its lease's TTL not passed yet (measured from asking)?"""
+        """The worker's own check: has its lease's TTL not passed yet (measured from asking,
+        on its own wall clock)?"""
         assert self.holding is not None
-        return self.log.now() < self.holding.asked_at + self.holding.grant.ttl
+        return time.time() < self.holding.asked_wall + self.holding.grant.ttl
 
     def send(self, op: str, **fields: Any) -> dict[str, Any] | None:
         """Send one request under the current grant; None if the worker gave the grant up."""
@@ -185,7 +190,9 @@ class Worker:
             "grant": holding.grant.revision,
             **fields,
         }
-        self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op)
+        believed = self.locks.believes_held(holding.grant)
+        said = {} if believed is None else {"client_says_held": believed}
+        self.log.record("send", **{k: v for k, v in message.items() if k != "op"}, op=op, **said)
         try:
             answer = request(self.socket, message, REQUEST_SECONDS)
         except StorageUnreached as error:
@@ -209,8 +216,9 @@ class Worker:
             self.drop()  # the store said the lock was lost: give the grant up
         return answer
 
-    def write(self) -> str:
-        """One write (after a read, in read-modify-write); its outcome or why there was none."""
+    def write(self, think: float = 0.0) -> str:
+        """One write (after a read, in read-modify-write, `think` seconds after it); its
+        outcome or why there was none."""
         if self.holding is None:
             return self.retired or "no grant"
         fields: dict[str, Any] = {"value": self.number * 1_000_000 + self.requests + 1}
@@ -219,18 +227,19 @@ class Worker:
             if read is None:
                 return self.retired or "gave up"
             fields = {"value": int(read["value"]) + 1, "read_version": int(read["version"])}
+            nap(think)
         answer = self.send("write", **fields)
         return (self.retired or "gave up") if answer is None else str(answer["outcome"])
 
     def release(self) -> str:
-        """Delete the lock key if it is still this grant's, then revoke the lease."""
+        """Give the lock up through the service's client (deleted only if still this grant's)."""
         holding = self.drop()
         if holding is None:
             return self.retired or "no grant"
         self.log.record("invoke", worker=self.number, op="release", grant=holding.grant.revision)
         try:
-            deleted, revision = delete_if_mine(self.client, self.lock_key, holding.grant.revision)
-        except Etcd3Exception as error:
+            deleted, revision = self.locks.release(holding.grant)
+        except LockRequestFailed as error:
             self.retire("info", "release", str(error), grant=holding.grant.revision)
             return "error"
         self.log.record(
@@ -239,12 +248,11 @@ class Worker:
             grant=holding.grant.revision,
             deleted=deleted,
             etcd_revision=revision,
+            **({} if deleted or self.locks.orders_releases else {"ordered": False}),
         )
-        if holding.grant.lease:
-            revoke_lease(self.client, holding.grant.lease)
         return "released" if deleted else "released (lock already gone)"
 
-    def renew(self, holding: Holding, client: Any) -> bool:
+    def renew(self, holding: Holding) -> bool:
         """Send one keepalive for the grant's lease, recorded as the operation `renew`;
         whether to go on (the grant is still held and the keepalive took effect)."""
         with self.steps:
@@ -254,8 +262,8 @@ class Worker:
             ids = {"worker": self.number, "grant": grant.revision, "lease": grant.lease}
             asked = self.log.record("invoke", op="renew", **ids)["t"]
             try:
-                ttl = keep_alive(client, grant.lease)
-            except Etcd3Exception as error:
+                ttl = self.locks.renew(grant)
+            except LockRequestFailed as error:
                 self.log.record("info", op="renew", error=str(error)[:200], **ids)
                 return False
             if ttl <= 0:
@@ -277,12 +285,11 @@ class KeepAlive(threading.Thread):
 
     def run(self) -> None:
         """Renew on a timer until the grant is gone or a keepalive fails."""
-        client = self.worker.endpoint.client()
         interval = self.worker.keepalive
         due = time.monotonic() + interval
         while True:
-            time.sleep(max(0.0, due - time.monotonic()))
-            if not self.worker.renew(self.holding, client):
+            nap(due - time.monotonic())
+            if not self.worker.renew(self.holding):
                 return
             due = max(due + interval, time.monotonic())
 
@@ -309,16 +316,25 @@ def obey(worker: Worker) -> None:
 def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
     """Randomized mode: acquire, `writes` writes, release, until the deadline."""
     rng = random.Random(seed)
+    wall, real = time.time(), worker.log.now()
     while worker.log.now() < until:
         if worker.retired or not worker.acquire(until):
             break
         for _ in range(writes):
-            time.sleep(rng.uniform(*WRITE_THINK))
-            if worker.log.now() >= until or worker.write() != "accepted":
+            think = rng.uniform(*WRITE_THINK)
+            if not worker.rmw:
+                nap(think)
+            if worker.log.now() >= until or worker.write(think) != "accepted":
                 break
         else:
             worker.release()
-        time.sleep(rng.uniform(*IDLE_AFTER_RELEASE))
+        nap(rng.uniform(*IDLE_AFTER_RELEASE))
+    worker.log.record(
+        "clock",
+        worker=worker.number,
+        wall_seconds=round(time.time() - wall, 6),
+        real_seconds=round(worker.log.now() - real, 6),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lab.worker")
     parser.add_argument("--worker", type=int, required=True)
     parser.add_argument("--etcd", required=True)
+    parser.add_argument("--lock-service", default="etcd")
+    parser.add_argument("--service", default="", help="the lock service's address, if not etcd")
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--socket", type=Path, required=True)
     parser.add_argument("--events", type=Path, required=True)

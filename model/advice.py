@@ -20,6 +20,7 @@ from model.explorer import DEFAULT_MAX_STATES, Exploration, explore
 from model.options import OPTIONS
 from model.presets import PRESETS_LIST, Preset
 from model.properties import BY_NAME, PROPERTY_NAMES
+from model.search import SearchOptions
 from model.stack import CATALOGUE, Part, Slot, Stack, parts_of
 from model.trace import Trace, replay
 from model.verdicts import Status
@@ -238,7 +239,9 @@ class _Explorations:
             self.skipped += 1
             return None
         design.check_fits(self.bounds)
-        result = explore(design, self.bounds, max_states=self.max_states, max_seconds=left)
+        result = explore(
+            design, self.bounds, SearchOptions(max_states=self.max_states, max_seconds=left)
+        )
         _remember(result)
         return result
 
@@ -348,7 +351,7 @@ def advise(
     design.check_fits(bounds)
     explorations = _Explorations(bounds, time.monotonic() + max_seconds, max_states)
     base = _FINISHED.get((design, bounds)) or explore(
-        design, bounds, max_states=max_states, max_seconds=max_seconds
+        design, bounds, SearchOptions(max_states=max_states, max_seconds=max_seconds)
     )
     _remember(base)
     traces = {

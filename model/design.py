@@ -35,6 +35,7 @@ from model.options import (
 __all__ = [
     "BOUNDS",
     "BOUND_LIMITS",
+    "BY_BOUND",
     "MAX_CRASHES",
     "MAX_GRANTS",
     "MAX_HORIZON",
@@ -92,6 +93,16 @@ class Bound:
         """The label with its letter: `Lease, in ticks (L)`."""
         return f"{self.label} ({self.letter})"
 
+    @property
+    def span(self) -> str:
+        """The allowed range: `1..12`."""
+        return f"{self.low}..{self.high}"
+
+    @property
+    def widget_label(self) -> str:
+        """A form field's label, with its letter and range: `Lease, in ticks (L) (1..12)`."""
+        return f"{self.form_label} ({self.span})"
+
     def in_words(self, value: int) -> str:
         """The size in a sentence: `lease 2 ticks`, `2 writes per grant`."""
         return f"{self.before}{_count(value, self.noun)}{self.after}"
@@ -109,6 +120,7 @@ ranges a bound takes it from here."""
 
 BOUND_LIMITS: Final = {bound.name: (bound.low, bound.high) for bound in BOUNDS}
 """Allowed range of each bound, for help texts and widgets."""
+BY_BOUND: Final = {bound.name: bound for bound in BOUNDS}
 
 
 @dataclass(frozen=True)

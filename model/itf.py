@@ -75,7 +75,10 @@ def _action_value(action: Action | None) -> Any:
     if action is None:
         return {"tag": INITIAL_ACTION, "value": None}
     fields = {"worker": action.worker, "value": action.value}
-    return {"tag": action.name, "value": {k: itf_py.value_to_json(v) for k, v in fields.items()}}
+    return {
+        "tag": str(action.name),
+        "value": {k: itf_py.value_to_json(v) for k, v in fields.items()},
+    }
 
 
 def _state_values(
@@ -151,11 +154,12 @@ def trace_from_itf(data: Any) -> Trace:
     design, bounds = read_design_and_bounds(meta.get("design"), meta.get("bounds"))
     if not document.states:
         raise TraceError("an ITF trace needs at least its initial state")
-    actions = [_action_of(index, state.values) for index, state in enumerate(document.states)]
+    recorded = [_action_of(index, state.values) for index, state in enumerate(document.states)]
+    actions = [action for action in recorded if action is not None]
     title = meta.get("title", "")
     if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
         raise TraceError(f"'title' must be text of at most {MAX_TITLE_CHARS} characters")
-    trace = replay(design, bounds, actions[1:], title=title)
+    trace = replay(design, bounds, actions, title=title)
     _compare_states(trace, [state.values for state in document.states])
     return trace
 
@@ -202,14 +206,14 @@ def _records(states: list[Any]) -> int:
     return found
 
 
-def _action_of(index: int, values: dict[str, Any]) -> Action:
-    """The action recorded in state `index` (the initial state records `Init`)."""
+def _action_of(index: int, values: dict[str, Any]) -> Action | None:
+    """The action recorded in state `index` (None for the initial state, which records `Init`)."""
     variant = values.get("action")
     tag = type(variant).__name__ if variant is not None else None
     if index == 0:
         if tag != INITIAL_ACTION:
             raise TraceError(f"state 0: 'action' must be {INITIAL_ACTION}, not {shown(tag)}")
-        return Action(INITIAL_ACTION)
+        return None
     if variant is None or not hasattr(variant, "_fields"):
         raise TraceError(f"state {index}: 'action' must be a variant such as Acquire")
     fields = dict(variant._asdict())

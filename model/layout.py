@@ -11,59 +11,124 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import cached_property
 from typing import Final
 
+from model.actions import Actor
 from model.design import Bounds, Design, DesignError, Expiry, Workload
 from model.expression import Expr
 from model.terms import Term
 
-SCALARS: Final = (
-    "now",
-    "holder",
-    "expires",
-    "issued",
-    "grants",
-    "hwm",
-    "mark",
-    "last",
-    "lastg",
-    "version",
-    "storage_restarts",
-    "coordinator_restarts",
+
+class Shape(Enum):
+    """How many values a variable has in one state."""
+
+    SCALAR = "one"
+    PER_WORKER = "one per worker"
+    PER_VALUE = "one per token value"
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One state variable: who keeps it, how many values it has, and what it means."""
+
+    name: str
+    owner: Actor
+    shape: Shape
+    meaning: str
+    ghost: bool = False
+    """A history variable the model keeps for the properties; real actors do not see it."""
+
+
+_ONE, _EACH = Shape.SCALAR, Shape.PER_WORKER
+VARIABLES: Final = (
+    Variable("now", Actor.CLOCK, _ONE, "true time"),
+    Variable(
+        "holder",
+        Actor.COORDINATOR,
+        _ONE,
+        "worker the coordinator last granted the lock to (0 = nobody)",
+    ),
+    Variable("expires", Actor.COORDINATOR, _ONE, "tick at which the holder's lease ends"),
+    Variable("issued", Actor.COORDINATOR, _ONE, "the coordinator's token counter"),
+    Variable("grants", Actor.COORDINATOR, _ONE, "grants made so far (ghost)", ghost=True),
+    Variable("hwm", Actor.RECEIVER, _ONE, "highest token the receiver has accepted"),
+    Variable("mark", Actor.RECEIVER, _ONE, "token an equality receiver is bound to"),
+    Variable(
+        "last",
+        Actor.RECEIVER,
+        _ONE,
+        "token of the most recently accepted write (ghost)",
+        ghost=True,
+    ),
+    Variable(
+        "lastg",
+        Actor.RECEIVER,
+        _ONE,
+        "grant number of the most recently accepted write (ghost)",
+        ghost=True,
+    ),
+    Variable("version", Actor.RECEIVER, _ONE, "number of accepted writes (read-modify-write)"),
+    Variable("storage_restarts", Actor.RECEIVER, _ONE, "storage restarts so far"),
+    Variable("coordinator_restarts", Actor.COORDINATOR, _ONE, "coordinator restarts so far"),
+    Variable("tok", Actor.WORKER, _EACH, "token of the grant the worker believes it holds"),
+    Variable(
+        "gid",
+        Actor.WORKER,
+        _EACH,
+        "grant number of the worker's current grant (ghost)",
+        ghost=True,
+    ),
+    Variable("sent", Actor.WORKER, _EACH, "writes sent under the current grant"),
+    Variable(
+        "pending", Actor.WORKER, _EACH, "request in flight (1), or checked but not applied (2)"
+    ),
+    Variable("until", Actor.WORKER, _EACH, "lease expiry the worker recorded at its grant"),
+    Variable(
+        "phase", Actor.WORKER, _EACH, "0: next request is a read; 1: a write (read-modify-write)"
+    ),
+    Variable("rv", Actor.WORKER, _EACH, "version the worker read"),
+    Variable(
+        "down", Actor.WORKER, _EACH, "0 while the worker runs; 1 + the tick at which it crashed"
+    ),
+    Variable(
+        "used",
+        Actor.COORDINATOR,
+        Shape.PER_VALUE,
+        "token value already handed out (random tokens)",
+    ),
 )
+"""Every state variable of docs/model.md#variables, in column order: the scalars, then the
+per-worker families, then `used`. Who owns each one decides the row of the state table it
+is shown in."""
+
+BY_VARIABLE: Final = {variable.name: variable for variable in VARIABLES}
+
+
+def variables_where(owner: Actor | None = None, shape: Shape | None = None) -> tuple[str, ...]:
+    """The names of the variables of an owner and of a shape (any, when None), in order."""
+    return tuple(
+        v.name
+        for v in VARIABLES
+        if (owner is None or v.owner is owner) and (shape is None or v.shape is shape)
+    )
+
+
+SCALARS: Final = variables_where(shape=Shape.SCALAR)
 """Variables with one value per state: environment, coordinator, receiver, ghosts, faults."""
 
-PER_WORKER: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv", "down")
+PER_WORKER: Final = variables_where(shape=Shape.PER_WORKER)
 """Variables with one value per worker."""
 
 GRANT_STATE: Final = tuple(family for family in PER_WORKER if family != "down")
 """The per-worker variables of its grant: all return to 0 when the worker holds nothing
 (`down`, whether it crashed, outlives every grant)."""
 
-MEANING: Final = {
-    "now": "true time",
-    "holder": "worker the coordinator last granted the lock to (0 = nobody)",
-    "expires": "tick at which the holder's lease ends",
-    "issued": "the coordinator's token counter",
-    "grants": "grants made so far (ghost)",
-    "hwm": "highest token the receiver has accepted",
-    "mark": "token an equality receiver is bound to",
-    "last": "token of the most recently accepted write (ghost)",
-    "lastg": "grant number of the most recently accepted write (ghost)",
-    "version": "number of accepted writes (read-modify-write)",
-    "storage_restarts": "storage restarts so far",
-    "coordinator_restarts": "coordinator restarts so far",
-    "tok": "token of the grant the worker believes it holds",
-    "gid": "grant number of the worker's current grant (ghost)",
-    "sent": "writes sent under the current grant",
-    "pending": "request in flight (1), or checked but not applied (2)",
-    "until": "lease expiry the worker recorded at its grant",
-    "phase": "0: next request is a read; 1: a write (read-modify-write)",
-    "rv": "version the worker read",
-    "down": "0 while the worker runs; 1 + the tick at which it crashed",
-    "used": "token value already handed out (random tokens)",
-}
+MEANING: Final = {variable.name: variable.meaning for variable in VARIABLES}
+
+GHOSTS: Final = tuple(variable.name for variable in VARIABLES if variable.ghost)
+"""History variables the model keeps for the properties; real actors do not see them."""
 
 INT64_LIMIT: Final = 2**63 - 1
 """The largest number one int64 key word holds (wider state spaces use several words)."""

@@ -9,8 +9,11 @@ counterexamples, replays of trace files and the playground.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
+from model.actions import ActionKind
 from model.design import Expiry
 from model.layout import Vars
 from model.properties import BY_NAME
@@ -62,24 +65,22 @@ def comparison(system: System, admission: Admission) -> str:
     For example `the receiver's test passes: token 2 ≥ highest token seen 1`.
     """
     outcome = "passes" if admission.passed else "fails"
-    match admission.test:
-        case "nothing":
-            return "the receiver checks nothing"
-        case "lease":
-            return f"the receiver asks the lock service whether the lease is current: {outcome}"
-        case "=" if admission.against == 0:
-            return "the receiver has no mark yet and binds itself to this token"
-        case test:
-            return (
-                f"the receiver's test {outcome}: token {admission.token} {test} "
-                f"{_mark_name(system)} {admission.against}"
-                + ("" if admission.passed else " is false")
-            )
+    test = admission.test.row
+    if not test.checks:
+        return "the receiver checks nothing"
+    if test.asks_lock_service:
+        return f"the receiver asks the lock service whether the lease is current: {outcome}"
+    if test.binds and admission.against == 0:
+        return "the receiver has no mark yet and binds itself to this token"
+    return (
+        f"the receiver's test {outcome}: token {admission.token} {admission.test} "
+        f"{_mark_name(system)} {admission.against}" + ("" if admission.passed else " is false")
+    )
 
 
 def refusal(system: System, s: Vars, w: int, admission: Admission) -> str:
     """Why the receiver refused, in words: the test that failed, with its values."""
-    if admission.test == "lease":
+    if admission.test.row.asks_lock_service:
         return (
             "the receiver asks the lock service whether the lease is current, and it is not: "
             + lease_standing(s, w)
@@ -125,14 +126,40 @@ def reception_outcome(system: System, before: State, rule: Rule) -> str | None:
     Read off the rule's own `write_accepted` and `request_rejected` conditions, so the
     narration, the timeline and the properties agree on what happened.
     """
-    if rule.action.name not in ("Deliver", "Check", "Apply"):
+    if not rule.action.row.reception:
         return None
     s = system.view(before)
     if rule.request_rejected(s):
         return "rejected"
-    if rule.action.name == "Check":
+    if rule.action.name is ActionKind.CHECK:
         return "checked"
     return "accepted" if rule.write_accepted(s) else "read"
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step to narrate: the states around it, its rule, and where a split receiver checked."""
+
+    system: System
+    before: State
+    rule: Rule
+    after: State
+    checked_in: State | None
+
+    @property
+    def s(self) -> Vars:
+        """The state before the step."""
+        return self.system.view(self.before)
+
+    @property
+    def n(self) -> Vars:
+        """The state after the step."""
+        return self.system.view(self.after)
+
+    @property
+    def w(self) -> int:
+        """The worker the step concerns (0: none)."""
+        return self.rule.action.worker
 
 
 def describe_step(
@@ -141,80 +168,140 @@ def describe_step(
     """One sentence saying what the step did, with the time and the tokens involved.
 
     `checked_in` is, for an Apply, the state in which the receiver checked the request: a
-    split receiver decided there, so its test is worded with that state's values.
+    split receiver decided there, so its test is worded with that state's values. The
+    sentence is written by the narrator of the step's kind (`NARRATORS`).
     """
-    s, n = system.view(before), system.view(after)
-    name, w = rule.action.name, rule.action.worker
-    if name == "Tick":
-        text = f"Time advances to t={n.now}."
-        if s.holder and lease_unexpired(s) and not lease_unexpired(n):
-            text += f" W{s.holder}'s lease expires now."
-        return text
-    if name == "Acquire":
-        lasts = (
-            "it is held until released (the lock never expires)"
-            if never_expires(s)
-            else f"the lease runs until t={n.expires}"
-        )
-        text = (
-            f"At t={s.now} the coordinator grants the lock to W{w} with token {n.tok[w]} "
-            f"(grant #{n.gid[w]}); {lasts}."
-        )
-        if s.holder and s.holder != w and s.tok[s.holder]:
-            if system.design.crashes and s.down[s.holder]:
-                text += f" W{s.holder} crashed while holding the lock and never runs again."
-            else:
-                text += f" W{s.holder} is not told and still believes it holds the lock."
-        if system.design.grant_fences and n.hwm != s.hwm:
-            text += f" The grant also raises the receiver's mark to {n.hwm}."
-        return text
-    if name == "Send":
-        kind = request_kind(system, s, w)
-        number = f" {n.sent[w]}" if kind == "write" else ""
-        if not carries_token(system, s, w):
-            return (
-                f"W{w} sends a {kind} at t={s.now}, without its token: reads carry none, so "
-                "the receiver does not check them."
-            )
-        return f"W{w} sends {kind}{number} carrying token {s.tok[w]} at t={s.now}."
-    outcome = reception_outcome(system, before, rule)
-    if outcome is not None:
-        checked = None if checked_in is None else system.view(checked_in)
-        return _describe_reception(system, s, n, outcome, name, w, checked)
-    if name == "Release":
-        if holds_current_grant(s, w):
-            return f"W{w} finishes its writes and releases the lock at t={s.now}."
-        if s.holder:
-            return (
-                f"W{w} finishes at t={s.now}; its grant #{s.gid[w]} was superseded, so the "
-                "coordinator's current lease is left alone."
-            )
+    return NARRATORS[rule.action.name](_Step(system, before, rule, after, checked_in))
+
+
+def _tick(step: _Step) -> str:
+    """Time passes, and a lease may run out with it."""
+    s, n = step.s, step.n
+    text = f"Time advances to t={n.now}."
+    if s.holder and lease_unexpired(s) and not lease_unexpired(n):
+        text += f" W{s.holder}'s lease expires now."
+    return text
+
+
+def _acquire(step: _Step) -> str:
+    """The coordinator grants the lock; a previous holder is not told."""
+    system, s, n, w = step.system, step.s, step.n, step.w
+    lasts = (
+        "it is held until released (the lock never expires)"
+        if never_expires(s)
+        else f"the lease runs until t={n.expires}"
+    )
+    text = (
+        f"At t={s.now} the coordinator grants the lock to W{w} with token {n.tok[w]} "
+        f"(grant #{n.gid[w]}); {lasts}."
+    )
+    if s.holder and s.holder != w and s.tok[s.holder]:
+        if system.design.crashes and s.down[s.holder]:
+            text += f" W{s.holder} crashed while holding the lock and never runs again."
+        else:
+            text += f" W{s.holder} is not told and still believes it holds the lock."
+    if system.design.grant_fences and n.hwm != s.hwm:
+        text += f" The grant also raises the receiver's mark to {n.hwm}."
+    return text
+
+
+def _send(step: _Step) -> str:
+    """A worker sends a request, with or without its token."""
+    system, s, n, w = step.system, step.s, step.n, step.w
+    kind = request_kind(system, s, w)
+    number = f" {n.sent[w]}" if kind == "write" else ""
+    if not carries_token(system, s, w):
         return (
-            f"W{w} finishes at t={s.now}; the coordinator no longer records its grant "
-            f"#{s.gid[w]}, so there is nothing to release."
+            f"W{w} sends a {kind} at t={s.now}, without its token: reads carry none, so "
+            "the receiver does not check them."
         )
-    if name == "Renew":
+    return f"W{w} sends {kind}{number} carrying token {s.tok[w]} at t={s.now}."
+
+
+def _reception(step: _Step) -> str:
+    """The receiver handles a request: what it decided, worded by `_describe_reception`."""
+    outcome = reception_outcome(step.system, step.before, step.rule)
+    assert outcome is not None, "a reception always has an outcome"
+    checked = None if step.checked_in is None else step.system.view(step.checked_in)
+    return _describe_reception(
+        step.system, step.s, step.n, outcome, step.rule.action.name, step.w, checked
+    )
+
+
+def _release(step: _Step) -> str:
+    """A worker finishes; the coordinator frees the lock only for its current grant."""
+    s, w = step.s, step.w
+    if holds_current_grant(s, w):
+        return f"W{w} finishes its writes and releases the lock at t={s.now}."
+    if s.holder:
         return (
-            f"W{w} renews its lease at t={s.now} (a keepalive): it ran until t={s.expires} "
-            f"and now runs until t={n.expires}."
+            f"W{w} finishes at t={s.now}; its grant #{s.gid[w]} was superseded, so the "
+            "coordinator's current lease is left alone."
         )
-    if name == "Crash":
-        return (
-            f"W{w} crashes at t={s.now} while it believes it holds the lock (token "
-            f"{s.tok[w]}) and never runs again. Nobody is told."
-            + (" Its request still in the network may yet arrive." if s.pending[w] else "")
-        )
-    if name == "StorageRestart":
-        forgotten = max(s.hwm, s.mark)
-        return f"The receiver restarts at t={s.now} and forgets its mark (it was {forgotten})."
     return (
-        f"The coordinator restarts at t={s.now}: its token counter goes back to 0 and it "
+        f"W{w} finishes at t={s.now}; the coordinator no longer records its grant "
+        f"#{s.gid[w]}, so there is nothing to release."
+    )
+
+
+def _renew(step: _Step) -> str:
+    """A keepalive moves the lease's end."""
+    s, n, w = step.s, step.n, step.w
+    return (
+        f"W{w} renews its lease at t={s.now} (a keepalive): it ran until t={s.expires} "
+        f"and now runs until t={n.expires}."
+    )
+
+
+def _crash(step: _Step) -> str:
+    """A worker stops for ever while it believes it holds the lock."""
+    s, w = step.s, step.w
+    return (
+        f"W{w} crashes at t={s.now} while it believes it holds the lock (token "
+        f"{s.tok[w]}) and never runs again. Nobody is told."
+        + (" Its request still in the network may yet arrive." if s.pending[w] else "")
+    )
+
+
+def _storage_restart(step: _Step) -> str:
+    """The receiver loses its mark."""
+    s = step.s
+    forgotten = max(s.hwm, s.mark)
+    return f"The receiver restarts at t={s.now} and forgets its mark (it was {forgotten})."
+
+
+def _coordinator_restart(step: _Step) -> str:
+    """The coordinator loses its counter and its lease."""
+    return (
+        f"The coordinator restarts at t={step.s.now}: its token counter goes back to 0 and it "
         "forgets the current lease. Workers are not told."
     )
 
 
+NARRATORS: Final[dict[ActionKind, Callable[[_Step], str]]] = {
+    ActionKind.TICK: _tick,
+    ActionKind.ACQUIRE: _acquire,
+    ActionKind.SEND: _send,
+    ActionKind.DELIVER: _reception,
+    ActionKind.CHECK: _reception,
+    ActionKind.APPLY: _reception,
+    ActionKind.RELEASE: _release,
+    ActionKind.RENEW: _renew,
+    ActionKind.STORAGE_RESTART: _storage_restart,
+    ActionKind.COORDINATOR_RESTART: _coordinator_restart,
+    ActionKind.CRASH: _crash,
+}
+"""The narrator of each kind of step (tests/test_vocabulary.py asks for one per kind)."""
+
+
 def _describe_reception(
-    system: System, s: Vars, n: Vars, outcome: str, name: str, w: int, checked: Vars | None
+    system: System,
+    s: Vars,
+    n: Vars,
+    outcome: str,
+    name: ActionKind,
+    w: int,
+    checked: Vars | None,
 ) -> str:
     """Sentences for Deliver, Check and Apply; `checked` is the state an Apply was checked in."""
     kind, token = request_kind(system, s, w), s.tok[w]
@@ -240,7 +327,7 @@ def _describe_reception(
         )
         return text + (f", and {change}." if change else ".")
     text = f"W{w}'s write carrying token {token} is accepted at t={s.now}, {lease_context(s, w)}"
-    if name == "Apply":
+    if name is ActionKind.APPLY:
         text += "; " + decided_earlier(system, w, checked)
         text += f", and applies it without checking again: {change}" if change else ""
     elif system.design.receiver.checks_anything:
@@ -291,7 +378,7 @@ def explain_violation(
     elif name == "P2":
         text = f"the write lands {lease_context(s, w)}."
     elif name == "P3":
-        if rule.action.name == "Apply":
+        if rule.action.name is ActionKind.APPLY:
             checked = None if checked_in is None else system.view(checked_in)
             why = f"{decided_earlier(system, w, checked)}, and applies it without checking again"
         else:

@@ -209,12 +209,53 @@ class Receiver(StrEnum):
     @property
     def checks_anything(self) -> bool:
         """Whether the receiver can refuse a request at all."""
-        return self.row.test != "nothing"
+        return self.row.test.row.checks
 
     @property
     def splits_check_and_write(self) -> bool:
         """Whether checking a request and applying it are two separate steps."""
         return self.row.splits_check_and_write
+
+
+class AdmissionTest(StrEnum):
+    """What the receiver compares before it takes a request, spelt as sentences show it."""
+
+    AT_LEAST = "≥"
+    ABOVE = ">"
+    EQUAL = "="
+    LEASE = "lease"
+    NOTHING = "nothing"
+
+    @property
+    def row(self) -> AdmissionRow:
+        """This test's row of `ADMISSION_ROWS`."""
+        return ADMISSION_BY_TEST[self]
+
+
+@dataclass(frozen=True)
+class AdmissionRow:
+    """What one admission test is, for the words that describe it (never for deciding)."""
+
+    test: AdmissionTest
+    checks: bool
+    """The receiver checks something at all."""
+    compares_token: bool
+    """The token is compared with the receiver's mark, with the test as the comparison."""
+    binds: bool = False
+    """A receiver with no mark yet binds itself to the first token it sees."""
+    asks_lock_service: bool = False
+    """The receiver asks the lock service whether the writer's lease is current."""
+
+
+ADMISSION_ROWS: Final = (
+    AdmissionRow(AdmissionTest.AT_LEAST, checks=True, compares_token=True),
+    AdmissionRow(AdmissionTest.ABOVE, checks=True, compares_token=True),
+    AdmissionRow(AdmissionTest.EQUAL, checks=True, compares_token=True, binds=True),
+    AdmissionRow(AdmissionTest.LEASE, checks=True, compares_token=False, asks_lock_service=True),
+    AdmissionRow(AdmissionTest.NOTHING, checks=False, compares_token=False),
+)
+"""One row per admission test, in the order of `AdmissionTest`."""
+ADMISSION_BY_TEST: Final = {row.test: row for row in ADMISSION_ROWS}
 
 
 RECEIVER_RULE: Final = "model.rules:RuleBuilder.admission"
@@ -236,7 +277,7 @@ class ReceiverRow:
     receiver: Receiver
     words: str
     """The rule in plain words, for forms, labels and sentences."""
-    test: str
+    test: AdmissionTest
     """The admission test: `≥`, `>` or `=` against the mark, `lease`, or `nothing`."""
     accepts_when: str
     """When it accepts a checked request, as docs/model.md writes it."""
@@ -264,7 +305,7 @@ RECEIVER_TABLE: Final = (
     ReceiverRow(
         Receiver.NONE,
         "nothing (plain store)",
-        "nothing",
+        AdmissionTest.NOTHING,
         "always",
         "nothing more",
         "a plain store",
@@ -277,7 +318,7 @@ RECEIVER_TABLE: Final = (
     ReceiverRow(
         Receiver.FENCED,
         "token ≥ highest seen, atomically",
-        "≥",
+        AdmissionTest.AT_LEAST,
         "`tok[w] ≥ hwm`",
         "`hwm := tok[w]`",
         "a conditional write on the stored fence, in one step",
@@ -290,7 +331,7 @@ RECEIVER_TABLE: Final = (
     ReceiverRow(
         Receiver.FENCED_STRICT,
         "token > highest seen",
-        ">",
+        AdmissionTest.ABOVE,
         "`tok[w] > hwm`",
         "`hwm := tok[w]`",
         "the same with `>`, which also refuses the holder's own second write",
@@ -303,7 +344,7 @@ RECEIVER_TABLE: Final = (
     ReceiverRow(
         Receiver.FENCED_NONATOMIC,
         "token ≥ highest seen, then writes in a separate step",
-        "≥",
+        AdmissionTest.AT_LEAST,
         "`tok[w] ≥ hwm` at Check(w)",
         "`hwm := tok[w]` at Apply(w)",
         "check-then-act in two separate steps",
@@ -316,7 +357,7 @@ RECEIVER_TABLE: Final = (
     ReceiverRow(
         Receiver.EQUALITY,
         "token equals the first one seen",
-        "=",
+        AdmissionTest.EQUAL,
         "`mark = 0 ∨ tok[w] = mark`",
         "`mark := tok[w]`",
         "a stored token compared for equality",
@@ -330,7 +371,7 @@ RECEIVER_TABLE: Final = (
         Receiver.LEASE_AWARE,
         "the writer's lease is live, asked of the lock service in the same transaction as "
         "the write",
-        "lease",
+        AdmissionTest.LEASE,
         "`lease_is_current(w)`",
         "nothing more",
         "a resource that consults the live lease in the same transaction",

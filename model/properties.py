@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from model.actions import ActionKind
 from model.layout import Vars
 from model.rules import Rule, holds_current_grant, lease_is_current, lock_free_at
 from model.terms import Cond, all_of, any_of, not_
@@ -41,7 +42,7 @@ class Property:
     def subjects(self, s: Vars, rule: Rule) -> tuple[int, ...]:
         """The workers a transition concerns: its own, or every worker on a Tick (`on_tick`)."""
         if self.on_tick:
-            return tuple(s.layout.workers) if rule.action.name == "Tick" else ()
+            return tuple(s.layout.workers) if rule.action.name is ActionKind.TICK else ()
         return (rule.action.worker,) if rule.action.worker else ()
 
     def triggered(self, s: Vars, rule: Rule) -> Cond:

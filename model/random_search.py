@@ -52,7 +52,6 @@ WEIGHTS: Final[Mapping[str, int]] = {
 """Odds of each group when several can move: Tick and faults half as often as the
 coordinator, workers and receiver, futile restarts never (unless nothing else can move)."""
 
-FAULTS: Final = ("StorageRestart", "CoordinatorRestart", "Crash")
 DEFAULT_RUNS: Final = 1000
 """Random runs per property unless told otherwise."""
 MOVES_KEPT: Final = 100_000
@@ -67,9 +66,9 @@ def group_of(rule: Rule, changed: Sequence[str] = ()) -> str:
     `changed` names the variables the transition changes; a restart that changes only
     restart counters is futile.
     """
-    if rule.action.name in FAULTS:
+    if rule.action.row.fault:
         return "futile" if all(name.endswith("restarts") for name in changed) else "fault"
-    return "worker" if rule.actor.startswith("W") else rule.actor
+    return rule.action.row.actor.value
 
 
 def max_run_length(design: Design, bounds: Bounds) -> int:

@@ -2,8 +2,9 @@
 
 This is a breadth-first search over the step interpreter (`model.system.System`) alone,
 one state and one rule at a time, with no packing, hashing, chunks, threads or compiled
-loops. The fast explorer (`model.explorer`) must give exactly its results on every
-design and bounds, and the tests compare the two. What it computes:
+loops. The fast breadth-first search (`model.bfs`, run by `model.explorer.explore`) must
+give exactly its results on every design and bounds with each of its level expanders, and
+the tests compare them. What it computes:
 
 - **States, transitions, depth.** Every state reachable from the initial one within the
   bounds; every enabled transition out of each of them (a transition into a state seen
@@ -31,8 +32,8 @@ import time
 from dataclasses import dataclass
 
 from model.design import Bounds, Design
-from model.explorer import Exploration
 from model.rules import Action, Rule
+from model.search import Exploration
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status, exploration_status
 

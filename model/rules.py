@@ -10,74 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, assert_never
+from typing import assert_never
 
-from model.design import Bounds, Design, DesignError, Expiry, Receiver, Token, Workload
+from model.actions import ACTION_NAMES as ACTION_NAMES
+from model.actions import Action as Action
+from model.actions import ActionKind
+from model.design import Bounds, Design, Expiry, Receiver, Token, Workload
 from model.layout import GRANT_STATE, Vars, slot
+from model.options import AdmissionTest as AdmissionTest
 from model.terms import Cond, Term, all_of, any_of, below, larger, not_, select
 
 Changes = dict[str, Term]
 """New values of the columns an action changes; every other column keeps its value."""
-
-ACTION_NAMES: Final = (
-    "Tick",
-    "Acquire",
-    "Send",
-    "Deliver",
-    "Check",
-    "Apply",
-    "Release",
-    "Renew",
-    "StorageRestart",
-    "CoordinatorRestart",
-    "Crash",
-)
-
-
-@dataclass(frozen=True, order=True)
-class Action:
-    """One action instance: a name, the worker it concerns (0: none), a chosen value (0: none)."""
-
-    name: str
-    worker: int = 0
-    value: int = 0
-
-    def label(self) -> str:
-        """Short form such as `Acquire(W1)` or `Acquire(W2, token 3)`."""
-        if not self.worker:
-            return self.name
-        if self.value:
-            return f"{self.name}(W{self.worker}, token {self.value})"
-        return f"{self.name}(W{self.worker})"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON; zero fields are left out."""
-        data: dict[str, Any] = {"name": self.name}
-        if self.worker:
-            data["worker"] = self.worker
-        if self.value:
-            data["value"] = self.value
-        return data
-
-    @staticmethod
-    def from_dict(data: Any) -> Action:
-        """An action from JSON, refusing unknown names and malformed fields."""
-        if not isinstance(data, dict):
-            raise DesignError(f"an action must be an object, not {type(data).__name__}")
-        unknown = sorted(set(data) - {"name", "worker", "value"})
-        if unknown:
-            raise DesignError(f"action has unknown field {unknown[0]!r}")
-        name, worker, value = data.get("name"), data.get("worker", 0), data.get("value", 0)
-        if name not in ACTION_NAMES:
-            raise DesignError(
-                f"unknown action {name!r}: known actions are {', '.join(ACTION_NAMES)}"
-            )
-        for field, number in (("worker", worker), ("value", value)):
-            if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-                raise DesignError(
-                    f"action {field} must be a non-negative whole number, not {number!r}"
-                )
-        return Action(name, worker, value)
 
 
 def _never(_: Vars) -> Cond:
@@ -99,6 +43,17 @@ class Rule:
     effect: Callable[[Vars], Changes]
     write_accepted: Callable[[Vars], Cond] = _never
     request_rejected: Callable[[Vars], Cond] = _never
+
+
+def _rule(
+    action: Action,
+    guard: Callable[[Vars], Cond],
+    effect: Callable[[Vars], Changes],
+    write_accepted: Callable[[Vars], Cond] = _never,
+    request_rejected: Callable[[Vars], Cond] = _never,
+) -> Rule:
+    """A rule taken by the actor its action's kind names (`model.actions.ACTION_ROWS`)."""
+    return Rule(action, action.actor, guard, effect, write_accepted, request_rejected)
 
 
 def choose(cond: Cond, when_true: Changes, when_false: Changes, s: Vars) -> Changes:
@@ -145,12 +100,12 @@ def give_up(w: int) -> Changes:
 class Admission:
     """How the receiver tests a request: the comparison it makes and whether it passes.
 
-    `test` is `≥`, `>` or `=` (token against the receiver's mark `against`), `lease` (the
-    writer's lease must be current) or `nothing`. Narration words this value; it never
-    decides acceptance itself.
+    `test` compares the token with the receiver's mark `against` (`≥`, `>`, `=`), asks
+    whether the writer's lease is current, or checks nothing (`AdmissionTest`). Narration
+    words this value; it never decides acceptance itself.
     """
 
-    test: str
+    test: AdmissionTest
     token: Term
     against: Term | None
     passed: Cond
@@ -205,9 +160,8 @@ class RuleBuilder:
 
     def tick(self) -> Rule:
         """Time passes one tick; a worker that takes no step meanwhile is paused."""
-        return Rule(
-            Action("Tick"),
-            "clock",
+        return _rule(
+            Action(ActionKind.TICK),
             guard=lambda s: below(s.now, self.horizon),
             effect=lambda s: {"now": s.now + 1},
         )
@@ -269,13 +223,12 @@ class RuleBuilder:
                 changes["hwm"] = larger(s.hwm, token)
             return changes
 
-        return Rule(Action("Acquire", w, value), "coordinator", guard, effect)
+        return _rule(Action(ActionKind.ACQUIRE, w, value), guard, effect)
 
     def coordinator_restart(self) -> Rule:
         """The coordinator loses its volatile counter and its lease; workers are not told."""
-        return Rule(
-            Action("CoordinatorRestart"),
-            "coordinator",
+        return _rule(
+            Action(ActionKind.COORDINATOR_RESTART),
             guard=lambda s: s.coordinator_restarts < self.design.coordinator_restarts,
             effect=lambda s: {
                 "issued": 0,
@@ -310,7 +263,7 @@ class RuleBuilder:
             counted = s.phase[w] if self.design.workload is Workload.RMW else 1
             return {slot("pending", w): 1, slot("sent", w): s.sent[w] + counted}
 
-        return Rule(Action("Send", w), f"W{w}", guard, effect)
+        return _rule(Action(ActionKind.SEND, w), guard, effect)
 
     def release(self, w: int) -> Rule:
         """w is done; the coordinator frees the lock only if w's grant is still its current one."""
@@ -333,7 +286,7 @@ class RuleBuilder:
                 **give_up(w),
             }
 
-        return Rule(Action("Release", w), f"W{w}", guard, effect)
+        return _rule(Action(ActionKind.RELEASE, w), guard, effect)
 
     def renew(self, w: int) -> Rule:
         """w keeps its lease alive: while it runs and its lease is still the current,
@@ -353,7 +306,7 @@ class RuleBuilder:
                 changes[slot("until", w)] = s.now + self.lease
             return changes
 
-        return Rule(Action("Renew", w), f"W{w}", guard, effect)
+        return _rule(Action(ActionKind.RENEW, w), guard, effect)
 
     def crash(self, w: int) -> Rule:
         """w stops for ever while it believes it holds a grant; nobody is told."""
@@ -364,9 +317,8 @@ class RuleBuilder:
             )
             return all_of(s.down[w] == 0, s.tok[w] != 0, crashed < self.design.crashes)
 
-        return Rule(
-            Action("Crash", w),
-            "environment",
+        return _rule(
+            Action(ActionKind.CRASH, w),
             guard=guard,
             effect=lambda s: {slot("down", w): s.now + 1},
         )
@@ -379,18 +331,18 @@ class RuleBuilder:
 
     def admission(self, s: Vars, w: int) -> Admission:
         """The receiver's test of a checked request carrying token tok[w], and its outcome."""
-        token = s.tok[w]
+        token, test = s.tok[w], self.design.receiver.row.test
         match self.design.receiver:
             case Receiver.NONE:
-                return Admission("nothing", token, None, True)
+                return Admission(test, token, None, True)
             case Receiver.FENCED | Receiver.FENCED_NONATOMIC:
-                return Admission("≥", token, s.hwm, token >= s.hwm)
+                return Admission(test, token, s.hwm, token >= s.hwm)
             case Receiver.FENCED_STRICT:
-                return Admission(">", token, s.hwm, token > s.hwm)
+                return Admission(test, token, s.hwm, token > s.hwm)
             case Receiver.EQUALITY:
-                return Admission("=", token, s.mark, any_of(s.mark == 0, token == s.mark))
+                return Admission(test, token, s.mark, any_of(s.mark == 0, token == s.mark))
             case Receiver.LEASE_AWARE:
-                return Admission("lease", token, None, lease_is_current(s, w))
+                return Admission(test, token, None, lease_is_current(s, w))
             case _:
                 assert_never(self.design.receiver)
 
@@ -448,9 +400,8 @@ class RuleBuilder:
         def effect(s: Vars) -> Changes:
             return choose(self.accepts(s, w), self.request_lands(s, w), give_up(w), s)
 
-        return Rule(
-            Action("Deliver", w),
-            "receiver",
+        return _rule(
+            Action(ActionKind.DELIVER, w),
             guard,
             effect,
             write_accepted=lambda s: all_of(self.is_write(s, w), self.accepts(s, w)),
@@ -467,9 +418,8 @@ class RuleBuilder:
         def effect(s: Vars) -> Changes:
             return choose(self.admits(s, w), {slot("pending", w): 2}, give_up(w), s)
 
-        return Rule(
-            Action("Check", w),
-            "receiver",
+        return _rule(
+            Action(ActionKind.CHECK, w),
             guard,
             effect,
             request_rejected=lambda s: not_(self.admits(s, w)),
@@ -477,9 +427,8 @@ class RuleBuilder:
 
     def apply(self, w: int) -> Rule:
         """Non-atomic receiver, second half: write the checked request, whatever came between."""
-        return Rule(
-            Action("Apply", w),
-            "receiver",
+        return _rule(
+            Action(ActionKind.APPLY, w),
             guard=lambda s: s.pending[w] == 2,
             effect=lambda s: self.request_lands(s, w),
             write_accepted=lambda s: self.is_write(s, w),
@@ -487,9 +436,8 @@ class RuleBuilder:
 
     def storage_restart(self) -> Rule:
         """The receiver restarts and loses its in-memory mark."""
-        return Rule(
-            Action("StorageRestart"),
-            "receiver",
+        return _rule(
+            Action(ActionKind.STORAGE_RESTART),
             guard=lambda s: s.storage_restarts < self.design.storage_restarts,
             effect=lambda s: {"hwm": 0, "mark": 0, "storage_restarts": s.storage_restarts + 1},
         )

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design, DesignError
 from model.narration import (
     Reason,
@@ -34,7 +35,6 @@ from model.reading import (
     read_file,
     shown,
 )
-from model.rules import Action
 from model.system import State, System
 
 TRACE_FORMAT: Final = "fencing-lab/trace"
@@ -132,14 +132,14 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
             raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
         after = system.apply(state, rule)
         violations = system.violations(state, rule)
-        decided = checked_in.pop(action.worker, None) if action.name == "Apply" else None
-        if action.name == "Check":
+        decided = checked_in.pop(action.worker, None) if action.name is ActionKind.APPLY else None
+        if action.name is ActionKind.CHECK:
             checked_in[action.worker] = state
         sentence = describe_step(system, state, rule, after, decided)
         now = system.view(state).now
-        if action.name == "Send":
+        if action.row.sends:
             sent_at[action.worker] = now
-        elif action.name in ("Deliver", "Check") and sent_at.get(action.worker, now) < now:
+        elif action.row.arrival and sent_at.get(action.worker, now) < now:
             sentence += delay_note(sent_at[action.worker], now)
         steps.append(
             Step(

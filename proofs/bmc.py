@@ -29,9 +29,9 @@ from typing import Final
 
 import z3
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design
 from model.properties import Property
-from model.rules import Action
 from proofs.bounded import (
     INDUCTION,
     K_INDUCTION,
@@ -165,7 +165,7 @@ def first_acquire_order(encoding: Encoding) -> tuple[tuple[tuple[int, ...], tupl
         return tuple(
             number
             for number, rule in enumerate(encoding.rules)
-            if rule.action.name == "Acquire" and rule.action.worker == worker
+            if rule.action.name is ActionKind.ACQUIRE and rule.action.worker == worker
         )
 
     return tuple((acquires(v), acquires(w)) for v, w in interchangeable(encoding))

@@ -19,10 +19,11 @@ from typing import Final
 
 import z3
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design
 from model.layout import Layout, Vars
 from model.properties import PROPERTIES, Property
-from model.rules import Action, Rule, RuleBuilder
+from model.rules import Rule, RuleBuilder
 
 DEFAULT_RLIMIT: Final = 50_000_000
 """Deterministic z3 resource budget of one solver call (z3's `rlimit`)."""
@@ -77,7 +78,7 @@ class Encoding:
     design: Design
     bounds: Bounds
     unbounded: bool = False
-    only: tuple[str, ...] | None = None
+    only: tuple[ActionKind, ...] | None = None
     """If given, keep only the rules whose action name is listed (e.g. the receiver's)."""
     bitvectors: bool = False
     """Encode columns as small bit-vectors (bounded only): z3 bit-blasts them, which is much

@@ -20,17 +20,14 @@ from typing import Final
 
 import z3
 
+from model.actions import Action, ActionKind
 from model.design import MAX_WORKERS, Bounds, Design, Receiver
 from model.layout import slot
 from model.properties import BY_NAME
-from model.rules import Action
 from proofs.encoding import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Encoding, SymState, solver
 
 RECEIVER_COLUMNS: Final = ("hwm", "last")
 """The receiver's state in the proof: its high-water mark and the last accepted token."""
-
-RECEIVER_ACTIONS: Final = ("Deliver", "Check", "Apply")
-"""Actions of the receiver (the others belong to the clock, coordinator and workers)."""
 
 NONATOMIC_MAX_STEPS: Final = 6
 """Receiver steps searched for the non-atomic counterexample."""
@@ -88,7 +85,7 @@ def _verdict(claim: str, negation: z3.BoolRef, rlimit: int, timeout_ms: int) -> 
 def _delivery_obligations(workers: int, rlimit: int, timeout_ms: int) -> list[Obligation]:
     """Each Deliver(w) keeps last <= hwm and never accepts a token below last."""
     bounds = Bounds(workers=workers, lease=1, horizon=1, grants=1, writes=1)
-    encoding = Encoding(Design(), bounds, unbounded=True, only=("Deliver",))
+    encoding = Encoding(Design(), bounds, unbounded=True, only=(ActionKind.DELIVER,))
     pre, post = encoding.state(0), encoding.state(1)
     s, p1 = pre.vars(encoding.layout), BY_NAME["P1"]
     keeps = z3.And(s.last <= s.hwm, s.hwm >= 0, s.last >= 0)
@@ -145,8 +142,7 @@ def _others_leave_receiver(workers: int) -> Obligation:
     writers = sorted(
         rule.action.label()
         for rule in encoding.rules
-        if rule.action.name not in RECEIVER_ACTIONS
-        and set(rule.effect(view)) & set(RECEIVER_COLUMNS)
+        if not rule.action.row.reception and set(rule.effect(view)) & set(RECEIVER_COLUMNS)
     )
     claim = f"W={workers}: only the receiver writes hwm and last"
     if writers:
@@ -181,7 +177,10 @@ def nonatomic_counterexample(
     """The shortest run of Check/Apply steps alone that breaks P1 at a non-atomic receiver."""
     bounds = Bounds(workers=2, lease=1, horizon=1, grants=1, writes=1)
     encoding = Encoding(
-        Design(receiver=Receiver.FENCED_NONATOMIC), bounds, unbounded=True, only=("Check", "Apply")
+        Design(receiver=Receiver.FENCED_NONATOMIC),
+        bounds,
+        unbounded=True,
+        only=(ActionKind.CHECK, ActionKind.APPLY),
     )
     for length in range(1, NONATOMIC_MAX_STEPS + 1):
         states = encoding.run(length - 1, tag="na:")

@@ -15,10 +15,11 @@ from typing import Any, Final
 
 import z3
 
+from model.actions import Action, ActionKind
 from model.design import Bounds, Design
 from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
-from model.rules import Action
+from model.search import SearchOptions
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
@@ -105,7 +106,7 @@ def prove(
     deadline = _Deadline(started + max_seconds)
     names = tuple(p.name for p in PROPERTIES)
     exploration = explore(
-        design, bounds, max_states=max_states, max_seconds=max(1.0, max_seconds / 3)
+        design, bounds, SearchOptions(max_states=max_states, max_seconds=max(1.0, max_seconds / 3))
     )
     if max_length is None:
         max_length = exploration.depth + 1
@@ -355,7 +356,7 @@ def format_receiver_report(report: ReceiverReport) -> str:
         "  in flight: " + ", ".join(f"W{w} carries token {t}" for w, t in report.tokens.items()),
     ]
     for number, s in enumerate(report.steps, start=1):
-        what = "check passes" if s.action.name == "Check" else "write lands"
+        what = "check passes" if s.action.name is ActionKind.CHECK else "write lands"
         tail = "  <- P1 broken: a lower token lands after a higher one" if s.breaks_p1 else ""
         lines.append(
             f"  {number}. {s.action.label()}: token {s.token}, {what}; "

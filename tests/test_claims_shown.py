@@ -15,6 +15,7 @@ from model.claims import citations, lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST, Preset
+from model.search import SearchOptions
 from webapp.exercises import DEFAULT_SET, load_set
 
 NOTE = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
@@ -90,7 +91,7 @@ def test_an_unfinished_exploration_never_says_the_same_verdicts_hold() -> None:
     """Stopped by its budget, the search knows nothing of the properties it saw no violation
     of: the caption says which ones it could not decide, never that they agree."""
     lesson = PRESETS["fencing"].as_lesson()
-    exploration = explore(PRESETS["fencing"].design, SMALL, max_states=20)
+    exploration = explore(PRESETS["fencing"].design, SMALL, SearchOptions(max_states=20))
     assert not exploration.complete
     undecided = [p for p in ("P1", "P3", "P4") if exploration.verdicts[p].holds is None]
     assert undecided

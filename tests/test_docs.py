@@ -31,6 +31,7 @@ from model.options import BY_OPTION
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import PROPERTIES, PROPERTY_NAMES
 from model.rules import ACTION_NAMES
+from model.search import SearchOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "model.md"
@@ -334,7 +335,7 @@ def test_core_reference_row_is_what_the_explorer_computes(row: Row) -> None:
     )
     assert result.verdicts["P1"].shortest == number(row["shortest P1"])
     assert result.verdicts["P2"].shortest == number(row["shortest P2"])
-    orbits = explore(design, bounds, symmetry=True)
+    orbits = explore(design, bounds, SearchOptions(symmetry=True))
     assert orbits.complete and orbits.states == number(row["orbits"])
 
 

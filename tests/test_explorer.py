@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import Progress, explore
+from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST
 from model.reference import reference_search
 from model.rules import Action
+from model.search import Expander, OnLevel, Progress, SearchOptions, Tuning, Visitor
 from model.symmetry import canonical_state, renamings
 from model.system import System
 from model.trace import replay
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
+TINY = Tuning(chunk_states=64, parallel_from=128)
+"""Chunks of 64 states, two threads from 128: every level of a small search is split."""
 
 
 @pytest.mark.parametrize(
@@ -47,7 +52,7 @@ def test_symmetry_counts_distinct_canonical_forms(design: Design, bounds: Bounds
     group = renamings(layout)
     full = reference_search(design, bounds).distance
     orbits = {canonical_state(layout, state, group) for state in full}
-    reduced = explore(design, bounds, symmetry=True)
+    reduced = explore(design, bounds, SearchOptions(symmetry=True))
     assert reduced.states == len(orbits)
     full_result = explore(design, bounds)
     for name, verdict in full_result.verdicts.items():
@@ -65,7 +70,7 @@ def test_skews_restrict_renamings_to_equal_skews() -> None:
 def test_symmetric_counterexamples_are_real_runs() -> None:
     """Counterexamples found on orbits replay as concrete runs to the same violation."""
     design, bounds = PRESETS["lease-only"].design, REFERENCE_BOUNDS
-    result = explore(design, bounds, symmetry=True)
+    result = explore(design, bounds, SearchOptions(symmetry=True))
     for name, verdict in result.verdicts.items():
         if verdict.violated:
             assert verdict.actions is not None
@@ -86,13 +91,15 @@ def test_counterexamples_replay_and_none_is_shorter(preset) -> None:
         assert len(trace.steps) == verdict.shortest
         assert name in trace.steps[-1].violations
         assert all(name not in step.violations for step in trace.steps[:-1])
-        shorter = explore(preset.design, REFERENCE_BOUNDS, max_depth=verdict.shortest - 1)
+        shorter = explore(
+            preset.design, REFERENCE_BOUNDS, SearchOptions(max_depth=verdict.shortest - 1)
+        )
         assert not shorter.verdicts[name].violated
 
 
 def test_state_budget_gives_partial_result_with_violations() -> None:
     """A state budget stops the run, says so, and keeps the violations already found."""
-    result = explore(Design(receiver="none"), REFERENCE_BOUNDS, max_states=500)
+    result = explore(Design(receiver="none"), REFERENCE_BOUNDS, SearchOptions(max_states=500))
     assert not result.complete
     assert result.states == 500
     assert result.stopped_by is not None and "state budget" in result.stopped_by
@@ -103,7 +110,7 @@ def test_state_budget_gives_partial_result_with_violations() -> None:
 
 def test_time_budget_gives_partial_result() -> None:
     """A time budget too small to finish reports an incomplete run, not a hang."""
-    result = explore(Design(), Bounds(3, 3, 10, 5, 2), max_seconds=1e-9)
+    result = explore(Design(), Bounds(3, 3, 10, 5, 2), SearchOptions(max_seconds=1e-9))
     assert not result.complete
     assert result.stopped_by is not None and "time budget" in result.stopped_by
     assert result.states < 180_216
@@ -112,10 +119,48 @@ def test_time_budget_gives_partial_result() -> None:
 def test_progress_reports_every_level() -> None:
     """The progress callback sees each BFS level, with growing counts."""
     seen: list[Progress] = []
-    result = explore(Design(), Bounds(2, 2, 4, 2, 1), progress=seen.append)
+    result = explore(Design(), Bounds(2, 2, 4, 2, 1), visitors=[OnLevel(seen.append)])
     assert len(seen) == result.depth + 1
     assert [p.states for p in seen] == sorted(p.states for p in seen)
     assert seen[-1].states == result.states and seen[-1].transitions == result.transitions
+
+
+class _Recorder(Visitor):
+    """Remembers every first violation and level it is told of, in order."""
+
+    def __init__(self) -> None:
+        self.violations: list[tuple[str, int]] = []
+        self.levels: list[int] = []
+
+    def on_violation(self, name: str, length: int) -> None:
+        self.violations.append((name, length))
+
+    def on_level(self, progress: Progress) -> None:
+        self.levels.append(progress.depth)
+
+
+@pytest.mark.parametrize("preset", PRESETS_LIST[:8], ids=lambda p: p.name)
+def test_visitors_are_told_each_first_violation_once_with_its_length(preset) -> None:
+    """Each violated property is reported once, with its shortest length, in the order of
+    the levels; two visitors are told the same, and neither changes the result."""
+    first, second = _Recorder(), _Recorder()
+    result = explore(preset.design, SMALL, visitors=[first, second])
+    violated = {name: v.shortest for name, v in result.verdicts.items() if v.violated}
+    assert dict(first.violations) == violated and len(first.violations) == len(violated)
+    assert [length for _, length in first.violations] == sorted(violated.values())
+    assert (first.violations, first.levels) == (second.violations, second.levels)
+    plain = explore(preset.design, SMALL)
+    assert (plain.states, plain.verdicts) == (result.states, result.verdicts)
+
+
+def test_search_options_refuse_what_no_search_can_do() -> None:
+    """A budget of no states, a negative depth or no threads is refused at once, named."""
+    with pytest.raises(ValueError, match="max_states must be at least 1, not 0"):
+        SearchOptions(max_states=0)
+    with pytest.raises(ValueError, match="max_depth must be at least 0, not -1"):
+        SearchOptions(max_depth=-1)
+    with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
+        SearchOptions(threads=0)
 
 
 def test_level_sizes_sum_to_states() -> None:
@@ -134,7 +179,9 @@ def test_exploring_from_a_midway_state_finishes_the_run() -> None:
     for action in prefix:
         state = system.apply(state, system.rule_for(action))
     for symmetry in (False, True):
-        verdict = explore(design, bounds, start=state, symmetry=symmetry).verdicts["P1"]
+        verdict = explore(design, bounds, SearchOptions(start=state, symmetry=symmetry)).verdicts[
+            "P1"
+        ]
         assert verdict.shortest == 6 and verdict.actions is not None
         trace = replay(design, bounds, [*prefix, *verdict.actions])
         assert "P1" in trace.steps[-1].violations
@@ -146,7 +193,7 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         layout = System(Design(), Bounds()).layout
         bad = list(layout.initial())
         bad[layout.index["holder"]] = 9
-        explore(Design(), Bounds(), start=tuple(bad))
+        explore(Design(), Bounds(), SearchOptions(start=tuple(bad)))
 
 
 @pytest.mark.parametrize("sorted_up_to", [0, 7_000, 10**9], ids=["tables", "moves", "sorted"])
@@ -155,11 +202,12 @@ def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeyp
     batch: in hash tables, in a sorted array, and moving from the one to the other."""
     import numpy as np
 
-    import model.keys as keys_module
-    from model.keys import KeyCodec, SeenSet, first_occurrences
+    import model.seen as seen_module
+    from model.keys import KeyCodec
     from model.layout import Layout
+    from model.seen import SeenSet, first_occurrences
 
-    monkeypatch.setattr(keys_module, "SORTED_UP_TO", sorted_up_to)
+    monkeypatch.setattr(seen_module, "SORTED_UP_TO", sorted_up_to)
 
     codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
     seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
@@ -180,14 +228,11 @@ def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeyp
 def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypatch) -> None:
     """Tiny chunks on two threads, and keys as one mixed-radix number or as two words of
     bit fields, give identical results."""
-    import model.explorer as explorer_module
     import model.keys as keys_module
     from model.keys import KeyCodec
 
     bounds = Bounds(3, 2, 5, 3, 1)
-    plain = explore(preset.design, bounds, threads=1)
-    monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
-    monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
+    plain = explore(preset.design, bounds, SearchOptions(threads=1))
     monkeypatch.setattr(keys_module, "WORD_BITS", 20)
     if keys == "several words":
         monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
@@ -196,8 +241,12 @@ def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypa
         (True, True) if keys == "several words" else (False, False)
     )
     for symmetry in (False, True):
-        small = explore(preset.design, bounds, threads=2, symmetry=symmetry)
-        reference = plain if not symmetry else explore(preset.design, bounds, symmetry=True)
+        small = explore(
+            preset.design, bounds, SearchOptions(threads=2, symmetry=symmetry, tuning=TINY)
+        )
+        reference = (
+            plain if not symmetry else explore(preset.design, bounds, SearchOptions(symmetry=True))
+        )
         assert (small.states, small.transitions, small.level_sizes) == (
             reference.states,
             reference.transitions,
@@ -214,7 +263,7 @@ def test_bounds_beyond_one_word_explore() -> None:
     design = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
     bounds = Bounds(5, 12, 30, 8, 4)
     assert KeyCodec.of(System(design, bounds).layout).words >= 2
-    result = explore(design, bounds, max_depth=5)
+    result = explore(design, bounds, SearchOptions(max_depth=5))
     assert result.states == sum(result.level_sizes) and result.depth == 5
     naive_level_one = len(
         {s.state for s in System(design, bounds).successors(System(design, bounds).initial())}
@@ -224,7 +273,7 @@ def test_bounds_beyond_one_word_explore() -> None:
 
 def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> None:
     """A property left out of a rule's plan is never violated or exercised by that rule."""
-    from model.explorer import rule_plans
+    from model.expanders import rule_plans
 
     core = {plan.rule.action: plan for plan in rule_plans(System(Design(), SMALL))}
     assert all("P5" not in {p.name for p in plan.violable} for plan in core.values())
@@ -261,12 +310,12 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
     """Rules compiled into loops (from their own symbolic form), in small chunks on two
     threads, find the same states, transitions, verdicts and counterexamples as the numpy
     path on one, with and without symmetry."""
-    import model.explorer as explorer_module
-
     monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
     design, bounds = PRESETS[name].design, Bounds(2, 2, 5, 3, 2)
-    plains = [explore(design, bounds, symmetry=s, compiled=False) for s in (False, True)]
-    monkeypatch.setattr(explorer_module, "LOAD_FROM", 1)
+    plains = [
+        explore(design, bounds, SearchOptions(symmetry=s, expander=Expander.NUMPY))
+        for s in (False, True)
+    ]
     if keys != "bit fields":
         import model.keys as keys_module
 
@@ -275,10 +324,12 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
             monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
         codec = keys_module.KeyCodec.of(System(design, bounds).layout)
         assert (codec.wide, codec.bit_fields) == (keys == "several words", keys != "mixed-radix")
-    monkeypatch.setattr(explorer_module, "CHUNK_STATES", 64)
-    monkeypatch.setattr(explorer_module, "PARALLEL_FROM", 128)
+    every_level = replace(TINY, load_from=1)
     for symmetry, plain in zip((False, True), plains, strict=True):
-        compiled = explore(design, bounds, symmetry=symmetry, compiled=True, threads=2)
+        options = SearchOptions(
+            symmetry=symmetry, expander=Expander.COMPILED, threads=2, tuning=every_level
+        )
+        compiled = explore(design, bounds, options)
         assert (compiled.states, compiled.transitions, compiled.level_sizes) == (
             plain.states,
             plain.transitions,
@@ -286,3 +337,15 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
         )
         assert compiled.verdicts == plain.verdicts
     assert list(tmp_path.rglob("kernels_*.ready"))
+
+
+def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() -> None:
+    """Edges come from the numpy expander only, so a visitor asking for them gets every
+    transition even when compiled loops are asked for every level."""
+    from model.search import EdgeBatch, OnEdges
+
+    batches: list[EdgeBatch] = []
+    options = SearchOptions(expander=Expander.COMPILED, tuning=Tuning(load_from=1))
+    result = explore(Design(), SMALL, options, visitors=[OnEdges(batches.append)])
+    assert sum(len(batch.sources) for batch in batches) == result.transitions > 0
+    assert result.verdicts == explore(Design(), SMALL).verdicts

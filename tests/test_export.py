@@ -16,9 +16,10 @@ from fencing.budget import (
 )
 from fencing.spin import check_with_spin, spin_available
 from model.design import REFERENCE_BOUNDS, Design, DesignError
-from model.explorer import BYTES_PER_STATE, explore
+from model.explorer import explore
 from model.presets import PRESETS
 from model.promela import promela_model
+from model.search import BYTES_PER_STATE
 from model.trace import MAX_TRACE_BYTES
 from tests.cli_helpers import run
 

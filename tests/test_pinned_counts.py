@@ -15,6 +15,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import explore
 from model.presets import PRESETS
 from model.reference import ReferenceResult, reference_search
+from model.search import SearchOptions
 
 ELSEWHERE = (
     ("rmw-lease-only", Bounds(2, 2, 5, 2, 1), 1234, 2780, 17),
@@ -150,7 +151,7 @@ def test_crash_preset_orbits_at_the_reference_bounds(name: str, orbits: int) -> 
         canonical_state(layout, s, group)
         for s in reference_search(design, REFERENCE_BOUNDS).distance
     }
-    reduced = explore(design, REFERENCE_BOUNDS, symmetry=True)
+    reduced = explore(design, REFERENCE_BOUNDS, SearchOptions(symmetry=True))
     assert reduced.complete and reduced.states == len(forms) == orbits
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from model import kernels, private_cache
 from model.design import Bounds
-from model.explorer import rule_plans
+from model.expanders import rule_plans
 from model.keys import KeyCodec
 from model.presets import PRESETS
 from model.private_cache import CacheWarning, parent_refusal, refusal

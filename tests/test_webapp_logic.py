@@ -10,6 +10,7 @@ from model.design import REFERENCE_BOUNDS, Design, DesignError, Receiver
 from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action, lease_is_current
+from model.search import SearchOptions
 from webapp.chapter_page import source_line
 from webapp.chapters import ATOMIC, BY_NUMBER, CHAPTERS, chapter_traces, choice_traces
 from webapp.design_form import (
@@ -238,7 +239,7 @@ def test_verdict_cells_and_difference() -> None:
 
 
 def test_incomplete_exploration_says_so() -> None:
-    partial = explore(Design(), REFERENCE_BOUNDS, max_states=50)
+    partial = explore(Design(), REFERENCE_BOUNDS, SearchOptions(max_states=50))
     assert not partial.complete
     assert cell(partial, "P1") == "? unknown (not finished)"
     assert verdict_rows({"x": partial})[0]["complete"].startswith("no")

@@ -15,6 +15,7 @@ from model.design import Bounds, Design
 from model.explorer import Exploration, Progress, explore
 from model.random_search import RandomSearch
 from model.rules import Action
+from model.search import OnLevel, SearchOptions
 from model.trace import Trace, replay
 from webapp.chapters import chapter_traces
 
@@ -49,7 +50,10 @@ def explore_cached(
 
     try:
         return explore(
-            design, bounds, max_states=max_states, max_seconds=max_seconds, progress=report
+            design,
+            bounds,
+            SearchOptions(max_states=max_states, max_seconds=max_seconds),
+            visitors=[OnLevel(report)],
         )
     finally:
         bar.empty()

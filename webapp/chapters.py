@@ -20,11 +20,11 @@ from fencing.stories import (
     PAUSED_WORKER_BOUNDS,
     WHY_A_LEASE_BOUNDS,
 )
+from model.actions import Action, ActionKind
 from model.claims import render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
 from model.presets import PRESETS
-from model.rules import Action
 from model.trace import Trace, replay
 
 
@@ -97,9 +97,9 @@ def in_one_step(actions: tuple[Action, ...]) -> tuple[Action, ...]:
     """The same requests handled atomically: each Check becomes a Deliver (the check and the
     write in one step) and each Apply, now part of it, is dropped."""
     return tuple(
-        Action("Deliver", a.worker) if a.name == "Check" else a
+        Action(ActionKind.DELIVER, a.worker) if a.name is ActionKind.CHECK else a
         for a in actions
-        if a.name != "Apply"
+        if a.name is not ActionKind.APPLY
     )
 
 
@@ -150,14 +150,14 @@ _NONATOMIC_P3 = RunSpec(
     counterexample_of=("nonatomic-receiver", "P3"),
 )
 _STALE_AFTER_EXPIRY = (
-    Action("Acquire", 1),
-    Action("Send", 1),
-    Action("Tick"),
-    Action("Tick"),
-    Action("Acquire", 2),
-    Action("Deliver", 1),
-    Action("Send", 2),
-    Action("Deliver", 2),
+    Action(ActionKind.ACQUIRE, 1),
+    Action(ActionKind.SEND, 1),
+    Action(ActionKind.TICK),
+    Action(ActionKind.TICK),
+    Action(ActionKind.ACQUIRE, 2),
+    Action(ActionKind.DELIVER, 1),
+    Action(ActionKind.SEND, 2),
+    Action(ActionKind.DELIVER, 2),
 )
 """W1 sends, its write is delayed past its lease; W2 is granted the lock; W1's write lands
 before W2's first."""

@@ -68,7 +68,4 @@ def values_of(design: Design) -> dict[str, Any]:
 
 def limits_text() -> str:
     """The allowed range of every bound, for the page."""
-    return ", ".join(
-        f"{BOUND_HELP[name].split(' (')[0].lower()} {low}..{high}"
-        for name, (low, high) in BOUND_LIMITS.items()
-    )
+    return ", ".join(f"{bound.label.lower()} {bound.span}" for bound in BOUNDS)

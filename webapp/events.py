@@ -22,10 +22,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
+from model.actions import Action, ActionKind, Actor
 from model.design import Expiry
 from model.layout import Vars
 from model.narration import carries_token
-from model.rules import Action, lease_is_current
+from model.rules import lease_is_current
 from model.system import State
 from model.trace import Step, Trace
 from webapp.style import (
@@ -43,10 +44,6 @@ LEASE_ACTIVE: Final = "active"
 """A worker holds the coordinator's current, unexpired lease."""
 LEASE_PAST: Final = "past"
 """A worker still holds a token although its lease is no longer the current, unexpired one."""
-RECEPTIONS: Final = ("Deliver", "Check", "Apply")
-"""Actions in which the receiver handles a request."""
-REQUEST_ACTIONS: Final = ("Send", *RECEPTIONS)
-"""Actions that send a worker's request or handle it: while one is enabled, it has one to go."""
 GAP_CLOSED_BY_NEWER: Final = "newer"
 GAP_CLOSED_BY_GIVING_UP: Final = "gave up"
 GAP_CLOSED_WITH_NOTHING_TO_SEND: Final = "nothing to send"
@@ -149,16 +146,13 @@ def time_x(time: int) -> float:
 
 def _lane(step: Step) -> str:
     """The lane a step is drawn on: the clock's, a crashed worker's own, or its actor's."""
-    if _is_tick(step):
-        return "clock"
-    if step.action.name == "Crash":
-        return f"W{step.action.worker}"
-    return step.actor
+    lane = step.action.row.drawn_on
+    return f"W{step.action.worker}" if lane is Actor.WORKER else lane.value
 
 
 def _is_tick(step: Step) -> bool:
     """Whether the step is the clock advancing."""
-    return step.action.name == "Tick"
+    return step.action.name is ActionKind.TICK
 
 
 def _value(trace: Trace, state: State, column: str) -> int:
@@ -247,8 +241,8 @@ def _all_events(trace: Trace) -> tuple[Event, ...]:
     found = []
     for step, x in zip(trace.steps, step_positions(trace), strict=True):
         w = step.action.worker
-        token_state = step.after if step.action.name == "Acquire" else step.before
-        request = step.action.name in REQUEST_ACTIONS and w
+        token_state = step.after if step.action.name is ActionKind.ACQUIRE else step.before
+        request = step.action.row.request and w
         found.append(
             Event(
                 step=step,
@@ -276,8 +270,8 @@ def _all_messages(trace: Trace) -> tuple[Message, ...]:
     sent: dict[int, Message] = {}
     found: list[Message] = []
     for event in _all_events(trace):
-        name, w = event.step.action.name, event.worker
-        if name == "Send":
+        row, w = event.step.action.row, event.worker
+        if row.sends:
             sent[w] = Message(
                 worker=w,
                 token=event.token,
@@ -292,7 +286,7 @@ def _all_messages(trace: Trace) -> tuple[Message, ...]:
                 carries_token=event.carries_token,
             )
             found.append(sent[w])
-        elif name in ("Deliver", "Check") and w in sent and event.outcome is not None:
+        elif row.arrival and w in sent and event.outcome is not None:
             message = sent.pop(w)
             found[found.index(message)] = replace(
                 message,
@@ -357,7 +351,7 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
     last_end: dict[int, float] = {}
     positions = step_positions(trace)
     for step in trace.steps:
-        if step.action.name != "Acquire":
+        if step.action.name is not ActionKind.ACQUIRE:
             continue
         w = step.action.worker
         after = system.view(step.after)
@@ -443,7 +437,7 @@ class Crashed:
 
 def _crash_of(w: int) -> Action:
     """The action of worker w crashing."""
-    return Action("Crash", w)
+    return Action(ActionKind.CRASH, w)
 
 
 def crashes(trace: Trace, upto: int | None = None) -> tuple[Crashed, ...]:
@@ -452,17 +446,18 @@ def crashes(trace: Trace, upto: int | None = None) -> tuple[Crashed, ...]:
     return tuple(
         Crashed(e.worker, e.step.number, e.x, now, e.time)
         for e in events(trace, upto)
-        if e.step.action.name == "Crash"
+        if e.step.action.name is ActionKind.CRASH
     )
 
 
-def _own_rules_enabled(trace: Trace, state: State, w: int, names: tuple[str, ...]) -> bool:
-    """Whether the guard of one of w's actions with these names holds (the model decides)."""
+def _request_rules_enabled(trace: Trace, state: State, w: int) -> bool:
+    """Whether the guard of one of w's request steps holds, sending or handling one (the
+    model decides)."""
     system = trace.system
     return any(
         system.is_enabled(state, rule)
         for rule in system.rules
-        if rule.action.worker == w and rule.action.name in names
+        if rule.action.worker == w and rule.action.row.request
     )
 
 
@@ -515,7 +510,7 @@ def _can_act(trace: Trace, state: State, w: int) -> bool:
 
 def _has_request_to_go(trace: Trace, state: State, w: int) -> bool:
     """Whether w can still send a request, or has one in the network or half handled."""
-    return _own_rules_enabled(trace, state, w, REQUEST_ACTIONS)
+    return _request_rules_enabled(trace, state, w)
 
 
 def receiver_would_take(trace: Trace, state: State, w: int) -> bool:

@@ -33,6 +33,7 @@ from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
 from model.rules import Action
+from model.search import SearchOptions
 from model.trace import Trace, TraceError, replay
 from webapp.exercise_schema import (
     DEFAULT_FIX_OPTIONS,
@@ -787,7 +788,9 @@ def verdicts(design: Design, bounds: Bounds, max_seconds: float = CHECK_MAX_SECO
     known = known_verdicts(design, bounds)
     if known is not None:
         return known
-    result = explore(design, bounds, max_states=CHECK_MAX_STATES, max_seconds=max_seconds)
+    result = explore(
+        design, bounds, SearchOptions(max_states=CHECK_MAX_STATES, max_seconds=max_seconds)
+    )
     found = Verdicts(
         holds=tuple(name for name, v in result.verdicts.items() if v.holds),
         shortest={name: v.shortest for name, v in result.verdicts.items()},

@@ -10,7 +10,7 @@ import streamlit as st
 from fencing.command_line import bounds_flags, command, design_flags
 from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
 from model.claims import lesson_caption
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
 from model.presets import PRESET_NAMES, PRESETS
@@ -27,7 +27,6 @@ from webapp.cache import (
     replay_cached,
 )
 from webapp.design_form import (
-    BOUND_HELP,
     CUSTOM,
     OPTION_FIELDS,
     bounds_from_values,
@@ -191,7 +190,7 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
         st.caption(f"Limits: {limits_text()}.")
         for name, (low, high) in BOUND_LIMITS.items():
             sizes[name] = st.number_input(
-                f"{BOUND_HELP[name]} ({low}..{high})",
+                BY_BOUND[name].widget_label,
                 min_value=low,
                 max_value=high,
                 step=1,

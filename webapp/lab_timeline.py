@@ -176,7 +176,7 @@ def _markers(report: LabReport, lane_y: dict[str, float]) -> list[dict[str, Any]
             "text": [_label(e) for e in plain],
             "textposition": "top center",
             "textfont": {"size": 10},
-            "hovertext": [describe(e) for e in plain],
+            "hovertext": [describe(e, report.history.settings.lock_service) for e in plain],
             "hovertemplate": "%{x:.3f} s: %{hovertext}<extra></extra>",
             "marker": {
                 "size": 11,
@@ -200,7 +200,13 @@ def _markers(report: LabReport, lane_y: dict[str, float]) -> list[dict[str, Any]
                 "x": [e.t for e in chosen],
                 "y": [lane_y[STORE_LANE]] * len(chosen),
                 "hovertext": [
-                    "<br>".join([describe(e), *violations.get(e.index, [])]) for e in chosen
+                    "<br>".join(
+                        [
+                            describe(e, report.history.settings.lock_service),
+                            *violations.get(e.index, []),
+                        ]
+                    )
+                    for e in chosen
                 ],
                 "hovertemplate": "%{x:.3f} s: %{hovertext}<extra></extra>",
                 "marker": {"size": 14, "symbol": look.symbol, "color": look.colour},

@@ -9,6 +9,7 @@ from the environment) are escaped before they are shown.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Final
 
 import streamlit as st
@@ -17,11 +18,13 @@ from lab.checker import CHECKED, TITLES
 from lab.etcd import ETCD_ENV, endpoint_from
 from lab.experiment import run_randomized, run_scenario
 from lab.history import History, history_to_json
+from lab.lock_servers import SHARED_SERVICES
+from lab.lock_table import SERVICE_NAMES, SERVICES
 from lab.report import LabReport
 from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
-from lab.settings import RECEIVERS, TOKENS, LabError, LabInputError, Settings
+from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
 from webapp.lab_timeline import history_figure
 from webapp.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
@@ -34,6 +37,10 @@ MESSAGE: Final = "lab-message"
 PARTIAL: Final = "lab-partial"
 DEFAULT: Final = "(the scenario's own)"
 RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
+NO_POSTGRES_FORM: Final = (
+    "The etcd-txn receiver keeps its data in etcd itself, so it has no PostgreSQL form and is "
+    "left out."
+)
 
 
 def escaped(text: str) -> str:
@@ -54,6 +61,15 @@ def address_problem() -> str:
     return ""
 
 
+def _service_picker(key: str) -> str:
+    """The lock service the workers take the lock from, with what it is in words."""
+    service = st.selectbox(
+        "Lock service", SERVICE_NAMES, format_func=lambda n: f"{n}: {SERVICES[n].words}", key=key
+    )
+    st.caption(f"Mirrors {SERVICES[service].mirrors}.")
+    return str(service)
+
+
 def _scenario_settings() -> tuple[str, Settings]:
     """The scenario picker and its overrides; the chosen name and settings."""
     names = [item.name for item in SCENARIOS_LIST]
@@ -65,13 +81,24 @@ def _scenario_settings() -> tuple[str, Settings]:
     )
     chosen = SCENARIOS[name]
     st.markdown(chosen.story)
+    service = _service_picker("lab-service")
     left, right = st.columns(2)
     receiver = left.selectbox("Receiver", (DEFAULT, *RECEIVERS), key="lab-receiver")
-    token = right.selectbox("Token", (DEFAULT, *TOKENS), key="lab-token")
-    settings = chosen.settings(
-        receiver=None if receiver == DEFAULT else receiver,
-        token=None if token == DEFAULT else token,
+    tokens = SERVICES[service].token_names
+    token = right.selectbox(
+        "Token",
+        (DEFAULT, *tokens),
+        key="lab-token" if service == "etcd" else f"lab-token-{service}",
     )
+    try:
+        settings = chosen.settings(
+            receiver=None if receiver == DEFAULT else receiver,
+            token=None if token == DEFAULT else token,
+            lock_service=service,
+        )
+    except LabInputError as error:
+        st.warning(escaped(str(error)))
+        settings = chosen.settings(lock_service=service)
     prediction = predict(chosen, settings)
     st.info(f"**The model's prediction** for {settings.label()}: {prediction.summary()}.")
     return name, settings
@@ -91,8 +118,13 @@ def _random_settings() -> list[Settings]:
         key="lab-seed",
         help="The same number repeats the nemesis's choices: when, whom and how long it pauses.",
     )
+    service = _service_picker("lab-random-service")
+    offered = [r for r in RECEIVERS if service == "etcd" or r != "etcd-txn"]
     receivers = st.multiselect(
-        "Receivers, compared side by side", RECEIVERS, RANDOM_RECEIVERS, key="lab-receivers"
+        "Receivers, compared side by side",
+        offered,
+        [r for r in RANDOM_RECEIVERS if r in offered],
+        key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
     )
     st.caption(
         "Each worker loops: take the lock, three writes, release. The nemesis pauses workers "
@@ -101,6 +133,8 @@ def _random_settings() -> list[Settings]:
     return [
         Settings(
             receiver=receiver,
+            lock_service=service,
+            token=SERVICES[service].token_names[0],
             workers=int(workers),
             writes=3,
             seconds=float(seconds),
@@ -109,6 +143,31 @@ def _random_settings() -> list[Settings]:
         )
         for receiver in receivers
     ]
+
+
+def _on_database(plans: list[tuple[str, Settings]]) -> tuple[list[tuple[str, Settings]], str]:
+    """The database picker: the plans on the chosen database, or none and why not."""
+    from lab.postgres import missing
+
+    database = st.radio(
+        "Database of the store",
+        DATABASES,
+        horizontal=True,
+        key="lab-database",
+        help="postgres: a real PostgreSQL the lab starts, one connection per worker, so the "
+        "fenced write is atomic by the database's own locking.",
+    )
+    if database == "sqlite":
+        return plans, ""
+    problem = missing()
+    if problem:
+        return [], f"The lab cannot use PostgreSQL here: {problem}."
+    kept = [(name, s) for name, s in plans if s.receiver != "etcd-txn"]
+    if len(kept) < len(plans):
+        st.caption(NO_POSTGRES_FORM)
+    if plans and not kept:
+        return [], f"{NO_POSTGRES_FORM} Pick another receiver, or the sqlite database."
+    return [(name, dataclasses.replace(s, database=database)) for name, s in kept], ""
 
 
 def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
@@ -147,10 +206,15 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
                 ) -> None:
                     bar.progress(min(1.0, (number + fraction) * share), text=f"{receiver}: {words}")
 
+                server = SHARED_SERVICES.server(settings.lock_service)
                 if name == "random":
-                    reports.append(run_randomized(endpoint, settings, progress=progress))
+                    reports.append(
+                        run_randomized(endpoint, settings, progress=progress, service=server)
+                    )
                 else:
-                    reports.append(run_scenario(endpoint, name, settings, progress=progress))
+                    reports.append(
+                        run_scenario(endpoint, name, settings, progress=progress, service=server)
+                    )
         except LabStopped as stop:
             st.session_state[MESSAGE] = (
                 "error",
@@ -287,11 +351,11 @@ def render_lab() -> None:
     st.title("Live lab")
     st.markdown(
         "The same bugs on real parts: a real **etcd** grants the lock (a key created only if "
-        "absent, with a lease), real worker **processes** write through a real **SQLite** "
-        "store, and a nemesis **pauses** workers with SIGSTOP, holds requests in flight or "
-        "restarts the store. Every event is recorded; the history is checked on its own and "
-        "replayed through the model, which either allows it or names the first event it "
-        "refuses."
+        "absent, with a lease), real worker **processes** write through a real **SQLite** or "
+        "**PostgreSQL** store, and a nemesis **pauses** workers with SIGSTOP, holds requests in "
+        "flight or restarts the store. Every event is recorded; the history is checked on its "
+        "own and replayed through the model, which either allows it or names the first event "
+        "it refuses."
     )
     mode = st.radio(
         "What to run", ("A scripted scenario", "A randomized run"), horizontal=True, key="lab-mode"
@@ -301,6 +365,9 @@ def render_lab() -> None:
         plans = [(name, settings)]
     else:
         plans = [("random", settings) for settings in _random_settings()]
+    plans, refused = _on_database(plans)
+    if refused:
+        st.warning(escaped(refused))
     problem = address_problem()
     if problem:
         st.error(escaped(problem))

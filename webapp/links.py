@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.options import BY_OPTION, OPTIONS
 from model.presets import PRESETS, matching
 
@@ -139,6 +139,11 @@ def decode_design(text: str) -> Design:
     return design_from_params(options)
 
 
+BOUND_LETTERS: Final = ".".join(bound.letter for bound in BOUNDS)
+"""`W.L.T.G.K`: the order of the sizes in a playground link."""
+BOUND_COUNT_WORD: Final = {5: "five"}.get(len(BOUNDS), str(len(BOUNDS)))
+
+
 def encode_bounds(bounds: Bounds) -> str:
     """Bounds as `W.L.T.G.K`, e.g. `2.2.6.3.2`."""
     return ".".join(str(getattr(bounds, name)) for name in BOUND_LIMITS)
@@ -148,7 +153,10 @@ def decode_bounds(text: str) -> Bounds:
     """Bounds from `W.L.T.G.K`; out-of-range values are refused with the limit named."""
     parts = text.strip().split(".")
     if len(text) > MAX_PARAM_CHARS or len(parts) != len(BOUND_LIMITS):
-        raise LinkError("bounds in a link are five whole numbers W.L.T.G.K such as 2.2.6.3.2")
+        raise LinkError(
+            f"bounds in a link are {BOUND_COUNT_WORD} whole numbers {BOUND_LETTERS} such as "
+            f"{encode_bounds(REFERENCE_BOUNDS)}"
+        )
     sizes = dict(zip(BOUND_LIMITS, parts, strict=True))
     return bounds_from_params(sizes, Bounds())
 

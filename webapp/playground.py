@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from model.actions import ACTION_ROWS, BY_CODE, Action
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
 from model.properties import PROPERTIES
-from model.rules import Action
+from model.search import SearchOptions
 from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
 from webapp.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
@@ -34,25 +35,18 @@ FINISH_MAX_SECONDS: Final = 10.0
 DEFAULT_PRESET: Final = "lease-only"
 DEFAULT_BOUNDS: Final = Bounds(workers=2, lease=2, horizon=6, grants=3, writes=2)
 
-CODES: Final = {
-    "Tick": "T",
-    "Acquire": "A",
-    "Send": "S",
-    "Deliver": "D",
-    "Check": "C",
-    "Apply": "P",
-    "Release": "R",
-    "Renew": "N",
-    "StorageRestart": "RS",
-    "CoordinatorRestart": "RC",
-    "Crash": "K",
-}
-"""The one- or two-letter code of each action name in a link."""
+CODES: Final = {row.kind: row.code for row in ACTION_ROWS}
+"""The one- or two-letter code of each action name in a link (model.actions.ACTION_ROWS)."""
 
-NAMES: Final = {code: name for name, code in CODES.items()}
-WORKERLESS: Final = ("Tick", "StorageRestart", "CoordinatorRestart")
-TOKEN: Final = re.compile(r"^(RS|RC|[TASDCPRNK])(\d*)(?:v(\d+))?$")
+TOKEN: Final = re.compile(
+    "^(" + "|".join(sorted(map(re.escape, BY_CODE), key=len, reverse=True)) + r")(\d*)(?:v(\d+))?$"
+)
 """One step of a link: a code, the worker's number (if any), `v` and a chosen token value."""
+_WRITTEN: Final = [row.code + "1" for row in ACTION_ROWS if row.takes_worker] + [
+    row.code for row in ACTION_ROWS if not row.takes_worker
+]
+STEP_EXAMPLES: Final = ", ".join(_WRITTEN[:-1]) + " or " + _WRITTEN[-1]
+"""Every code as a link writes it, those taking a worker first: `A1, S1, …, T, RS or RC`."""
 
 
 # ----- links ------------------------------------------------------------------------------
@@ -74,14 +68,14 @@ def decode_action(text: str, position: int) -> Action:
     match = TOKEN.match(text)
     if match is None:
         raise LinkError(
-            f"step {position} of the link, {text[:20]!r}, is not an action code: use T, A1, "
-            "S1, D1, C1, P1, R1, N1, K1, RS or RC (a letter and a worker number)"
+            f"step {position} of the link, {text[:20]!r}, is not an action code: use "
+            f"{STEP_EXAMPLES} (a letter and a worker number)"
         )
     code, worker, value = match.groups()
-    name = NAMES[code]
-    if name in WORKERLESS and worker:
+    name = BY_CODE[code]
+    if not name.row.takes_worker and worker:
         raise LinkError(f"step {position} of the link, {text!r}: {name} takes no worker number")
-    if name not in WORKERLESS and not worker:
+    if name.row.takes_worker and not worker:
         raise LinkError(f"step {position} of the link, {text!r}: {name} needs a worker number")
     if len(worker) > 2 or (value and len(value) > 2):
         raise LinkError(f"step {position} of the link, {text!r}: the number is too large")
@@ -155,24 +149,8 @@ class Choice:
 
 def action_label(trace: Trace, action: Action) -> str:
     """A button label in words: `Tick`, `Acquire W2`, `Deliver W1's write`, `Restart storage`."""
-    w = action.worker
-    if action.name == "Tick":
-        return "Tick (time passes)"
-    if action.name == "StorageRestart":
-        return "Restart storage"
-    if action.name == "CoordinatorRestart":
-        return "Restart coordinator"
-    if action.name == "Acquire":
-        return f"Acquire W{w}" + (f" (token {action.value})" if action.value else "")
-    if action.name == "Release":
-        return f"Release W{w}"
-    if action.name == "Renew":
-        return f"Renew W{w}'s lease"
-    if action.name == "Crash":
-        return f"Crash W{w}"
-    request = _request_kind(trace, w)
-    verb = {"Send": "Send", "Deliver": "Deliver", "Check": "Check", "Apply": "Apply"}[action.name]
-    return f"{verb} W{w}'s {request}"
+    request = _request_kind(trace, action.worker) if action.row.request else ""
+    return action.button(request)
 
 
 def _request_kind(trace: Trace, worker: int) -> str:
@@ -261,7 +239,9 @@ def finish(
     """The shortest continuation of the run whose last step violates `prop`, from the explorer."""
     state = play(run).states()[-1]
     result = explore(
-        run.design, run.bounds, start=state, max_states=max_states, max_seconds=max_seconds
+        run.design,
+        run.bounds,
+        SearchOptions(start=state, max_states=max_states, max_seconds=max_seconds),
     )
     verdict = result.verdicts[prop]
     if verdict.violated and verdict.actions:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.itf import trace_from_any_json, trace_to_itf_json
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from webapp import limits
-from webapp.design_form import BOUND_HELP, OPTION_FIELDS, design_from_values, values_of
+from webapp.design_form import OPTION_FIELDS, design_from_values, values_of
 from webapp.limits import heavy_work
 from webapp.links import file_name, full_link
 from webapp.option_widgets import option_input
@@ -220,7 +220,7 @@ def _design_form(run: Run) -> None:
         cols = st.columns(len(BOUND_LIMITS))
         for col, (name, (low, high)) in zip(cols, BOUND_LIMITS.items(), strict=True):
             col.number_input(
-                f"{BOUND_HELP[name]} ({low}..{high})",
+                BY_BOUND[name].widget_label,
                 min_value=low,
                 max_value=high,
                 step=1,

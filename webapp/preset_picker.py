@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from fencing.command_line import check_command
-from model.design import BOUND_LIMITS, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.design_form import BOUND_HELP, CUSTOM, design_from_values, values_of
+from webapp.design_form import CUSTOM, design_from_values, values_of
 from webapp.links import (
     LinkError,
     bounds_from_params,
@@ -207,7 +207,7 @@ def bounds_inputs(key: str) -> dict[str, int]:
     for column, (name, (low, high)) in zip(columns, BOUND_LIMITS.items(), strict=True):
         sizes[name] = int(
             column.number_input(
-                f"{BOUND_HELP[name]} ({low}..{high})",
+                BY_BOUND[name].widget_label,
                 min_value=low,
                 max_value=high,
                 step=1,

@@ -11,5 +11,10 @@ from __future__ import annotations
 from model.design import Bounds
 from model.explorer import explore
 from model.presets import PRESETS
+from model.search import SearchOptions
 
-explore(PRESETS["fencing"].design, Bounds(workers=1, lease=1, horizon=2, grants=1), threads=1)
+explore(
+    PRESETS["fencing"].design,
+    Bounds(workers=1, lease=1, horizon=2, grants=1),
+    SearchOptions(threads=1),
+)

@@ -21,6 +21,7 @@ from model.design import Bounds, Design, DesignError
 from model.explorer import EdgeBatch, explore
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
+from model.search import OnEdges, SearchOptions
 from model.system import State, System
 from model.trace import replay
 
@@ -97,8 +98,10 @@ def count_space(
     max_seconds: float = COUNT_MAX_SECONDS,
 ) -> SpaceCounts:
     """Explore the design twice (plain, then with symmetry) within a budget; report the numbers."""
-    plain = explore(design, bounds, max_states=max_states, max_seconds=max_seconds)
-    reduced = explore(design, bounds, symmetry=True, max_states=max_states, max_seconds=max_seconds)
+    plain = explore(design, bounds, SearchOptions(max_states=max_states, max_seconds=max_seconds))
+    reduced = explore(
+        design, bounds, SearchOptions(symmetry=True, max_states=max_states, max_seconds=max_seconds)
+    )
     return SpaceCounts(
         states=plain.states,
         transitions=plain.transitions,
@@ -127,7 +130,10 @@ def build_graph(design: Design, bounds: Bounds, limit: int = GRAPH_NODE_LIMIT) -
     """
     batches: list[EdgeBatch] = []
     result = explore(
-        design, bounds, max_states=limit, max_seconds=COUNT_MAX_SECONDS, on_edges=batches.append
+        design,
+        bounds,
+        SearchOptions(max_states=limit, max_seconds=COUNT_MAX_SECONDS),
+        visitors=[OnEdges(batches.append)],
     )
     if not result.complete:
         raise GraphTooLarge(
@@ -199,7 +205,7 @@ def smaller_drawable(
             design.check_fits(candidate)
         except DesignError:
             continue
-        result = explore(design, candidate, max_states=limit, max_seconds=2.0)
+        result = explore(design, candidate, SearchOptions(max_states=limit, max_seconds=2.0))
         if result.complete:
             return candidate
     return None

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import plotly.graph_objects as go
 
+from model.actions import ACTION_ROWS, ActionKind
 from model.trace import Trace
 from webapp.events import (
     LEASE_ACTIVE,
@@ -124,15 +125,13 @@ CRASHED: Final = Look("crashed", dash="solid", colour=CRASHED_COLOUR)
 CRASHED_WIDTH: Final = 5
 GAP: Final = Look("gap", symbol="square", colour=GAP_COLOUR)
 
+STEP_LOOKS: Final = (GRANT, SEND, RELEASE, RESTART, RENEWAL, CRASH, TICK)
+"""The markers of steps that are not receptions, in the legend's order; each action kind
+names its own by `look` (model.actions.ACTION_ROWS)."""
 ACTION_LOOKS: Final = {
-    "Acquire": GRANT,
-    "Send": SEND,
-    "Release": RELEASE,
-    "CoordinatorRestart": RESTART,
-    "StorageRestart": RESTART,
-    "Renew": RENEWAL,
-    "Crash": CRASH,
-    "Tick": TICK,
+    row.kind: next(look for look in STEP_LOOKS if look.name == row.look)
+    for row in ACTION_ROWS
+    if row.look is not None
 }
 """The look of each action that is not a reception (receptions use the outcome's look)."""
 LEASE_LOOKS: Final = {LEASE_ACTIVE: LEASE, LEASE_PAST: PAST_LEASE}
@@ -158,13 +157,13 @@ def hover_text(event: Event) -> str:
 def marker_label(event: Event) -> str:
     """Short text next to a marker: the token carried or granted, and the outcome glyph."""
     name = event.step.action.name
-    if name == "Acquire":
+    if name is ActionKind.ACQUIRE:
         return f"W{event.worker}: tok {event.token}"
     if event.outcome is not None:
         return (
             f"{event.outcome.glyph} {event.token}" if event.carries_token else event.outcome.glyph
         )
-    if name == "Send":
+    if name is ActionKind.SEND:
         return f"tok {event.token}" if event.carries_token else "no tok"
     return ""
 
@@ -211,7 +210,7 @@ def _marker_trace(look: Look, shown: Sequence[Event], lane_y: dict[str, float]) 
 def _looks_in_order(every: Sequence[Event]) -> list[Look]:
     """The marker looks the events use, each once: actions first, then outcomes in order."""
     looks: list[Look] = []
-    for look in (*dict.fromkeys(ACTION_LOOKS.values()), *map(outcome_look, OUTCOMES)):
+    for look in (*STEP_LOOKS, *map(outcome_look, OUTCOMES)):
         if look not in looks and any(look_of(e) == look for e in every):
             looks.append(look)
     return looks

@@ -10,18 +10,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from model.layout import MEANING, Vars
+from model.actions import Actor
+from model.layout import GHOSTS, MEANING, Shape, Vars, variables_where
 from model.narration import never_expires
 from model.rules import holds_current_grant, lease_is_current, lease_unexpired
 from model.trace import Trace
 from webapp.events import believes_it_holds, lanes, reception_outcome
 from webapp.style import COORDINATOR, RECEIVER
 
-COORDINATOR_VARIABLES: Final = ("holder", "expires", "issued", "grants", "coordinator_restarts")
-RECEIVER_VARIABLES: Final = ("hwm", "mark", "last", "lastg", "version", "storage_restarts")
-WORKER_VARIABLES: Final = ("tok", "gid", "sent", "pending", "until", "phase", "rv", "down")
-GHOSTS: Final = ("grants", "last", "lastg", "gid")
-"""History variables the model keeps for the properties; real actors do not see them."""
+COORDINATOR_VARIABLES: Final = variables_where(Actor.COORDINATOR, Shape.SCALAR)
+RECEIVER_VARIABLES: Final = variables_where(Actor.RECEIVER, Shape.SCALAR)
+WORKER_VARIABLES: Final = variables_where(Actor.WORKER, Shape.PER_WORKER)
+"""The rows of the state table: each actor's variables, as the model's table of owners says."""
 GHOST_NOTE: Final = " (model only)"
 """How the state table marks such a variable, in words."""
 
@@ -209,11 +209,12 @@ def worker_words(trace: Trace, s: Vars, w: int) -> str:
 def receiver_words(trace: Trace, s: Vars) -> str:
     """What the receiver compares a request against, and what it last accepted."""
     admission = trace.system.builder.admission(s, 1)
-    if admission.test == "nothing":
+    test = admission.test.row
+    if not test.checks:
         parts = ["checks nothing"]
-    elif admission.test == "lease":
+    elif test.asks_lock_service:
         parts = ["asks the lock service whether the writer's lease is current"]
-    elif admission.test == "=":
+    elif test.binds:
         parts = [
             f"bound to token {admission.against}: accepts only that token"
             if admission.against

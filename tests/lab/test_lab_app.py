@@ -17,10 +17,11 @@ from streamlit.testing.v1 import AppTest
 from lab import etcd as etcd_module
 from lab import runner
 from lab.etcd import ETCD_ENV, Endpoint, free_port
+from lab.postgres import missing as postgres_missing
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
 from tests.app.helpers import all_text, shown
-from webapp.lab_view import address_problem, escaped
+from webapp.lab_view import NO_POSTGRES_FORM, address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 
@@ -219,3 +220,24 @@ def test_a_shared_etcd_that_died_is_replaced_and_its_files_removed(
         assert shared.server is not dead and not data.exists()
     finally:
         shared.stop()
+
+
+@pytest.mark.skipif(bool(postgres_missing()), reason=postgres_missing() or "PostgreSQL is there")
+def test_the_store_can_be_a_real_postgresql_without_etcd_txn(lab_page: AppTest) -> None:
+    """With postgres picked, a scripted run goes to PostgreSQL (its history says so); the
+    etcd-txn receiver has no PostgreSQL form: alone it turns the Run button off, among
+    others in a randomized comparison it is left out, with a sentence saying so."""
+    lab_page.radio(key="lab-database").set_value("postgres").run()
+    lab_page.selectbox(key="lab-receiver").set_value("etcd-txn").run()
+    assert lab_page.button(key="lab-run").disabled
+    assert any(NO_POSTGRES_FORM in shown(w.value) for w in lab_page.warning)
+    lab_page.selectbox(key="lab-receiver").set_value("fenced").run()
+    lab_page.button(key="lab-run").click().run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    (report,) = lab_page.session_state["lab-results"]
+    assert report.history.settings.database == "postgres"
+    assert report.prediction_agrees
+    lab_page.radio(key="lab-mode").set_value("A randomized run").run()
+    lab_page.multiselect(key="lab-receivers").set_value(["none", "etcd-txn"]).run()
+    assert not lab_page.button(key="lab-run").disabled
+    assert NO_POSTGRES_FORM in all_text(lab_page)

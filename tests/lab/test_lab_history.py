@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fencing.cli import main
 from lab.checker import check_properties, count_writes
-from lab.conformance import check_conformance
+from lab.conformance import check_conformance, choose_mapping
 from lab.history import History, history_from_json, history_to_json, timeline
 from lab.report import analyse
 from lab.settings import LabInputError, Settings
@@ -179,24 +180,48 @@ def test_a_lease_spans_exactly_l_ticks_from_grant_to_revocation() -> None:
     assert result.mapping.tick_seconds == pytest.approx((1.50 - 0.10) / 2)
 
 
-def test_a_history_beyond_the_models_grants_is_checked_as_far_as_the_bounds_go() -> None:
+def ten_grants(first: float = 0.0, revision0: int = 2) -> list[dict[str, Any]]:
+    """Ten grants in turn to W1 and W2, each one write accepted, then released."""
     events = []
     for n in range(10):
-        revision, t = 2 + 2 * n, 0.1 * n
+        revision, t = revision0 + 2 * n, first + 0.1 * n
         events += [
             grant(t, 1 + n % 2, revision),
             send(t + 0.01, 1 + n % 2, n, revision, revision),
             deliver(t + 0.02, 1 + n % 2, n, revision, revision, "accepted"),
             release(t + 0.03, 1 + n % 2, revision, True, revision + 1),
         ]
-    result = check_conformance(timeline(History("random", Settings(), tuple(events))))
+    return events
+
+
+def test_a_history_beyond_the_models_grants_is_cut_into_segments() -> None:
+    """Ten grants are more than the model's 8, but after each release nothing is live, no
+    request is in flight and later tokens are higher: the run is cut there and covered."""
+    result = check_conformance(timeline(History("random", Settings(), tuple(ten_grants()))))
+    assert result.allowed and result.complete, result.verdict()
+    assert result.coverage is not None
+    assert result.coverage.segments == 2
+    assert result.coverage.grants == (10, 10) and result.coverage.writes == (10, 10)
+    assert result.coverage.fraction == 1.0
+    assert result.verdict() == "the model allows this history, cut into 2 segments."
+
+
+def test_a_history_with_no_point_to_cut_is_checked_as_far_as_the_bounds_go() -> None:
+    """W3 holds a grant from the start and writes at the very end (a paused holder): no
+    point of the run can be cut, so the model checks the first 8 grants only."""
+    events = [grant(0.0, 3, 1), revoked(0.05, 3, 1, 2), *ten_grants(0.1, 3)]
+    events += [send(1.5, 3, 1, 1, 1), deliver(1.51, 3, 1, 1, 1, "accepted")]
+    result = check_conformance(timeline(History("random", Settings(workers=3), tuple(events))))
     assert not result.complete and result.refused is None and not result.allowed
-    assert result.mapping.limit == "more than 8 grants" and result.mapping.checked == 32
-    assert "the model allows the first 32 of 40 events" in result.verdict()
+    assert result.mapping.limit == "more than 8 grants"
+    assert result.coverage is not None and result.coverage.grants == (8, 11)
+    assert result.coverage.writes == (7, 11) and result.coverage.segments == 1
+    assert "the model allows the first 30 of 44 events" in result.verdict()
 
 
-def test_five_workers_over_a_long_run_stop_at_the_models_state_numbering() -> None:
-    """W=5 with 30 ticks and 8 grants is more states than the model can number: say so."""
+def test_five_workers_over_a_long_run_are_cut_before_the_models_state_numbering() -> None:
+    """W=5 with 30 ticks and 8 grants is more states than the model can number, so one
+    replay stops there; cut into segments, the whole run is covered."""
     events = []
     for n in range(8):
         revision, t = 2 + 2 * n, 1.5 * n
@@ -209,9 +234,11 @@ def test_five_workers_over_a_long_run_stop_at_the_models_state_numbering() -> No
             release(t + 1.45, w, revision, False, revision + 1),
         ]
     history = History("random", Settings(workers=5), tuple(events))
-    result = check_conformance(timeline(history))
-    assert result.refused is None and not result.complete
-    assert result.mapping.limit is not None and "states" in result.mapping.limit
+    whole = choose_mapping(timeline(history))
+    assert whole.limit is not None and "states" in whole.limit
+    result = check_conformance(timeline(history))  # cut where a lease has just ended
+    assert result.allowed and result.coverage is not None
+    assert result.coverage.segments == 2 and result.coverage.grants == (8, 8)
 
 
 def test_history_files_round_trip_and_bad_ones_get_one_line(tmp_path: Path) -> None:
