@@ -19,10 +19,10 @@ from lab.etcd import ETCD_ENV, endpoint_from
 from lab.experiment import run_randomized, run_scenario
 from lab.history import History, history_to_json
 from lab.lock_servers import SHARED_SERVICES
-from lab.lock_table import SERVICE_NAMES, SERVICES
+from lab.lock_table import DEFAULT_SERVICE, SERVICE_NAMES, SERVICES
 from lab.report import LabReport
 from lab.runner import LabStopped
-from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
+from lab.scenarios import SCENARIOS, SCENARIOS_LIST, LabScenario, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
@@ -90,6 +90,7 @@ def _scenario_settings() -> tuple[str, Settings]:
         (DEFAULT, *tokens),
         key="lab-token" if service == "etcd" else f"lab-token-{service}",
     )
+    service = _service_for(chosen, service)
     try:
         settings = chosen.settings(
             receiver=None if receiver == DEFAULT else receiver,
@@ -102,6 +103,17 @@ def _scenario_settings() -> tuple[str, Settings]:
     prediction = predict(chosen, settings)
     st.info(f"**The model's prediction** for {settings.label()}: {prediction.summary()}.")
     return name, settings
+
+
+def _service_for(chosen: LabScenario, service: str) -> str:
+    """The chosen lock service, or etcd (said in a warning) when the service cannot give
+    what the scenario needs (the crashed holder's keepalives)."""
+    try:
+        chosen.settings(lock_service=service)
+    except LabInputError as error:
+        st.warning(f"{escaped(str(error))}. This scenario runs on etcd instead.")
+        return DEFAULT_SERVICE
+    return service
 
 
 def _random_settings() -> list[Settings]:
