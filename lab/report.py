@@ -23,6 +23,7 @@ from lab.checker import (
 from lab.conformance import Conformance, check_conformance
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
+from lab.lock_table import SERVICES
 from lab.nemesis import faults_to_data, summary
 from lab.witness import Witnessed, cross_check
 
@@ -46,8 +47,13 @@ class LabReport:
 
     @property
     def renewals(self) -> int:
-        """Keepalives etcd took in the run."""
+        """Keepalives the lock service took in the run."""
         return sum(1 for e in self.line.events if e.kind == "renew")
+
+    @property
+    def service_name(self) -> str:
+        """The run's lock service in a sentence (etcd, etcd's lock API, Redis)."""
+        return SERVICES[self.history.settings.lock_service].short
 
     @property
     def refused(self) -> bool:
@@ -135,7 +141,7 @@ class LabReport:
             f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
             f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
-            *([f"  {self.renewals} keepalives taken by etcd"] if s.renews else []),
+            *([f"  {self.renewals} keepalives taken by {self.service_name}"] if s.renews else []),
             *(f"  Crash: {crash.sentence()}" for crash in self.crashes),
             *self.nemesis_lines(),
             "",
