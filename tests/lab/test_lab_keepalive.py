@@ -313,3 +313,100 @@ def test_old_histories_read_as_a_lease_never_renewed() -> None:
     data["settings"]["expiry"] = "sometimes"
     with pytest.raises(LabInputError, match="expiry 'sometimes' is not known"):
         history_from_dict(data)
+
+
+def test_a_crash_as_the_nemesis_records_it_maps_to_crash_as_well() -> None:
+    """A randomized run's crash (pid, no `asked`: histories recorded before the two were
+    one function) is the same Crash(w) as a scenario's."""
+    scripted = _crashed_holder("lease", 1.5)
+    events = [
+        {"t": e["t"], "source": "lab", "kind": "crash", "worker": e["worker"], "pid": 4242}
+        if e["kind"] == "crash"
+        else e
+        for e in scripted.events
+    ]
+    settings = dataclasses.replace(scripted.settings, seconds=3.0, faults="crash", workers=2)
+    line = timeline(History("random", settings, tuple(events)))
+    names = [m.action.name for m in map_history(line, 2).actions]
+    assert names.count("Crash") == 1 and names.index("Crash") > names.index("Renew")
+    result = check_conformance(line)
+    assert result.allowed, result.verdict()
+    assert result.design.crashes == 1 and result.agreement["P6"] == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        ({"lock_service": "zookeeper", "token": "sequence", "keepalive": 0.3}, "kazoo keeps"),
+        ({"lock_service": "etcd-lock-api", "expiry": "never"}, "only the etcd recipe"),
+        ({"lock_service": "redis", "token": "random", "expiry": "never"}, "only the etcd recipe"),
+        ({"lock_service": "zookeeper", "token": "sequence", "expiry": "never"}, "only the etcd"),
+    ],
+)
+def test_a_service_refuses_what_it_cannot_give_in_one_line(
+    flags: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(LabInputError, match=words) as refused:
+        Settings(**flags)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_etcd_services_and_redis_take_keepalives() -> None:
+    for service, token in (("etcd", "version"), ("etcd-lock-api", "version"), ("redis", "counter")):
+        assert Settings(lock_service=service, token=token, keepalive=0.3).renews
+    assert Settings(lock_service="etcd", expiry="never").expiry == "never"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "crashed-holder", "--lock-service", "zookeeper"],
+        ["run", "crashed-holder", "--lock-service", "redis", "--expiry", "never"],
+        ["random", "--lock-service", "zookeeper", "--keepalive", "0.3", "--seconds", "1"],
+        ["random", "--lock-service", "etcd-lock-api", "--expiry", "never", "--seconds", "1"],
+    ],
+)
+def test_the_cli_refuses_them_in_one_line_before_starting_anything(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["lab", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err and "Traceback" not in err
+
+
+def test_the_listing_says_which_scenario_a_service_cannot_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["lab", "scenarios", "--lock-service", "zookeeper", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["scenarios"]}
+    assert rows["crashed-holder"]["refused"].startswith("kazoo keeps the ZooKeeper session")
+    assert "refused" not in rows["paused-worker"] and rows["paused-worker"]["prediction"]
+    assert main(["lab", "scenarios", "--lock-service", "redis", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["scenarios"]}
+    assert "refused" not in rows["crashed-holder"]
+    assert rows["crashed-holder"]["variants"] == []  # no lock without a lease on Redis
+
+
+def test_random_runs_with_keepalives_and_without_a_lease(
+    etcd: Endpoint, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fencing lab random --keepalive` renews the holders' leases; `--expiry never` puts
+    the lock with no lease (the nemesis only pauses: nobody crashes while holding it)."""
+    common = ["lab", "random", "--workers", "2", "--seconds", "2", "--etcd", etcd.url, "--json"]
+    path = tmp_path / "renewed.json"
+    assert main([*common, "--keepalive", "0.2", "--history", str(path)]) in (0, 1)
+    data = json.loads(capsys.readouterr().out)
+    history = load_history(path)
+    assert history.settings.keepalive == 0.2
+    assert any(e["kind"] == "renew" for e in history.events), data
+    path = tmp_path / "never.json"
+    assert main([*common, "--expiry", "never", "--faults", "pause", "--history", str(path)]) in (
+        0,
+        1,
+    )
+    capsys.readouterr()
+    history = load_history(path)
+    grants = [e for e in history.events if e["kind"] == "grant"]
+    assert history.settings.expiry == "never" and grants
+    assert all(e["lease"] == 0 for e in grants)
+    assert not any(e["kind"] == "revoked" for e in history.events)

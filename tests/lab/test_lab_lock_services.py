@@ -81,7 +81,7 @@ def test_scenario_on_each_service_agrees_with_the_model(
     service: str, name: str, etcd: Endpoint, servers: dict[str, ServiceServer], tmp_path: Path
 ) -> None:
     if service == "zookeeper" and name in NEEDS_KEEPALIVES:
-        with pytest.raises(LabInputError, match="^kazoo keeps the ZooKeeper session"):
+        with pytest.raises(LabInputError, match=r"^kazoo keeps the ZooKeeper session"):
             scenario(name).settings(lock_service=service)
         return
     report = run_on(service, name, etcd, servers, tmp_path / "history.json")
@@ -94,6 +94,25 @@ def test_scenario_on_each_service_agrees_with_the_model(
     # The model's plan hands out rising tokens; only a random one may come out lower.
     random = SERVICES[service].token(history.settings.token).model == "random"
     assert report.prediction_agrees or (random and not rising(report)), report.text()
+
+
+@pytest.mark.parametrize("service", ["etcd-lock-api", "redis"])
+def test_the_crashed_holder_keeps_its_lock_alive_until_the_kill(
+    service: str, etcd: Endpoint, servers: dict[str, ServiceServer], tmp_path: Path
+) -> None:
+    """etcd's lock API renews the caller's lease as the recipe does; Redis extends the
+    lock's expiry (redis-py's `Lock.extend`): either way W1 holds it past one TTL, and
+    once it is killed the lock comes free and W2 gets it."""
+    report = run_on(service, "crashed-holder", etcd, servers, tmp_path / "h.json")
+    settings = report.history.settings
+    assert settings.renews and settings.lock_service == service
+    (crash,) = report.crashes
+    assert crash.worker == 1 and crash.next_worker == 2 and not crash.violated, report.text()
+    renewals = report.line.renewals[crash.grant]
+    assert len(renewals) >= 3 and all(t < crash.killed for t in renewals)
+    assert crash.killed - report.line.grants[crash.grant].t > settings.ttl
+    refused = [e for e in report.line.events if e.kind == "fail" and e.get("op") == "renew"]
+    assert not refused, report.text()
 
 
 def test_zookeeper_paused_holder_still_believes_it_holds_the_lock(
