@@ -54,6 +54,18 @@ def test_the_page_offers_the_crashed_holder_with_the_models_prediction(lab_page:
     assert summary.endswith("violates no property") and summary in all_text(lab_page)
 
 
+def test_the_crashed_holder_on_zookeeper_runs_on_etcd_with_a_warning(lab_page: AppTest) -> None:
+    lab_page.selectbox(key="lab-scenario").set_value("crashed-holder").run()
+    lab_page.selectbox(key="lab-service").set_value("zookeeper").run()
+    assert not lab_page.exception, [e.value for e in lab_page.exception]
+    warnings = [w.value for w in lab_page.warning]
+    assert any("kazoo keeps the ZooKeeper session" in w and "runs on etcd" in w for w in warnings)
+    chosen = SCENARIOS["crashed-holder"]
+    assert predict(chosen, chosen.settings()).summary() in all_text(lab_page)
+    lab_page.selectbox(key="lab-service").set_value("redis").run()
+    assert not [w.value for w in lab_page.warning]  # Redis takes the keepalives
+
+
 def test_a_scripted_run_shows_its_verdicts_conformance_and_both_timelines(
     lab_page: AppTest,
 ) -> None:
