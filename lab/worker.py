@@ -254,13 +254,15 @@ class Worker:
 
     def renew(self, holding: Holding) -> bool:
         """Send one keepalive for the grant's lease, recorded as the operation `renew`;
-        whether to go on (the grant is still held and the keepalive took effect)."""
+        whether to go on (the grant is still held and the keepalive took effect). A keepalive
+        taken moves the worker's own lease check on to one TTL from when it was asked for,
+        as the model's Renew moves the worker's `until`."""
         with self.steps:
             if self.holding is not holding or self.retired:
                 return False
             grant = holding.grant
             ids = {"worker": self.number, "grant": grant.revision, "lease": grant.lease}
-            asked = self.log.record("invoke", op="renew", **ids)["t"]
+            asked, wall = self.log.record("invoke", op="renew", **ids)["t"], time.time()
             try:
                 ttl = self.locks.renew(grant)
             except LockRequestFailed as error:
@@ -270,6 +272,7 @@ class Worker:
                 self.log.record("fail", op="renew", error="the lease had already expired", **ids)
                 return False
             self.log.record("renew", ttl=ttl, asked=asked, **ids)
+            holding.asked_at, holding.asked_wall = asked, wall
             return True
 
 

@@ -140,6 +140,31 @@ def test_a_paused_holder_loses_its_lease_because_its_keepalives_stop(
     assert report.conformance.properties_agree
 
 
+def _kept_then_written(d: Driver) -> None:
+    """W1 takes the lock, keeps it two TTLs with its keepalives, then writes and releases."""
+    d.acquire(1)
+    d.hold_for(2 * d.run.settings.ttl)
+    d.write(1)
+    d.release(1)
+
+
+def test_a_worker_that_checks_its_lease_counts_it_from_its_last_keepalive(
+    etcd: Endpoint, tmp_path: Path
+) -> None:
+    """As the model's Renew moves the worker's own deadline on, a keepalive the worker saw
+    taken moves its lease check on: two TTLs after the grant its write is still sent."""
+    settings = Settings(receiver="fenced", keepalive=0.25, worker_check=True)
+    report = run_driven(etcd, "kept", settings, _kept_then_written, 4, tmp_path / "h.json")
+    mine = [e for e in report.line.events if e.worker == 1]
+    assert not [e for e in mine if e.kind == "lease-check"], report.text()
+    grant1 = next(e for e in mine if e.kind == "grant")
+    sent = next(e for e in mine if e.kind == "send")
+    assert sent.t - grant1.t > 2 * settings.ttl * 0.9
+    assert report.counts.accepted == 1
+    assert report.conformance.allowed, report.conformance.verdict()
+    assert report.conformance.properties_agree
+
+
 # ----- hand-made histories --------------------------------------------------------------
 
 
