@@ -43,7 +43,7 @@ class LockService:
     the client was last heard, so it may end less than one TTL after the grant."""
     keepalive: str = ""
     """Why the lab's worker sends this service no keepalives ('' when it does: etcd's lease
-    keepalive, redis-py's `Lock.extend`), the one line that refuses `--keepalive`."""
+    keepalive, redis-py's `Lock.extend`): the reason a refusal of `--keepalive` gives."""
     without_lease: bool = False
     """Whether the lab can put this service's lock with no lease (the model's expiry never)."""
 
@@ -103,7 +103,7 @@ SERVICES_LIST: Final = (
         short="ZooKeeper",
         lease_from_grant=False,
         keepalive="kazoo keeps the ZooKeeper session (and so the lock) alive by itself while "
-        "the holder runs, so there is no keepalive to send: leave out --keepalive",
+        "the holder runs, so there is no keepalive to send",
     ),
     LockService(
         "redis",
@@ -135,6 +135,11 @@ ALL_TOKENS: Final = tuple(
     dict.fromkeys(source.name for service in SERVICES_LIST for source in service.tokens)
 )
 """Every token source of every service (the names the settings accept)."""
+
+
+def renewing_services() -> tuple[str, ...]:
+    """The services the lab sends keepalives to."""
+    return tuple(service.name for service in SERVICES_LIST if not service.keepalive)
 
 
 def model_token(service: str, token: str) -> Token:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
-from lab.lock_table import DEFAULT_SERVICE, SERVICES
+from lab.lock_table import DEFAULT_SERVICE, SERVICES, renewing_services
 from lab.runner import Driver
 from lab.script import (
     PlanStep,
@@ -68,6 +68,12 @@ class LabScenario:
         if chosen.get("expiry") == "never" and "keepalive" not in given:
             chosen["keepalive"] = 0.0  # a key with no lease has nothing to keep alive
         service = SERVICES.get(str(chosen.get("lock_service", DEFAULT_SERVICE)))
+        if service and service.keepalive and chosen.get("keepalive") and "keepalive" not in given:
+            *others, last = renewing_services()
+            raise LabInputError(
+                f"{service.keepalive}, and the {self.name} scenario's holder keeps its lease "
+                f"alive with keepalives: run it with --lock-service {', '.join(others)} or {last}"
+            )
         if service is not None and overrides.get("token") is None:
             default = str(chosen.get("token", "create-revision"))
             if default not in service.token_names:  # the service's own first token instead

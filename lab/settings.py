@@ -105,7 +105,7 @@ def _check_renewal(service: str, expiry: str, keepalive: float) -> None:
     """Refuse keepalives, or a lock with no lease, that the lock service cannot give."""
     row = SERVICES[service]
     if keepalive and row.keepalive:
-        raise LabInputError(row.keepalive)
+        raise LabInputError(f"{row.keepalive}: leave out --keepalive")
     if expiry == "never" and not row.without_lease:
         raise LabInputError(
             f"only the etcd recipe puts its lock with no lease; {row.short} grants it on a "
