@@ -313,16 +313,7 @@ def _check_event(number: int, event: Any, workers: int) -> None:
 
 
 def _check_settings(data: Any) -> Settings:
-    """The run's settings: short names and numbers only, then the settings' own checks."""
-    if not isinstance(data, dict):
-        raise LabInputError("the history's settings must be an object")
-    where = "the history's settings"
-    for name, value in data.items():
-        _name(where, "a field's name", name, 40)
-        if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 40)
-        elif value is not None and not isinstance(value, bool | int | float):
-            raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
+    """The run's settings, through their schema (`lab.history_schema`)."""
     return Settings.from_dict(data)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 
-from model.reading import shown
+from model.reading import quoted, shown
 
 T = TypeVar("T")
 
@@ -80,12 +80,12 @@ def value_at(data: Any, path: Path) -> Any:
 
 def described(value: Any) -> str:
     """A value for a refusal: a list or object by its size (never its whole text), anything
-    else escaped and cut short (`model.reading.shown`)."""
+    else escaped and cut short, text in quotes (`model.reading.quoted`)."""
     if isinstance(value, list):
         return f"a list of {len(value):,} entries"
     if isinstance(value, dict):
         return f"an object of {len(value):,} fields"
-    return shown(value)
+    return quoted(value)
 
 
 def own(sentence: str) -> ValueError:
