@@ -55,7 +55,8 @@ class StepRecord(msgspec.Struct, forbid_unknown_fields=True):
     action: dict[str, Any]
     actor: str = ""
     state: dict[str, Any] | None = None
-    violations: list[str] | None = None
+    violations: list[str] | msgspec.UnsetType = msgspec.UNSET
+    """Left out: not compared; given: equal to the replay's."""
     sentence: str = ""
 
 
@@ -316,7 +317,7 @@ def _compare_records(trace: Trace, records: Sequence[StepRecord]) -> None:
                         f"{actual.get(column)!r}"
                     )
         recorded_violations = record.violations
-        if recorded_violations is None:
+        if recorded_violations is msgspec.UNSET:
             continue
         if recorded_violations != list(step.violations):
             raise TraceError(
