@@ -51,7 +51,11 @@ class SchemaError(ValueError):
 
 
 _AT: Final = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-_STEP: Final = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+_STEP: Final = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+ANY_KEY: Final = "[...]"
+"""A step through an object's entries whose key the library does not say."""
+NOWHERE: Final = object()
+"""What `value_at` finds where a path cannot be followed."""
 _MISSING: Final = re.compile(r"^Object missing required field `(?P<name>[^`]*)`$")
 _UNKNOWN: Final = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`$")
 _WRONG_TYPE: Final = re.compile(r"^Expected `[^`]*`, got `[^`]*`$")
@@ -63,24 +67,29 @@ OWN: Final = "\x00"
 
 def _path_of(text: str) -> Path:
     """`.events[3].worker` as ("events", 3, "worker")."""
-    return tuple(name if name else int(index) for name, index in _STEP.findall(text or ""))
+    return tuple(
+        name if name else ANY_KEY if index == "..." else int(index)
+        for name, index in _STEP.findall(text or "")
+    )
 
 
 def value_at(data: Any, path: Path) -> Any:
-    """The decoded value at a path (None where the path leads nowhere)."""
+    """The decoded value at a path (`NOWHERE` where it cannot be followed)."""
     for step in path:
         if isinstance(step, int) and isinstance(data, list) and step < len(data):
             data = data[step]
-        elif isinstance(step, str) and isinstance(data, dict):
+        elif isinstance(step, str) and step != ANY_KEY and isinstance(data, dict):
             data = data.get(step)
         else:
-            return None
+            return NOWHERE
     return data
 
 
 def described(value: Any) -> str:
     """A value for a refusal: a list or object by its size (never its whole text), anything
     else escaped and cut short, text in quotes (`model.reading.quoted`)."""
+    if value is NOWHERE:
+        return "something else"
     if isinstance(value, list):
         return f"a list of {len(value):,} entries"
     if isinstance(value, dict):

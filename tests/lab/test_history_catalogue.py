@@ -138,8 +138,8 @@ CATALOGUE: dict[str, tuple[Change | TextChange, str]] = {
     "request with escape": (_set("events.6.request", ESCAPE), "holds control characters"),
     "outcome as a number": (_set("events.7.outcome", 3), "'outcome' must be text"),
     "error text with escape": (_set("events.2.error", ESCAPE), "'error' holds control"),
-    "unknown field nested": (_set("events.2.extra", {"a": {"b": 1}}), "must be a number, text"),
-    "unknown field name with escape": (_set(f"events.2.{ESCAPE}", 1), "a field's name holds"),
+    "unknown field nested": (_set("events.2.extra", {"a": {"b": 1}}), "unknown field 'extra'"),
+    "unknown field name with escape": (_set(f"events.2.{ESCAPE}", 1), "unknown field '\\x1b"),
     "extra nesting too deep": (_set("events.2.extra", _nested(40)), "nests lists or objects"),
     "scenario with escape": (_set("scenario", ESCAPE), "'scenario' holds control characters"),
     "scenario as a list": (_set("scenario", ["a"]), "'scenario' must be text"),
@@ -162,7 +162,7 @@ CATALOGUE: dict[str, tuple[Change | TextChange, str]] = {
     ),
     "prediction verdict as text": (
         _with_prediction(_set("prediction.properties.P1.violated", "yes")),
-        "'violated' true or false",
+        "'violated' must be true or false",
     ),
     "prediction sentence escape": (
         _with_prediction(_set("prediction.sentences.0", ESCAPE)),
