@@ -190,6 +190,13 @@ EVENT_FIELDS: Final[dict[str, Field]] = {
     "receiver": NAME,
     "hwm": NAME,
     "error": TEXT,
+    "member": whole(),
+    "pid": whole(),
+    "order_revision": whole(nullable=True),
+    "ordered": TRUTH,
+    "rate": Field(float, Words("a number")),
+    "real_seconds": SECONDS,
+    "wall_seconds": SECONDS,
     "data": Field(FinalData | None, Words("an object")),
     "locks": Field(
         Annotated[list[LockKey], msgspec.Meta(max_length=MAX_FINAL_LOCKS)] | None,
@@ -308,6 +315,8 @@ class HistoryFile(msgspec.Struct, forbid_unknown_fields=True):
     prediction: Prediction | None = None
     partial: Text = ""
     measured: Measured | None = None
+    nemesis: list[dict[str, Any]] | None = None
+    """A randomized run's fault schedule (each fault read by the lab's fault table)."""
 
     def __post_init__(self) -> None:
         for text, kind, what in (
@@ -337,6 +346,7 @@ HISTORY_WORDS: Final = {
     "prediction": Words("an object or null"),
     "partial": TEXT_WORDS,
     "measured": Words("an object"),
+    "nemesis": Words("a list of faults"),
     "summary": TEXT_WORDS,
     "accepted": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
     "rejected": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
