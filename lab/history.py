@@ -15,9 +15,11 @@ the only order the checker, the conformance replay and the figures use:
 - everything else keeps the time its process recorded before acting on it.
 
 Reading a history file checks it like a trace file: its size, nesting and values are
-measured before it is decoded (`model.reading`), then every field of every event has its
-type and range checked, and every text must be printable (a name from a file can never
-put a terminal escape on the screen). A bad file gets one line naming the event and field.
+measured before it is decoded (`model.reading`), then it is converted through its schema
+(`lab.history_schema`): every field of every event has its type and range checked, a field
+the schema does not have is refused, and every text must be printable (a name from a file
+can never put a terminal escape on the screen). A bad file gets one line naming the event
+and field.
 
 Each happening keeps the earliest time a witness recorded (`observed`); lab.witness refuses
 a history in which etcd's order would move a time back by more than one request's latency,

@@ -25,8 +25,9 @@ from model.schemas import SchemaError, Words, convert, own, value_at
 
 MAX_SETTING_CHARS: Final = 40
 """Longest text a setting holds (a receiver, token or service name)."""
-SETTING_CHARS: Final[dict[str, int]] = {}
-"""Settings whose text may be longer than `MAX_SETTING_CHARS`: one row each."""
+SETTING_CHARS: Final[dict[str, int]] = {"faults": 100}
+"""Settings whose text may be longer than `MAX_SETTING_CHARS`: one row each (`faults`: a
+randomized run's fault kinds, comma-separated)."""
 
 SETTING_KINDS: Final = {
     str: Words("a name"),
