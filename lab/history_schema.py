@@ -20,7 +20,7 @@ import msgspec
 from lab.settings import LabInputError, Settings
 from model.properties import PROPERTY_NAMES
 from model.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
-from model.reading import shown
+from model.reading import MAX_TRACE_STEPS, shown
 from model.schemas import SchemaError, Words, convert, own, value_at
 
 MAX_SETTING_CHARS: Final = 40
@@ -100,7 +100,7 @@ MAX_SENTENCES: Final = 500
 MAX_MEASURED_SECONDS: Final = 600.0
 MAX_FINAL_LOCKS: Final = 100
 """Most lock keys a final read may list."""
-MAX_PREDICTED: Final = 500
+MAX_PREDICTED: Final = MAX_TRACE_STEPS
 """Largest count a prediction holds (a trace's steps)."""
 
 Whole = Annotated[int, msgspec.Meta(ge=0, le=MAX_NUMBER)]
