@@ -23,10 +23,10 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.design import Bounds, Design  # noqa: E402
 from model.trace import Trace  # noqa: E402
-from webapp.events import forget_cached_facts  # noqa: E402
-from webapp.navigation import PAGES  # noqa: E402
-from webapp.playground import Run, choices, play, take  # noqa: E402
-from webapp.timeline import timeline_figure  # noqa: E402
+from webapp.draw.timeline import timeline_figure  # noqa: E402
+from webapp.show.events import forget_cached_facts  # noqa: E402
+from webapp.show.navigation import PAGES  # noqa: E402
+from webapp.show.playground import Run, choices, play, take  # noqa: E402
 
 APP = str(ROOT / "webapp" / "app.py")
 BENCH_BOUNDS = Bounds(workers=3, lease=2, horizon=12, grants=4, writes=2)

@@ -22,9 +22,9 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
-from webapp.playground import Run, choices, play, property_statuses, take  # noqa: E402
-from webapp.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
-from webapp.timeline import timeline_figure  # noqa: E402
+from webapp.draw.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
+from webapp.draw.timeline import timeline_figure  # noqa: E402
+from webapp.show.playground import Run, choices, play, property_statuses, take  # noqa: E402
 
 CLICK_TARGET_MS = 300
 GRAPH_TARGET_S = 3.0

@@ -7,9 +7,9 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from model.trace import Trace
-from webapp.chapter_lease import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
-from webapp.chapters import BY_NUMBER, chapter_traces
-from webapp.navigation import PAGES
+from webapp.screens.chapter_lease import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
+from webapp.show.chapters import BY_NUMBER, chapter_traces
+from webapp.show.navigation import PAGES
 
 
 def _first(trace: Trace, name: str, worker: int = 0) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 from model.design import Bounds
 from model.presets import PRESETS
-from webapp.state_graph import (
+from webapp.draw.state_graph import (
     DOOMED,
     GRAPH_NODE_LIMIT,
     SAFE,

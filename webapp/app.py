@@ -14,9 +14,9 @@ if str(ROOT) not in sys.path:  # `streamlit run webapp/app.py` without installin
 
 import streamlit as st  # noqa: E402
 
-from webapp.navigation import PAGES  # noqa: E402
 from webapp.set_checks import warm  # noqa: E402
-from webapp.style import PAGE_CSS  # noqa: E402
+from webapp.show.navigation import PAGES  # noqa: E402
+from webapp.show.style import PAGE_CSS  # noqa: E402
 
 # Settings that must hold however the server was started (from any folder, with any config
 # file): visitors never see tracebacks or server paths, nor developer menus. (A comment, not

@@ -70,7 +70,7 @@ from webapp.exercise_schema import (
 from webapp.exercise_schema import (
     TEMPLATE_SET as TEMPLATE_SET,
 )
-from webapp.links import matching_preset
+from webapp.show.links import matching_preset
 
 MAX_PROBLEM_CHARS: Final = 400
 MAX_PROBLEMS: Final = 20

@@ -27,7 +27,7 @@ from webapp.exercises import (
     folder_files,
     read_bounded,
 )
-from webapp.limits import heavy_work
+from webapp.screens.limits import heavy_work
 
 Checked = ExerciseSet | ExerciseSetError
 """A set file's outcome: the set, or the problems that keep it from being used."""

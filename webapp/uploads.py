@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from model.trace import Trace
-from webapp.limits import heavy_work
+from webapp.screens.limits import heavy_work
 
 
 def read_trace_upload(data: bytes, reader: Callable[[bytes], Trace]) -> Trace | None:

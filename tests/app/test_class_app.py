@@ -14,12 +14,12 @@ from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text
 from webapp import class_store
-from webapp.class_page import class_links, spread_figure
 from webapp.class_store import shared_store
 from webapp.exercises import verdicts
+from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]
-CLASS_PAGE = str(ROOT / "webapp" / "screens" / "class_page.py")
+CLASS_PAGE = str(ROOT / "webapp" / "screens" / "classroom.py")
 EXERCISES_PAGE = str(ROOT / "webapp" / "screens" / "exercises.py")
 EVIL = "[Ada](https://evil.example) ![x](https://evil.example/x.png)"
 EVIL_NICKNAME = "[Ada](https://evil.example)"

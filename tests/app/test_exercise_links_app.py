@@ -87,8 +87,8 @@ BEACON = "![x](http://127.0.0.1:9/t.png)"
         ("exercises.py", {"set": PHISHING, "exercise": BEACON, "student": PHISHING}),
         ("exercises.py", {"student": "x" * 5000, "exercise": "lease-fix-p1"}),
         ("exercises.py", {"class": PHISHING, "student": BEACON}),
-        ("class_page.py", {"class": PHISHING, "key": BEACON}),
-        ("class_page.py", {"class": "a" * 12, "key": "b" * 5000}),
+        ("classroom.py", {"class": PHISHING, "key": BEACON}),
+        ("classroom.py", {"class": "a" * 12, "key": "b" * 5000}),
     ],
 )
 def test_hostile_links_are_answered_in_words(

@@ -86,7 +86,7 @@ def test_fix_it_wrong_then_right() -> None:
     # The volatile counter needs coordinator restarts, which this exercise does not offer: it
     # is not in the chooser, so no hint is spent on a design the model refuses.
     from model.options import BY_OPTION
-    from webapp.option_widgets import word_with_mirrors
+    from webapp.screens.option_widgets import word_with_mirrors
 
     tokens = at.selectbox(key="ex-key-version-fix-p3-opt-token").options
     token = BY_OPTION["token"]
@@ -163,7 +163,7 @@ def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) 
 def test_an_uploaded_set_is_kept_for_the_session() -> None:
     """Leaving the page drops the upload widget, not the set: it is still offered on return."""
     from webapp.exercises import parse_set
-    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+    from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state[UPLOADED_KEY] = parse_set(

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, TIMEOUT
 from tests.app.helpers import bare_links, read_as_text
-from webapp.text import WORD_JOINER
+from webapp.show.text import WORD_JOINER
 
 PHISHING = "[Log in again](https://evil.example)"
 BEACON = "![x](http://127.0.0.1:9/t.png)"
@@ -188,7 +188,7 @@ def test_addresses_in_a_teachers_folder_are_text(
 
 def test_addresses_in_an_uploaded_set_and_its_file_name_are_text() -> None:
     from webapp.exercises import parse_set
-    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+    from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     uploaded = parse_set(HOSTILE_SET, source="https://evil.example/set.toml")
     at = exercises_page(**{UPLOADED_KEY: uploaded, CHOICE_KEY: UPLOAD_CHOICE})

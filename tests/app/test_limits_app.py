@@ -9,14 +9,14 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from webapp import limits
+from webapp.screens import limits
 
 
 def _page() -> None:
     """A page that does heavy work under the limit, waiting half a second (or `wait`)."""
     import streamlit as st
 
-    from webapp.limits import heavy_work
+    from webapp.screens.limits import heavy_work
 
     with heavy_work("the count", wait=float(st.query_params.get("wait", "0.5"))) as admitted:
         if admitted:

@@ -11,8 +11,8 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, shown
-from webapp.chapters import BY_NUMBER, chapter_traces, choice_traces
-from webapp.views import opening_step
+from webapp.show.chapters import BY_NUMBER, chapter_traces, choice_traces
+from webapp.show.views import opening_step
 
 Opener = Callable[..., AppTest]
 
@@ -194,7 +194,7 @@ def test_explore_runs_the_widest_bounds_within_the_budget(open_page: Opener) -> 
 
 def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Opener) -> None:
     from model.design import Design, Receiver
-    from webapp.links import decode_design
+    from webapp.show.links import decode_design
 
     at = open_page("screens/compare.py", a="receiver:none~worker_check:1", b="token:random")
     assert at.selectbox(key="a-preset").value == "worker-checks-lease"

@@ -137,7 +137,7 @@ def test_choosing_a_preset_shows_its_options() -> None:
 
 def test_the_share_box_holds_a_full_link(monkeypatch: pytest.MonkeyPatch) -> None:
     """The link to share has the scheme, host and path the browser shows, and reopens the run."""
-    from webapp import playground_page
+    from webapp.screens import playground_page
 
     monkeypatch.setattr(
         playground_page, "page_url", lambda: "https://lab.example:8501/playground?d=x"

@@ -31,7 +31,7 @@ def test_small_bounds_draw_the_graph_with_the_counterexample() -> None:
 def test_the_page_says_it_starts_below_the_reference_bounds() -> None:
     """The only page that starts below the reference bounds says so, and why."""
     from model.design import REFERENCE_BOUNDS
-    from webapp.state_space_page import SMALL_BOUNDS
+    from webapp.screens.state_space_page import SMALL_BOUNDS
 
     at = open_space()
     shown = {name: at.number_input(key=f"space-{name}").value for name in SMALL_BOUNDS.to_dict()}
@@ -70,7 +70,7 @@ def test_a_budget_stop_says_what_was_and_was_not_counted() -> None:
     """At its budget the page gives no meaningless reduction factor."""
     from model.design import Bounds
     from model.presets import PRESETS
-    from webapp.state_graph import count_space
+    from webapp.draw.state_graph import count_space
 
     counts = count_space(PRESETS["fencing"].design, Bounds(3, 2, 6, 3, 2), max_states=2_000)
     text = counts.reduction()
@@ -123,7 +123,7 @@ def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> No
 def test_changing_an_option_makes_the_design_custom_and_keeps_it_in_the_link() -> None:
     from model.design import Design, Token
     from model.explorer import explore
-    from webapp.state_space_page import SMALL_BOUNDS
+    from webapp.screens.state_space_page import SMALL_BOUNDS
 
     at = open_space()
     at.selectbox(key="space-option-token").set_value("random").run()

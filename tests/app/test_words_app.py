@@ -44,7 +44,7 @@ def test_pages_speak_in_words(path: str) -> None:
 
 @pytest.mark.parametrize("number", [2, 3, 4])
 def test_every_run_of_a_chapter_speaks_in_words(number: int) -> None:
-    from webapp.chapters import BY_NUMBER
+    from webapp.show.chapters import BY_NUMBER
 
     for spec in BY_NUMBER[number].runs:
         at = page(f"screens/chapter_{number}.py", **{"chapter-run": spec.label})

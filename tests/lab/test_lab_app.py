@@ -21,7 +21,7 @@ from lab.postgres import missing as postgres_missing
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
 from tests.app.helpers import all_text, shown
-from webapp.lab_view import NO_POSTGRES_FORM, address_problem, escaped
+from webapp.screens.lab_view import NO_POSTGRES_FORM, address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 

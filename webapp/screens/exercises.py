@@ -1,5 +1,5 @@
 """Classroom exercises: predict, break it, fix it; graded by the model."""
 
-from webapp.exercises_page import render_exercises
+from webapp.screens.exercises_page import render_exercises
 
 render_exercises()

@@ -1,5 +1,5 @@
 """Explore a design: choose options and bounds, explore every interleaving, see each violation."""
 
-from webapp.explore_page import render_explore
+from webapp.screens.explore_page import render_explore
 
 render_explore()

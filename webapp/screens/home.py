@@ -3,9 +3,9 @@
 import streamlit as st
 
 from model.properties import PROPERTIES
-from webapp.navigation import PAGES
-from webapp.style import ACCEPTED, REJECTED, VIOLATING
-from webapp.views import unknown_setting
+from webapp.show.navigation import PAGES
+from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
+from webapp.show.views import unknown_setting
 
 st.title("Fencing Lab")
 if (problem := unknown_setting(st.query_params, ())) is not None:

@@ -1,5 +1,5 @@
 """z3 proofs per property, with invariants and counterexamples animated."""
 
-from webapp.proofs_page import render_proofs
+from webapp.screens.proofs_page import render_proofs
 
 render_proofs()

@@ -6,7 +6,7 @@ step, so the figure, the narration and the state table always show the same step
 figure has no animation frames or controls of its own.
 
 Tick `t` is the band from x = t to t + 1, labelled `t=<t>`; every step sits inside the band
-of the tick it happens in (see `webapp.events`). Lease bars are filled rectangles (one
+of the tick it happens in (see `webapp.show.events`). Lease bars are filled rectangles (one
 polygon trace per worker and lease status), requests travel in the network just below
 their worker's lane (dashed) and drop to the receiver when it handles them (an arrow
 coloured by the outcome), a paused worker's lane carries a dotted line, a crashed worker's
@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 
 from model.actions import ACTION_ROWS, ActionKind
 from model.trace import Trace
-from webapp.events import (
+from webapp.show.events import (
     LEASE_ACTIVE,
     LEASE_PAST,
     Crashed,
@@ -46,7 +46,7 @@ from webapp.events import (
     time_ticks,
     x_extent,
 )
-from webapp.style import (
+from webapp.show.style import (
     ACTIVE_LEASE_OPACITY,
     BAND_FILL,
     CRASHED_COLOUR,

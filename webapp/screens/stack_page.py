@@ -18,12 +18,12 @@ from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.properties import BY_NAME
 from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
 from model.trace import Trace, TraceError, replay
-from webapp.cache import replay_cached
-from webapp.limits import heavy_work
-from webapp.links import LinkError, param
-from webapp.player import show_traces
-from webapp.text import escape_markdown
-from webapp.verdicts import verdict_rows
+from webapp.screens.cache import replay_cached
+from webapp.screens.limits import heavy_work
+from webapp.screens.player import show_traces
+from webapp.show.links import LinkError, param
+from webapp.show.text import escape_markdown
+from webapp.show.verdicts import verdict_rows
 
 DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ("worker-checks-lease",))
 """The stack a first visit shows: the common etcd plus PostgreSQL design."""

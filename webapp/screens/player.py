@@ -22,9 +22,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from model.trace import Trace
-from webapp.style import ACCEPTED, REJECTED, VIOLATING
-from webapp.timeline import timeline_figure
-from webapp.views import actor_rows, clamp_step, narration, opening_step, step_in_link
+from webapp.draw.timeline import timeline_figure
+from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
+from webapp.show.views import actor_rows, clamp_step, narration, opening_step, step_in_link
 
 GLYPHS = {
     ACCEPTED.key: ACCEPTED.glyph,

@@ -136,7 +136,7 @@ PAGES: Final = (
         "Predict, break it, fix it: exercises graded by the model, with hints.",
     ),
     PageEntry(
-        "screens/class_page.py",
+        "screens/classroom.py",
         "Classroom",
         "Class",
         ":material/groups:",

@@ -15,9 +15,9 @@ import streamlit as st
 from model.design import REFERENCE_BOUNDS
 from model.explorer import Exploration
 from model.presets import PRESETS
-from webapp.cache import explore_cached
-from webapp.chapters import BY_NUMBER
-from webapp.style import HOLDS_GLYPH, VIOLATED_GLYPH
+from webapp.screens.cache import explore_cached
+from webapp.show.chapters import BY_NUMBER
+from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 
 LEASE_CHAPTER: Final = 0
 PAUSE_PROPERTIES: Final = ("P1", "P2", "P3")

@@ -29,7 +29,7 @@ from model.narration import carries_token
 from model.rules import lease_is_current
 from model.system import State
 from model.trace import Step, Trace
-from webapp.style import (
+from webapp.show.style import (
     ACCEPTED,
     CHECKED,
     COORDINATOR,

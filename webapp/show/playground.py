@@ -20,7 +20,7 @@ from model.explorer import explore
 from model.properties import PROPERTIES
 from model.search import SearchOptions
 from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
-from webapp.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
+from webapp.show.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
 MAX_PLAY_STEPS: Final = 200
 """Most steps a playground run (and so a link) may have; far above any shortest violation."""

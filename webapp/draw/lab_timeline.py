@@ -3,7 +3,7 @@ etcd above and the store below; leases as bars, pauses as hatched bars on the pa
 lane, requests as arrows from the worker to the store coloured by what became of them.
 
 It reads a `LabReport` (the merged order of a real history) and takes its colours, symbols
-and outcome words from `webapp.style`, so a rejected write looks the same here as in the
+and outcome words from `webapp.show.style`, so a rejected write looks the same here as in the
 model's timeline next to it.
 """
 
@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from lab.describe import describe
 from lab.history import Happening
 from lab.report import LabReport
-from webapp.style import (
+from webapp.show.style import (
     ACCEPTED,
     ACTIVE_LEASE_OPACITY,
     CHECKED,

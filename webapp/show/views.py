@@ -15,8 +15,8 @@ from model.layout import GHOSTS, MEANING, Shape, Vars, variables_where
 from model.narration import never_expires
 from model.rules import holds_current_grant, lease_is_current, lease_unexpired
 from model.trace import Trace
-from webapp.events import believes_it_holds, lanes, reception_outcome
-from webapp.style import COORDINATOR, RECEIVER
+from webapp.show.events import believes_it_holds, lanes, reception_outcome
+from webapp.show.style import COORDINATOR, RECEIVER
 
 COORDINATOR_VARIABLES: Final = variables_where(Actor.COORDINATOR, Shape.SCALAR)
 RECEIVER_VARIABLES: Final = variables_where(Actor.RECEIVER, Shape.SCALAR)

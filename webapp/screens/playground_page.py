@@ -10,12 +10,13 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
-from webapp import limits
-from webapp.design_form import OPTION_FIELDS, design_from_values, values_of
-from webapp.limits import heavy_work
-from webapp.links import file_name, full_link
-from webapp.option_widgets import option_input
-from webapp.playground import (
+from webapp.screens import limits
+from webapp.screens.limits import heavy_work
+from webapp.screens.option_widgets import option_input
+from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
+from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
+from webapp.show.links import file_name, full_link
+from webapp.show.playground import (
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
     LinkError,
@@ -26,8 +27,7 @@ from webapp.playground import (
     take,
     undo,
 )
-from webapp.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
-from webapp.text import escape_markdown
+from webapp.show.text import escape_markdown
 from webapp.uploads import read_trace_upload
 
 CUSTOM = "(custom options)"

@@ -18,7 +18,7 @@ from model.properties import BY_NAME
 from model.random_search import RandomSearch
 from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
-from webapp.cache import (
+from webapp.screens.cache import (
     WEB_MAX_RUNS,
     WEB_MAX_SECONDS,
     WEB_MAX_STATES,
@@ -26,7 +26,10 @@ from webapp.cache import (
     random_search_cached,
     replay_cached,
 )
-from webapp.design_form import (
+from webapp.screens.limits import heavy_work
+from webapp.screens.option_widgets import option_input
+from webapp.screens.player import show_traces
+from webapp.show.design_form import (
     CUSTOM,
     OPTION_FIELDS,
     bounds_from_values,
@@ -34,8 +37,7 @@ from webapp.design_form import (
     limits_text,
     values_of,
 )
-from webapp.limits import heavy_work
-from webapp.links import (
+from webapp.show.links import (
     LinkError,
     bounds_from_params,
     bounds_params,
@@ -45,11 +47,9 @@ from webapp.links import (
     matching_preset,
     whole_number,
 )
-from webapp.option_widgets import option_input
-from webapp.player import show_traces
-from webapp.style import STATUS_GLYPHS, verdict_label
-from webapp.text import escape_markdown
-from webapp.verdicts import verdict_rows
+from webapp.show.style import STATUS_GLYPHS, verdict_label
+from webapp.show.text import escape_markdown
+from webapp.show.verdicts import verdict_rows
 
 MIN_BUDGET = 1_000
 """Smallest state budget the page accepts."""

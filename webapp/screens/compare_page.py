@@ -11,13 +11,13 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.cache import explore_cached, replay_cached
-from webapp.links import LinkError, decode_design, encode_design, matching_preset
-from webapp.player import show_traces
-from webapp.preset_picker import design_widgets
-from webapp.text import escape_markdown
-from webapp.verdicts import compact_cell, difference, verdict_rows
-from webapp.views import plain_text
+from webapp.screens.cache import explore_cached, replay_cached
+from webapp.screens.player import show_traces
+from webapp.screens.preset_picker import design_widgets
+from webapp.show.links import LinkError, decode_design, encode_design, matching_preset
+from webapp.show.text import escape_markdown
+from webapp.show.verdicts import compact_cell, difference, verdict_rows
+from webapp.show.views import plain_text
 
 NO_CELL = "(choose a violated cell)"
 DESIGN_PX = 120

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from model.explorer import Exploration
 from model.properties import PROPERTY_NAMES
-from webapp.style import STATUS_GLYPHS, verdict_label
+from webapp.show.style import STATUS_GLYPHS, verdict_label
 
 
 def cell(exploration: Exploration, name: str) -> str:

@@ -17,7 +17,7 @@ from model.random_search import RandomSearch
 from model.rules import Action
 from model.search import OnLevel, SearchOptions
 from model.trace import Trace, replay
-from webapp.chapters import chapter_traces
+from webapp.show.chapters import chapter_traces
 
 WEB_MAX_STATES: Final = 1_000_000
 """State budget of one exploration started from the web app."""

@@ -18,8 +18,9 @@ from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.design_form import CUSTOM, design_from_values, values_of
-from webapp.links import (
+from webapp.screens.option_widgets import option_input
+from webapp.show.design_form import CUSTOM, design_from_values, values_of
+from webapp.show.links import (
     LinkError,
     bounds_from_params,
     bounds_params,
@@ -28,8 +29,7 @@ from webapp.links import (
     matching_preset,
     param,
 )
-from webapp.option_widgets import option_input
-from webapp.text import escape_markdown
+from webapp.show.text import escape_markdown
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 from model.properties import BY_NAME
 from model.rules import Action
 from model.verdicts import Status
-from webapp.style import verdict_label
+from webapp.show.style import verdict_label
 
 if TYPE_CHECKING:
     from proofs.report import ProofReport, PropertyResult

@@ -21,7 +21,7 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
-from webapp import limits, set_checks
+from webapp import set_checks
 from webapp.class_store import (
     MAX_NICKNAME_CHARS,
     SOLO,
@@ -58,12 +58,13 @@ from webapp.exercises import (
     summary_rows,
     verdicts,
 )
-from webapp.limits import heavy_work
-from webapp.option_widgets import option_input
-from webapp.playground import LinkError, Run, encode_actions, play
-from webapp.scheduler_view import action_buttons, run_view, status_lines
+from webapp.screens import limits
+from webapp.screens.limits import heavy_work
+from webapp.screens.option_widgets import option_input
+from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.set_checks import Checked, read_set_file, teacher_files, warm
-from webapp.text import escape_markdown, safe_markdown
+from webapp.show.playground import LinkError, Run, encode_actions, play
+from webapp.show.text import escape_markdown, safe_markdown
 from webapp.uploads import read_trace_upload
 
 DEFAULT_CHOICE = "The default set"

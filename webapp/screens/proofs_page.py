@@ -20,9 +20,6 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import matching
 from model.trace import TraceError, replay
 from model.verdicts import PropertyVerdict, Status
-from webapp.limits import heavy_work
-from webapp.player import show_traces
-from webapp.preset_picker import choose, show_command
 from webapp.proof_jobs import (
     WEB_PROVE_SECONDS,
     WEB_PROVE_STATES,
@@ -31,8 +28,11 @@ from webapp.proof_jobs import (
     prove_isolated,
     start_fork_server,
 )
-from webapp.proofs_view import METHOD_WORDS, ProofRow
-from webapp.text import escape_markdown
+from webapp.screens.limits import heavy_work
+from webapp.screens.player import show_traces
+from webapp.screens.preset_picker import choose, show_command
+from webapp.show.proofs_view import METHOD_WORDS, ProofRow
+from webapp.show.text import escape_markdown
 
 START_BOUNDS: Final = REFERENCE_BOUNDS
 """Where the page starts: the bounds of the presets' lessons, as on every other page."""

@@ -9,12 +9,12 @@ import streamlit as st
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.trace import Trace
-from webapp.cache import chapter_traces_cached, explore_cached
-from webapp.chapters import BY_NUMBER, Chapter, RunSpec
-from webapp.player import show_traces
-from webapp.story import run_summary
-from webapp.verdicts import verdict_rows
-from webapp.views import unknown_setting
+from webapp.screens.cache import chapter_traces_cached, explore_cached
+from webapp.screens.player import show_traces
+from webapp.show.chapters import BY_NUMBER, Chapter, RunSpec
+from webapp.show.story import run_summary
+from webapp.show.verdicts import verdict_rows
+from webapp.show.views import unknown_setting
 
 RUN_PARAM: Final = "chapter-run"
 """The URL parameter (and widget key) of the chosen run."""

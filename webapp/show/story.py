@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from model.trace import Trace
-from webapp.events import reception_outcome
-from webapp.style import ACCEPTED, HOLDS_GLYPH, REJECTED, VIOLATED_GLYPH, VIOLATING
+from webapp.show.events import reception_outcome
+from webapp.show.style import ACCEPTED, HOLDS_GLYPH, REJECTED, VIOLATED_GLYPH, VIOLATING
 
 
 def run_summary(trace: Trace) -> str:
