@@ -9,6 +9,7 @@ import streamlit as st
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.trace import Trace
+from webapp.screens import url_state
 from webapp.screens.cache import chapter_traces_cached, explore_cached
 from webapp.screens.player import show_traces
 from webapp.show.chapters import BY_NUMBER, Chapter, RunSpec
@@ -24,8 +25,8 @@ KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM})
 
 def _reset_step() -> None:
     """Choosing another run opens it on the step that matters: the link names no step."""
-    if "step" in st.query_params:
-        del st.query_params["step"]
+    if url_state.has("step"):
+        url_state.drop("step")
 
 
 def source_line(spec: RunSpec, trace: Trace) -> str:
@@ -46,9 +47,9 @@ def source_line(spec: RunSpec, trace: Trace) -> str:
 
 def link_problems(chapter: Chapter) -> list[str]:
     """What in the link this page does not understand, in words (never quoting it)."""
-    unknown = unknown_setting(st.query_params, KNOWN_PARAMS)
+    unknown = unknown_setting(url_state.read(), KNOWN_PARAMS)
     problems = [] if unknown is None else [unknown]
-    raw = st.query_params.get(RUN_PARAM)
+    raw = url_state.get(RUN_PARAM)
     if raw is not None and raw not in [spec.label for spec in chapter.runs]:
         problems.append("it names no run of this chapter")
     return problems

@@ -35,17 +35,10 @@ from webapp.class_store import (
     prediction_spread,
     shared_store,
 )
-from webapp.exercises import (
-    DEFAULT_SET,
-    MAX_SET_BYTES,
-    Exercise,
-    ExerciseSet,
-    ExerciseSetError,
-    decode_upload,
-    known_verdicts,
-    verdicts,
-)
-from webapp.screens import limits
+from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.exercise_grading import known_verdicts, verdicts
+from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, decode_upload
+from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.set_checks import Checked, read_set_file, teacher_files
 from webapp.show.text import escape_markdown
@@ -156,7 +149,7 @@ def _create() -> None:
     except ClassError as error:
         st.error(escape_markdown(str(error)))
         return
-    st.query_params.from_dict({CLASS_PARAM: made.info.id, KEY_PARAM: made.key})
+    url_state.replace({CLASS_PARAM: made.info.id, KEY_PARAM: made.key})
     st.rerun()
 
 
@@ -323,8 +316,8 @@ def render_class_page() -> None:
         "link (no account needed, a nickname if they like), and follow their answers live. "
         f"One server holds at most {MAX_CLASSES} classes at once."
     )
-    class_id = st.query_params.get(CLASS_PARAM)
-    key = st.query_params.get(KEY_PARAM)
+    class_id = url_state.get(CLASS_PARAM)
+    key = url_state.get(KEY_PARAM)
     if class_id and key:
         _dashboard(str(class_id), str(key))
         return

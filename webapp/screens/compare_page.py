@@ -11,6 +11,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
+from webapp.screens import url_state
 from webapp.screens.cache import explore_cached, replay_cached
 from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import design_widgets
@@ -52,7 +53,7 @@ def cell_at(matrix: Matrix, row: int, column: str) -> str | None:
 
 def _forget_step() -> None:
     """Another counterexample opens on the step that matters: the link names no step."""
-    st.query_params.pop("step", None)
+    url_state.drop("step")
 
 
 def _cell_clicked(matrix: Matrix) -> None:
@@ -129,7 +130,7 @@ def _matrix_section() -> None:
 
 def _side_from_link(key: str, default: str) -> Design:
     """One side's design from the link (a preset name or `option:value~…`), else the default."""
-    text = st.query_params.get(key)
+    text = url_state.get(key)
     if text is None or f"{key}-preset" in st.session_state:
         return PRESETS[default].design
     try:
@@ -163,8 +164,8 @@ def _with_without_section() -> None:
     if first_design is None or second_design is None:
         return
     for key, design in (("a", first_design), ("b", second_design)):
-        if st.query_params.get(key) != encode_design(design):
-            st.query_params[key] = encode_design(design)
+        if url_state.get(key) != encode_design(design):
+            url_state.put_all({key: encode_design(design)})
     first = explore_cached(first_design, REFERENCE_BOUNDS)
     second = explore_cached(second_design, REFERENCE_BOUNDS)
     diff = difference(first, second)

@@ -33,32 +33,22 @@ from webapp.class_store import (
     new_token,
     shared_store,
 )
-from webapp.exercises import (
-    DEFAULT_SET,
-    MAX_SET_BYTES,
-    TEMPLATE_SET,
-    Attempt,
-    Exercise,
-    ExerciseSet,
-    ExerciseSetError,
+from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.exercise_grading import (
     Feedback,
-    Progress,
     Verdicts,
     check_break,
     check_break_trace,
     check_fix,
     check_predict,
-    decode_upload,
     fixed_design,
     known_verdicts,
     offered_values,
-    parse_set,
-    summary_json,
-    summary_markdown,
-    summary_rows,
     verdicts,
 )
-from webapp.screens import limits
+from webapp.exercise_progress import Attempt, Progress, summary_json, summary_markdown, summary_rows
+from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
@@ -243,11 +233,11 @@ def _remember_choice() -> None:
     st.session_state[CHOICE_KEY] = choice
     link = set_link(choice)
     if link:
-        st.query_params[SET_PARAM] = link
-    elif SET_PARAM in st.query_params:
-        del st.query_params[SET_PARAM]
-    if EXERCISE_PARAM in st.query_params:
-        del st.query_params[EXERCISE_PARAM]
+        url_state.put_all({SET_PARAM: link})
+    elif url_state.has(SET_PARAM):
+        url_state.drop(SET_PARAM)
+    if url_state.has(EXERCISE_PARAM):
+        url_state.drop(EXERCISE_PARAM)
 
 
 def set_link(choice: str) -> str:
@@ -276,7 +266,7 @@ def _choose_set() -> ExerciseSet | None:
     warm()
     folder = _folder_choices()
     names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
-    opening = first_choice(names, st.query_params.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
+    opening = first_choice(names, url_state.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
     index = names.index(opening)
     choice = st.selectbox(
         "Exercise set",
@@ -287,8 +277,8 @@ def _choose_set() -> ExerciseSet | None:
         format_func=lambda name: name + (BEING_CHECKED if folder.get(name, 0) is None else ""),
     )
     link = set_link(choice)
-    if link and st.query_params.get(SET_PARAM) != link:
-        st.query_params[SET_PARAM] = link
+    if link and url_state.get(SET_PARAM) != link:
+        url_state.put_all({SET_PARAM: link})
     if choice == UPLOAD_CHOICE:
         return _uploaded_set()
     loaded = default_set() if choice == DEFAULT_CHOICE else folder[choice]
@@ -548,14 +538,14 @@ def _writing_help() -> None:
 
 def _solo_token() -> str:
     """The student's token from the link, made (and put in the link) on the first visit."""
-    token = st.query_params.get(STUDENT_PARAM)
+    token = url_state.get(STUDENT_PARAM)
     if looks_like_token(token):
         return str(token)
     token = st.session_state.get("ex-student-token")
     if not looks_like_token(token):
         token = new_token(12)
         st.session_state["ex-student-token"] = token
-    st.query_params[STUDENT_PARAM] = str(token)
+    url_state.put_all({STUDENT_PARAM: str(token)})
     return str(token)
 
 
@@ -591,20 +581,20 @@ def _join(info: ClassInfo) -> None:
         except ClassError as error:
             st.error(escape_markdown(str(error)))
             return
-        st.query_params[STUDENT_PARAM] = member.token
+        url_state.put_all({STUDENT_PARAM: member.token})
         st.rerun()
 
 
 def _class_book() -> tuple[Book, Member, ClassInfo] | None:
     """In a class link: the class's set and the student's book (None: joining, or why not)."""
-    class_id = str(st.query_params.get(CLASS_PARAM, ""))
+    class_id = url_state.get(CLASS_PARAM) or ""
     try:
         store = shared_store()
         info = store.get(class_id)
     except ClassError as error:
         st.error(f"This class cannot be opened: {escape_markdown(str(error))}.")
         return None
-    member = store.member(info.id, str(st.query_params.get(STUDENT_PARAM, "")))
+    member = store.member(info.id, (url_state.get(STUDENT_PARAM) or ""))
     if member is None:
         _join(info)
         return None
@@ -618,11 +608,11 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
     """The exercise menu, opened on the link's exercise and kept in the link."""
     ids = [e.id for e in exercise_set.exercises]
     titles = {e.id: e.title for e in exercise_set.exercises}
-    linked = st.query_params.get(EXERCISE_PARAM)
+    linked = url_state.get(EXERCISE_PARAM)
 
     def remember() -> None:
         """Put the chosen exercise in the link."""
-        st.query_params[EXERCISE_PARAM] = st.session_state["ex-choice"]
+        url_state.put_all({EXERCISE_PARAM: st.session_state["ex-choice"]})
 
     chosen = st.selectbox(
         "Exercise",
@@ -633,8 +623,8 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
         on_change=remember,
     )
     exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
-    if st.query_params.get(EXERCISE_PARAM) != exercise.id:
-        st.query_params[EXERCISE_PARAM] = exercise.id
+    if url_state.get(EXERCISE_PARAM) != exercise.id:
+        url_state.put_all({EXERCISE_PARAM: exercise.id})
     return exercise
 
 
@@ -652,7 +642,7 @@ def render_exercises() -> None:
         "options. Every answer is checked by the model. A wrong answer earns a hint."
     )
     student = ""
-    if CLASS_PARAM in st.query_params:
+    if url_state.has(CLASS_PARAM):
         found = _class_book()
         if found is None:
             return
@@ -673,12 +663,12 @@ def render_exercises() -> None:
     if exercise_set.description:
         st.markdown(safe_markdown(exercise_set.description))
     exercise = _choose_exercise(exercise_set, progress)
-    if not book.class_id and SET_PARAM in st.query_params:
+    if not book.class_id and url_state.has(SET_PARAM):
         st.caption(
             "To send this exercise to someone, share this path on this server (your own "
             "link also holds your answers' code):"
         )
-        st.code(share_link(st.query_params.to_dict()), language=None)
+        st.code(share_link(url_state.read()), language=None)
     st.subheader(safe_markdown(exercise.title), anchor=False)
     _describe(exercise)
     {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](book, exercise)

@@ -18,6 +18,7 @@ from model.properties import BY_NAME
 from model.random_search import RandomSearch
 from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
+from webapp.screens import url_state
 from webapp.screens.cache import (
     WEB_MAX_RUNS,
     WEB_MAX_SECONDS,
@@ -82,7 +83,7 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     a working page.
     """
     problems = []
-    params = {key: st.query_params[key] for key in st.query_params}
+    params = url_state.read()
     try:
         design = design_from_params(params)
     except LinkError as error:
@@ -104,12 +105,12 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
 def _search_from_url(problems: list[str]) -> dict[str, Any]:
     """The strategy, runs and seed a link asks for (bad values reported, defaults kept)."""
     search: dict[str, Any] = {"strategy": BREADTH_FIRST, "runs": DEFAULT_RUNS, "seed": 0}
-    if st.query_params.get("strategy") == RANDOM:
+    if url_state.get("strategy") == RANDOM:
         search["strategy"] = RANDOM
-    elif "strategy" in st.query_params:
+    elif url_state.has("strategy"):
         problems.append(f"strategy in the link must be one of {', '.join(STRATEGIES)}")
     for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
-        if (text := st.query_params.get(key)) is not None:
+        if (text := url_state.get(key)) is not None:
             try:
                 search[key] = whole_number(text[:20], key, 1 if key == "runs" else 0, high)
             except LinkError as error:
@@ -135,21 +136,21 @@ def _fill_form_from_url() -> None:
 
 def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, Any]) -> None:
     """Keep the whole form in the URL, plus the results parameters that still apply."""
-    kept = {key: st.query_params[key] for key in RESULT_PARAMS if key in st.query_params}
+    kept = {key: value for key in RESULT_PARAMS if (value := url_state.get(key)) is not None}
     params = {**design_params(design), **bounds_params(bounds)}
     if budget != WEB_MAX_STATES:
         params["budget"] = str(budget)
     if search.get("strategy") == RANDOM:
         params.update({key: str(search[key]) for key in SEARCH_KEYS})
-    if dict(st.query_params) != {**params, **kept}:
-        st.query_params.from_dict({**params, **kept})
+    if url_state.read() != {**params, **kept}:
+        url_state.replace({**params, **kept})
 
 
 def _results_stale() -> None:
     """Any change to the form hides the previous results until Run is pressed again."""
     for key in RESULT_PARAMS:
-        if key in st.query_params:
-            del st.query_params[key]
+        if url_state.has(key):
+            url_state.drop(key)
 
 
 def _apply_preset() -> None:
@@ -163,7 +164,7 @@ def _apply_preset() -> None:
 
 def _run() -> None:
     """Remember in the URL that the visitor asked for results."""
-    st.query_params["run"] = "1"
+    url_state.put(run="1")
 
 
 def _form() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -302,20 +303,19 @@ def _counterexamples(
         st.success("No property is violated in the explored runs.")
         return
     st.subheader("Counterexamples")
+    linked = url_state.get("cex")
     chosen = st.radio(
         "Violated property",
         list(names),
         format_func=lambda n: f"{n}, {BY_NAME[n].title} ({verdicts[n].shortest} steps)",
         key="cex",
         horizontal=True,
-        index=list(names).index(st.query_params["cex"])
-        if st.query_params.get("cex") in names
-        else 0,
-        on_change=lambda: st.query_params.update(cex=st.session_state["cex"], step="0"),
+        index=names.index(linked) if linked in names else 0,
+        on_change=lambda: url_state.put(cex=st.session_state["cex"], step="0"),
     )
     name = chosen if chosen in names else names[0]
-    if st.query_params.get("cex") != name:
-        st.query_params["cex"] = name
+    if url_state.get("cex") != name:
+        url_state.put(cex=name)
     verdict = verdicts[name]
     trace = replay_cached(design, bounds, verdict.actions or (), f"{kind} {name} counterexample")
     step = trace.first_violation(name)
@@ -373,7 +373,7 @@ def render_explore() -> None:
         _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]))
         return
     exploration = None
-    if st.query_params.get("run") == "1":
+    if url_state.get("run") == "1":
         with heavy_work("the exploration") as admitted:
             if not admitted:
                 return
@@ -412,7 +412,7 @@ def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, 
 
 def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> None:
     """Run the random search when asked, then show its table and the runs it found."""
-    if st.query_params.get("run") != "1":
+    if url_state.get("run") != "1":
         return
     with heavy_work("the random search") as admitted:
         if not admitted:

@@ -258,6 +258,8 @@ def _properties_table(report: LabReport) -> list[dict[str, Any]]:
 
 def _model_links(report: LabReport, key: str) -> None:
     """The model's trace of the history: its timeline, Be the scheduler, and a download."""
+    from webapp.screens.registry import page_named  # the registry lists this page too
+
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return
@@ -271,7 +273,7 @@ def _model_links(report: LabReport, key: str) -> None:
     left, right = st.columns(2)
     if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:
         left.page_link(
-            "screens/playground.py",
+            page_named("playground"),
             label="Open it in Be the scheduler",
             icon=":material/touch_app:",
             query_params=run.link_params(),

@@ -2,8 +2,8 @@
 the narration and the state table together.
 
 Used by the paused worker's story, every walkthrough chapter and every counterexample, so
-stepping behaves the same on every page. The step position lives in `st.query_params`, so a
-copied link reopens the same step; the figure of that one step is drawn, never an
+stepping behaves the same on every page. The step position lives in the URL (`url_state`),
+so a copied link reopens the same step; the figure of that one step is drawn, never an
 animation of its own, so there is one stepper and it is this one. Play advances the same
 position once a second (a fragment that reruns on a timer) and stops at the last step; Play
 at the last step starts again from step 0. A run opens on the step that matters (its first
@@ -23,6 +23,7 @@ import streamlit as st
 
 from model.trace import Trace
 from webapp.draw.timeline import timeline_figure
+from webapp.screens import url_state
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.show.views import actor_rows, clamp_step, narration, opening_step, step_in_link
 
@@ -50,13 +51,13 @@ def figure_at(trace: Trace, upto: int) -> go.Figure:
 
 def current_step(param: str, count: int, start: int = 0) -> int:
     """The step position in the URL, or `start` when the URL names none (or a bad one)."""
-    chosen = step_in_link(st.query_params.get(param), count)
+    chosen = step_in_link(url_state.get(param), count)
     return clamp_step(start, count) if chosen is None else chosen
 
 
 def link_problem(param: str, count: int) -> str | None:
     """What is wrong with the step the URL names, in words (None: nothing, or no step)."""
-    raw = st.query_params.get(param)
+    raw = url_state.get(param)
     if raw is None or step_in_link(raw, count) is not None:
         return None
     return f"the step must be a whole number from 0 to {count}"
@@ -97,8 +98,8 @@ def _stop(key: str) -> None:
 def _move_to(param: str, key: str, position: int) -> None:
     """Show `position` from now on: in this session and in the URL."""
     st.session_state[_shown(key)] = position
-    if st.query_params.get(param) != str(position):
-        st.query_params[param] = str(position)
+    if url_state.get(param) != str(position):
+        url_state.put_all({param: str(position)})
 
 
 def position_to_show(param: str, count: int, key: str, timed: bool, start: int = 0) -> int:

@@ -10,7 +10,7 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
-from webapp.screens import limits
+from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
@@ -40,12 +40,12 @@ FINISH_KEY = "playground-finish-asked"
 
 def _show_run(run: Run) -> None:
     """Write the run into the URL, so the next rerun (and a copied link) shows it."""
-    st.query_params.update(run.link_params())
+    url_state.put_all(run.link_params())
 
 
 def _current() -> Run | None:
     """The run in the URL, or None (with the error kept for display) when the link is bad."""
-    params = {name: str(st.query_params.get(name, "")) for name in ("d", "b", "a")}
+    params = {name: url_state.get(name) or "" for name in ("d", "b", "a")}
     try:
         return run_from_params({k: v for k, v in params.items() if v})
     except LinkError as error:
@@ -105,7 +105,7 @@ def _finish_if_asked(run: Run) -> Run:
 
 def _fresh() -> None:
     """Forget a bad link and start the default design."""
-    st.query_params.clear()
+    url_state.replace({})
     _show_run(Run(PRESETS[DEFAULT_PRESET].design, DEFAULT_BOUNDS))
 
 

@@ -18,6 +18,7 @@ from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
+from webapp.screens import url_state
 from webapp.screens.option_widgets import option_input
 from webapp.show.design_form import CUSTOM, design_from_values, values_of
 from webapp.show.links import (
@@ -57,7 +58,7 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
     """Fill the widgets from the link once per visit, reporting what was not understood."""
     if f"{key}-preset" in st.session_state:
         return
-    params = {name: st.query_params[name] for name in st.query_params}
+    params = url_state.read()
     problems = []
     design = PRESETS[preset].design
     try:
@@ -146,11 +147,11 @@ def _options(key: str) -> dict[str, object]:
 def _write_link(link: dict[str, str]) -> None:
     """Rewrite the picker's parameters: set what changed, drop options no longer changed."""
     for name in ("preset", *(o.name for o in OPTIONS)):
-        if name in st.query_params and name not in link:
-            del st.query_params[name]
+        if url_state.has(name) and name not in link:
+            url_state.drop(name)
     for name, value in link.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
+        if url_state.get(name) != value:
+            url_state.put_all({name: value})
 
 
 def choose(

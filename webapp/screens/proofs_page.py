@@ -28,6 +28,7 @@ from webapp.proof_jobs import (
     prove_isolated,
     start_fork_server,
 )
+from webapp.screens import url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import choose, show_command
@@ -152,9 +153,9 @@ def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
 def _set_run() -> None:
     """Keep the run switch in the link."""
     if st.session_state.get("proof-run"):
-        st.query_params["run"] = "1"
-    elif "run" in st.query_params:
-        del st.query_params["run"]
+        url_state.put(run="1")
+    elif url_state.has("run"):
+        url_state.drop("run")
 
 
 def render_proofs() -> None:
@@ -174,7 +175,7 @@ def render_proofs() -> None:
         return
     show_command(choice.design, choice.bounds, "prove")
     if "proof-run" not in st.session_state:
-        st.session_state["proof-run"] = st.query_params.get("run") == "1"
+        st.session_state["proof-run"] = url_state.get("run") == "1"
     start_fork_server()
     if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
         st.caption("Switch on to run z3 for this design and these bounds.")

@@ -18,6 +18,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.properties import BY_NAME
 from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
 from model.trace import Trace, TraceError, replay
+from webapp.screens import url_state
 from webapp.screens.cache import replay_cached
 from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
@@ -117,7 +118,7 @@ def _show_verdicts(advice: Advice) -> None:
 def _show_counterexample(advice: Advice) -> None:
     """One violated property's shortest run on the timeline, told for this stack."""
     names = list(advice.violated)
-    shown = st.query_params.get("prop")
+    shown = url_state.get("prop")
     chosen = st.radio(
         "Counterexample to show",
         names,
@@ -126,10 +127,10 @@ def _show_counterexample(advice: Advice) -> None:
         horizontal=True,
     )
     trace = advice.traces[chosen]
-    if shown != chosen or "step" not in st.query_params:
+    if shown != chosen or not url_state.has("step"):
         # A run opens on the step that breaks the property, not on an empty timeline.
-        st.query_params["step"] = str(len(trace.steps))
-    st.query_params["prop"] = chosen
+        url_state.put(step=str(len(trace.steps)))
+    url_state.put(prop=chosen)
     st.error(advice.stories[chosen][0])
     show_traces(
         [replay_cached(advice.design, advice.bounds, trace.actions, f"your stack: {chosen}")],
@@ -143,7 +144,7 @@ def _show_fixes(advice: Advice) -> None:
     st.subheader("What to change")
     if not advice.fixes:
         st.info("No change of one or two parts of the catalogue improves this stack.")
-    prop = st.query_params.get("prop") or (advice.violated or ("",))[0]
+    prop = url_state.get("prop") or (advice.violated or ("",))[0]
     for number, fix in enumerate(advice.fixes, 1):
         still = ", ".join(fix.still_violated) or "nothing"
         with st.container(border=True):
@@ -198,16 +199,16 @@ def render_stack_page() -> None:
         "smallest changes that fix it."
     )
     try:
-        current = stack_from_params(st.query_params.to_dict())
+        current = stack_from_params(url_state.read())
     except LinkError as error:
         st.warning(f"Part of the link was not understood: {escape_markdown(str(error))}")
         current = stack_from_params({})
     chosen = _choose_stack(current)
     if chosen.ids() != current.ids():
-        st.query_params.clear()
-        st.query_params.update(stack_params(chosen))
+        url_state.replace({})
+        url_state.put_all(stack_params(chosen))
         st.rerun()
-    st.query_params.update(stack_params(chosen))
+    url_state.put_all(stack_params(chosen))
     try:
         chosen.design()
     except DesignError as error:

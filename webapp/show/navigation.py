@@ -8,9 +8,8 @@ from typing import Final
 
 @dataclass(frozen=True)
 class PageEntry:
-    """One page: its file (relative to webapp/), menu section, title, icon, URL and purpose."""
+    """One page: its menu section, title, icon, URL path and purpose."""
 
-    path: str
     section: str
     title: str
     icon: str
@@ -20,7 +19,6 @@ class PageEntry:
 
 PAGES: Final = (
     PageEntry(
-        "screens/home.py",
         "Start",
         "Home",
         ":material/home:",
@@ -28,7 +26,6 @@ PAGES: Final = (
         "What this app is for and where to go.",
     ),
     PageEntry(
-        "screens/chapter_0.py",
         "Walkthrough",
         "0. Why a lease at all",
         ":material/lock_clock:",
@@ -37,7 +34,6 @@ PAGES: Final = (
         "that pauses and one that crashes do to each, side by side.",
     ),
     PageEntry(
-        "screens/chapter_1.py",
         "Walkthrough",
         "1. The paused worker",
         ":material/alarm:",
@@ -46,7 +42,6 @@ PAGES: Final = (
         "with fencing, side by side.",
     ),
     PageEntry(
-        "screens/chapter_2.py",
         "Walkthrough",
         "2. The receiver must check",
         ":material/verified_user:",
@@ -55,7 +50,6 @@ PAGES: Final = (
         "with the write.",
     ),
     PageEntry(
-        "screens/chapter_3.py",
         "Walkthrough",
         "3. The gap after expiry",
         ":material/hourglass_bottom:",
@@ -63,7 +57,6 @@ PAGES: Final = (
         "The stale write fencing still accepts (P2), the lost update it causes (P5), two fixes.",
     ),
     PageEntry(
-        "screens/chapter_4.py",
         "Walkthrough",
         "4. Where tokens come from",
         ":material/pin:",
@@ -72,7 +65,6 @@ PAGES: Final = (
         "grow with every grant lose grant order (P3) or refuse the holder (P4).",
     ),
     PageEntry(
-        "screens/explore.py",
         "Tools",
         "Explore a design",
         ":material/search:",
@@ -80,7 +72,6 @@ PAGES: Final = (
         "Pick any design and bounds; every interleaving is checked and violations animated.",
     ),
     PageEntry(
-        "screens/stack.py",
         "Tools",
         "Check my stack",
         ":material/fact_check:",
@@ -88,7 +79,6 @@ PAGES: Final = (
         "Pick your real parts (etcd, ZooKeeper, Redis, SQL): the verdicts, the bug, the fix.",
     ),
     PageEntry(
-        "screens/compare.py",
         "Tools",
         "Compare designs",
         ":material/compare_arrows:",
@@ -96,7 +86,6 @@ PAGES: Final = (
         "Every preset against every property, and a with-versus-without view of two designs.",
     ),
     PageEntry(
-        "screens/playground.py",
         "Tools",
         "Be the scheduler",
         ":material/touch_app:",
@@ -104,7 +93,6 @@ PAGES: Final = (
         "Click every step of a run yourself; each property is checked as you go.",
     ),
     PageEntry(
-        "screens/state_space.py",
         "Tools",
         "State space",
         ":material/hub:",
@@ -112,7 +100,6 @@ PAGES: Final = (
         "Every reachable state of a small design, with a counterexample highlighted.",
     ),
     PageEntry(
-        "screens/z3_proofs.py",
         "Tools",
         "Proofs",
         ":material/functions:",
@@ -120,7 +107,6 @@ PAGES: Final = (
         "What z3 proves per property, with the invariant or the counterexample.",
     ),
     PageEntry(
-        "screens/lab.py",
         "Tools",
         "Live lab",
         ":material/science:",
@@ -128,7 +114,6 @@ PAGES: Final = (
         "The same bugs on a real etcd, a real database and real pauses, checked by the model.",
     ),
     PageEntry(
-        "screens/exercises.py",
         "Classroom",
         "Exercises",
         ":material/school:",
@@ -136,7 +121,6 @@ PAGES: Final = (
         "Predict, break it, fix it: exercises graded by the model, with hints.",
     ),
     PageEntry(
-        "screens/classroom.py",
         "Classroom",
         "Class",
         ":material/groups:",
