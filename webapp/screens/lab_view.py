@@ -1,7 +1,7 @@
 """The Live lab page: run a scripted scenario or a randomized run on a real etcd and store,
 watch its progress, and read the real history beside the model's replay of it.
 
-Logic lives in `lab/` (runs, checks, conformance) and `webapp/lab_timeline.py` (the figure);
+Logic lives in `lab/` (runs, checks, conformance) and `webapp/draw/swimlane.py` (the figure);
 this module lays them out. Every verdict shown is read from the history checker or the
 model; the only texts from outside the program (error messages, which may carry an address
 from the environment) are escaped before they are shown.
@@ -26,7 +26,7 @@ from lab.scenarios import SCENARIOS, SCENARIOS_LIST, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
-from webapp.draw.lab_timeline import history_figure
+from webapp.draw.swimlane import history_figure
 from webapp.draw.timeline import timeline_figure
 from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
