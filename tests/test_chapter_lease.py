@@ -7,9 +7,9 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from model.trace import Trace
-from webapp.screens.chapter_lease import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
 from webapp.screens.registry import RENDERERS, render_lease_chapter
 from webapp.show.chapters import BY_NUMBER, chapter_traces
+from webapp.show.lease_lessons import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
 from webapp.show.navigation import PAGES
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from webapp.content.busy import busy_sentence
 from webapp.screens import limits
 
 
@@ -55,7 +56,7 @@ def test_with_a_free_slot_the_work_runs_and_gives_the_slot_back() -> None:
 
 def test_past_the_limit_the_visitor_is_told_the_server_is_busy(all_slots_taken: None) -> None:
     at = AppTest.from_function(_page, default_timeout=30).run()
-    assert [w.value for w in at.warning] == [limits.busy_sentence("the count")]
+    assert [w.value for w in at.warning] == [busy_sentence("the count")]
     assert not at.markdown  # the work did not run
     assert _free_slots() == 0  # nobody else's slot was taken or given away
 

@@ -52,10 +52,10 @@ from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
+from webapp.screens.uploads import read_trace_upload
 from webapp.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.show.playground import LinkError, Run, encode_actions, play
 from webapp.show.text import escape_markdown, safe_markdown
-from webapp.uploads import read_trace_upload
 
 DEFAULT_CHOICE = "The default set"
 UPLOAD_CHOICE = "Upload a set (TOML)"

@@ -19,6 +19,8 @@ from typing import Final
 
 import streamlit as st
 
+from webapp.content.busy import busy_sentence
+
 HEAVY_AT_ONCE: Final = 2
 """Expensive computations allowed at the same time (the machine has two cores)."""
 WAIT_SECONDS: Final = 15.0
@@ -34,14 +36,6 @@ class _Held:
     """Whether this request holds a slot (set the moment it is taken, so it is always freed)."""
 
     slot: bool = False
-
-
-def busy_sentence(what: str) -> str:
-    """What a visitor is told when no slot came free in time."""
-    return (
-        f"The server is busy with other visitors' work, so {what} was not started. "
-        "Try again in a moment."
-    )
 
 
 def _take(held: _Held, wait: float) -> None:

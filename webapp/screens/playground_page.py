@@ -14,6 +14,7 @@ from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
+from webapp.screens.uploads import read_trace_upload
 from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
 from webapp.show.links import file_name, full_link
 from webapp.show.playground import (
@@ -28,7 +29,6 @@ from webapp.show.playground import (
     undo,
 )
 from webapp.show.text import escape_markdown
-from webapp.uploads import read_trace_upload
 
 CUSTOM = "(custom options)"
 PAGE_PATH = "playground"

@@ -12,7 +12,7 @@ from typing import Final
 
 import streamlit as st
 
-from webapp.screens.chapter_lease import LEASE_CHAPTER, show_lesson_table
+from webapp.screens.chapter_lease import show_lesson_table
 from webapp.screens.chapter_page import render_chapter
 from webapp.screens.class_page import render_class_page
 from webapp.screens.compare_page import render_compare
@@ -24,6 +24,7 @@ from webapp.screens.playground_page import render_playground
 from webapp.screens.proofs_page import render_proofs
 from webapp.screens.stack_page import render_stack_page
 from webapp.screens.state_space_page import render_state_space
+from webapp.show.lease_lessons import LEASE_CHAPTER
 from webapp.show.navigation import PAGES, PageEntry
 
 HOME: Final = "home"
