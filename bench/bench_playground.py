@@ -22,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
 from tests.app.helpers import page_alone  # noqa: E402
-from webapp.draw.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
+from webapp.draw.state_graph import graph_figure  # noqa: E402
 from webapp.draw.timeline import timeline_figure  # noqa: E402
 from webapp.show.playground import Run, choices, play, property_statuses, take  # noqa: E402
+from webapp.show.state_space import build_graph, count_space, path_keys  # noqa: E402
 
 CLICK_TARGET_MS = 300
 GRAPH_TARGET_S = 3.0

@@ -68,7 +68,7 @@ def test_a_budget_stop_says_what_was_and_was_not_counted() -> None:
     """At its budget the page gives no meaningless reduction factor."""
     from model.design import Bounds
     from model.presets import PRESETS
-    from webapp.draw.state_graph import count_space
+    from webapp.show.state_space import count_space
 
     counts = count_space(PRESETS["fencing"].design, Bounds(3, 2, 6, 3, 2), max_states=2_000)
     text = counts.reduction()

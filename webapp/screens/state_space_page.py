@@ -9,21 +9,20 @@ import networkx as nx
 import streamlit as st
 
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from webapp.draw.state_graph import (
+from webapp.draw.state_graph import depth_figure, graph_figure
+from webapp.screens.limits import heavy_work
+from webapp.screens.preset_picker import choose, show_command
+from webapp.show.state_space import (
     GRAPH_NODE_LIMIT,
     GraphTooLarge,
     SpaceCounts,
     build_graph,
     count_space,
-    depth_figure,
-    graph_figure,
     kind_counts,
     neighbourhood_graph,
     path_keys,
     smaller_drawable,
 )
-from webapp.screens.limits import heavy_work
-from webapp.screens.preset_picker import choose, show_command
 
 SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 """The page's starting bounds: the core's first reference figure (354 states lease-only)."""
