@@ -23,10 +23,11 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.design import Bounds, Design  # noqa: E402
 from model.trace import Trace  # noqa: E402
-from webapp.events import forget_cached_facts  # noqa: E402
-from webapp.navigation import PAGES  # noqa: E402
-from webapp.playground import Run, choices, play, take  # noqa: E402
-from webapp.timeline import timeline_figure  # noqa: E402
+from tests.app.helpers import switch_to  # noqa: E402
+from webapp.draw.timeline import timeline_figure  # noqa: E402
+from webapp.show.events import forget_cached_facts  # noqa: E402
+from webapp.show.navigation import PAGES  # noqa: E402
+from webapp.show.playground import Run, choices, play, take  # noqa: E402
 
 APP = str(ROOT / "webapp" / "app.py")
 BENCH_BOUNDS = Bounds(workers=3, lease=2, horizon=12, grants=4, writes=2)
@@ -47,8 +48,8 @@ def _opened(path: str) -> AppTest:
     """An AppTest that has run the app once and is switched to `path` (not yet run)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
-    if path != "screens/home.py":
-        at.switch_page(path)
+    if path != "home":
+        switch_to(at, path)
     return at
 
 
@@ -66,10 +67,8 @@ def bench_pages() -> None:
     """First (cold cache) and second (warm) render time of every page."""
     print(f"{'page':45} {'first render':>13} {'re-render':>10}")
     for entry in PAGES:
-        if not (ROOT / "webapp" / entry.path).exists():
-            continue
         _clear_caches()
-        at = _opened(entry.path)
+        at = _opened(entry.url_path)
         first = _timed_run(at)
         again = _timed_run(at)
         print(f"{entry.title[:45]:45} {first:12.2f}s {again:9.2f}s")
@@ -82,7 +81,7 @@ def bench_cached_design() -> None:
     params.update(receiver="none", run="1")
     times = []
     for _ in range(2):
-        at = _opened("screens/explore.py")
+        at = _opened("explore")
         for key, value in params.items():
             at.query_params[key] = value
         times.append(_timed_run(at))

@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from tests.app.helpers import page_alone  # noqa: E402
+from webapp import exercise_grading  # noqa: E402
+from webapp.exercise_data import ExerciseSetError  # noqa: E402
+from webapp.exercises import SOLVABILITY_SECONDS, parse_set  # noqa: E402
 
-from webapp import exercises  # noqa: E402
-from webapp.exercises import SOLVABILITY_SECONDS, ExerciseSetError, parse_set  # noqa: E402
-
-PAGE = ROOT / "webapp" / "screens" / "exercises.py"
+PAGE = "exercises"
 HEAVY_BOUNDS = (
     "{ workers = 3, lease = 3, horizon = 8, grants = 4, writes = 2 }",
     "{ workers = 3, lease = 3, horizon = 9, grants = 4, writes = 2 }",
@@ -62,7 +62,7 @@ bounds = {bounds}
 
 def forget_verdicts() -> None:
     """Forget the verdicts this process already knows, so a check explores again."""
-    known = getattr(exercises, "_KNOWN", None)
+    known = getattr(exercise_grading, "_KNOWN", None)
     if isinstance(known, dict):
         known.clear()
 
@@ -94,7 +94,7 @@ def bench_first_visit() -> None:
         for name in ("heavy-a", "heavy-b"):
             (Path(folder) / f"{name}.toml").write_text(heavy_set(name), encoding="utf-8")
         os.environ["FENCING_LAB_EXERCISES"] = folder
-        at = AppTest.from_file(str(PAGE), default_timeout=600)
+        at = page_alone(PAGE, default_timeout=600)
         started = time.perf_counter()
         at.run()
         visit = time.perf_counter() - started

@@ -18,19 +18,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
-from webapp.playground import Run, choices, play, property_statuses, take  # noqa: E402
-from webapp.state_graph import build_graph, count_space, graph_figure, path_keys  # noqa: E402
-from webapp.timeline import timeline_figure  # noqa: E402
+from tests.app.helpers import page_alone  # noqa: E402
+from webapp.draw.state_graph import graph_figure  # noqa: E402
+from webapp.draw.timeline import timeline_figure  # noqa: E402
+from webapp.show.playground import Run, choices, play, property_statuses, take  # noqa: E402
+from webapp.show.state_space import build_graph, count_space, path_keys  # noqa: E402
 
 CLICK_TARGET_MS = 300
 GRAPH_TARGET_S = 3.0
 LONG_BOUNDS = Bounds(workers=3, lease=3, horizon=20, grants=8, writes=3)
-PLAYGROUND = str(ROOT / "webapp" / "screens" / "playground.py")
-STATE_SPACE = str(ROOT / "webapp" / "screens" / "state_space.py")
+PLAYGROUND = "playground"
+STATE_SPACE = "state-space"
 GRAPH_CASES = (
     Bounds(2, 2, 4, 2, 1),
     Bounds(2, 2, 5, 2, 1),
@@ -63,7 +64,7 @@ def click_logic(run: Run) -> float:
 
 def click_apptest(run: Run) -> float:
     """Seconds for one click's whole page rerun through AppTest (median of 3)."""
-    at = AppTest.from_file(PLAYGROUND, default_timeout=60)
+    at = page_alone(PLAYGROUND, default_timeout=60)
     params = run.link_params()
     for name, value in params.items():
         at.query_params[name] = value
@@ -97,7 +98,7 @@ def main() -> None:
         path = path_keys(design, bounds, counts.counterexamples["P2"])
         graph_figure(graph, design, bounds, "P2", path).to_json()
         drawn = time.perf_counter() - started
-        at = AppTest.from_file(STATE_SPACE, default_timeout=120)
+        at = page_alone(STATE_SPACE, default_timeout=120)
         at.run()
         for name in BOUND_LIMITS:
             at.number_input(key=f"space-{name}").set_value(getattr(bounds, name))

@@ -93,10 +93,9 @@ def main() -> None:
             )
         path = Path(folder) / "bomb.json"
         path.write_bytes(itf_bomb())
-        page = ROOT / "webapp" / "screens" / "playground.py"
         for name, setup, action, args in (
             ("fencing replay (in process)", CLI_SETUP, CLI_ACTION, [str(path)]),
-            ("playground upload (AppTest)", APP_SETUP, APP_ACTION, [str(path), str(page)]),
+            ("playground upload (AppTest)", APP_SETUP, APP_ACTION, [str(path), "playground"]),
         ):
             found = in_process(setup, action, args)
             print(

@@ -41,7 +41,8 @@ def register(commands: Any) -> None:
 
 def check_lines(path: Path) -> tuple[bool, list[str]]:
     """Whether a set file is good, and the lines to print about it (one per problem)."""
-    from webapp.exercises import ExerciseSetError, check_set_bytes, read_bounded
+    from webapp.exercise_data import ExerciseSetError
+    from webapp.exercises import check_set_bytes, read_bounded
 
     try:
         found = check_set_bytes(read_bounded(path), path.name)

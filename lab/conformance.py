@@ -64,7 +64,7 @@ from model.design import (
 )
 from model.layout import INT64_LIMIT, domain_sizes
 from model.narration import describe_step, reception_outcome
-from model.options import MarkStore, Token, Workload
+from model.options import MarkStore, Workload
 from model.system import State, System
 from model.trace import MAX_TRACE_STEPS, Trace, replay
 
@@ -404,8 +404,8 @@ def map_history(
             action, optional = Action(ActionKind.CRASH, event.worker), True
         elif event.kind == "grant":
             more_grants += 1
-            random = MODEL_TOKEN[settings.token] == Token.RANDOM
-            value = ranks.get(int(event.get("revision")), 0) if random else 0
+            picks = MODEL_TOKEN[settings.token].row.picks_unused_value
+            value = ranks.get(int(event.get("revision")), 0) if picks else 0
             action = Action(ActionKind.ACQUIRE, event.worker, value)
         elif event.kind == "storage-kill" and _restart_counts(settings):
             more_restarts += 1

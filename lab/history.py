@@ -15,9 +15,11 @@ the only order the checker, the conformance replay and the figures use:
 - everything else keeps the time its process recorded before acting on it.
 
 Reading a history file checks it like a trace file: its size, nesting and values are
-measured before it is decoded (`model.reading`), then every field of every event has its
-type and range checked, and every text must be printable (a name from a file can never
-put a terminal escape on the screen). A bad file gets one line naming the event and field.
+measured before it is decoded (`model.reading`), then it is converted through its schema
+(`lab.history_schema`): every field of every event has its type and range checked, a field
+the schema does not have is refused, and every text must be printable (a name from a file
+can never put a terminal escape on the screen). A bad file gets one line naming the event
+and field.
 
 Each happening keeps the earliest time a witness recorded (`observed`); lab.witness refuses
 a history in which etcd's order would move a time back by more than one request's latency,
@@ -29,8 +31,6 @@ the run measured on its etcd (`measured`); lab.witness cross-checks them all.
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -38,12 +38,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from lab.events import Event
+from lab.history_schema import MAX_EVENT_SECONDS as MAX_EVENT_SECONDS
+from lab.history_schema import MAX_FINAL_LOCKS as MAX_FINAL_LOCKS
+from lab.history_schema import MAX_MEASURED_SECONDS as MAX_MEASURED_SECONDS
+from lab.history_schema import history_record
 from lab.lock import Grant
 from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
 from model import reading
-from model.properties import PROPERTY_NAMES
-from model.reading import MAX_TRACE_STEPS, quoted, shown
+from model.reading import quoted
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
@@ -74,9 +77,6 @@ KNOWN_KINDS: Final = (
 )
 CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
 """The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
-MAX_MEASURED_SECONDS: Final = 600.0
-MAX_FINAL_LOCKS: Final = 100
-"""Most lock keys a final read may list."""
 
 
 @dataclass(frozen=True)
@@ -152,49 +152,6 @@ def looks_like_history_file(raw: bytes) -> bool:
 MAX_HISTORY_BYTES: Final = reading.MAX_HISTORY_BYTES
 """A history file's size limit: a 60-second randomized run writes about 1 MB."""
 MAX_EVENTS: Final = reading.MAX_HISTORY_EVENTS
-MAX_EVENT_SECONDS: Final = 3_600.0
-"""Latest time an event may have (seconds since the run started): runs last at most 60 s."""
-MAX_NUMBER: Final = 2**63 - 1
-"""Largest whole number in a history: etcd's revisions, versions and lease IDs are int64."""
-MAX_NAME_CHARS: Final = 100
-MAX_TEXT_CHARS: Final = 1_000
-MAX_SENTENCES: Final = 500
-
-WHOLE_FIELDS: Final = frozenset(
-    {
-        "worker",
-        "revision",
-        "version",
-        "lease",
-        "ttl",
-        "token",
-        "grant",
-        "etcd_revision",
-        "create_revision",
-        "mark",
-        "mark_before",
-        "mark_after",
-        "version_before",
-        "version_after",
-        "value",
-        "read_version",
-        "incarnation",
-    }
-)
-"""Event fields that hold a whole number from 0 to `MAX_NUMBER` (or null)."""
-NULLABLE: Final = frozenset(
-    {"value", "read_version", "mark", "mark_before", "mark_after", "etcd_revision"}
-)
-"""Whole-number fields the lab writes as null (a read's value, a blind write's read version,
-a receiver without a mark, a store that is not etcd); every other one is a number or absent."""
-TRUTH_FIELDS: Final = frozenset({"deleted", "passed", "unanswered", "etcd_after", "watch"})
-TIME_FIELDS: Final = frozenset({"t", "asked", "stopped_at"})
-NAME_FIELDS: Final = frozenset(
-    {"source", "kind", "request", "op", "outcome", "during", "holder", "phase", "receiver"}
-)
-"""Event fields that hold a short printable name (no control characters at all)."""
-TEXT_FIELDS: Final = frozenset({"error"})
-"""Event fields that hold a message: printable, with tabs and line breaks allowed."""
 REQUIRED: Final = {
     "grant": ("worker", "revision", "token"),
     "lock-put": ("revision",),
@@ -206,182 +163,12 @@ REQUIRED: Final = {
     "crash": ("worker",),
 }
 """The fields each kind of event cannot do without (not null)."""
-HOLDER: Final = re.compile(r"(W[0-9]{1,3})?")
-"""The lock key's value: the holder's name, `W1`…, or nothing."""
-
-
-def _refuse(where: str, message: str) -> LabInputError:
-    """One line naming the place in the history and what is wrong there."""
-    return LabInputError(f"{where}: {message}")
-
-
-def _whole(where: str, label: str, value: Any, low: int = 0, high: int = MAX_NUMBER) -> int:
-    """A whole number within low..high, or the error saying what it is instead."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _refuse(where, f"{label} must be a whole number, not {shown(value)}")
-    if not low <= value <= high:
-        raise _refuse(where, f"{label} must be from {low:,} to {high:,}, not {shown(value)}")
-    return value
-
-
-def _seconds(where: str, label: str, value: Any) -> float:
-    """A time in seconds from 0 to `MAX_EVENT_SECONDS`."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _refuse(where, f"{label} must be a number of seconds, not {shown(value)}")
-    if not 0 <= value <= MAX_EVENT_SECONDS:
-        raise _refuse(
-            where, f"{label} must be from 0 to {MAX_EVENT_SECONDS:g} seconds, not {value:g}"
-        )
-    return float(value)
-
-
-def _name(where: str, label: str, value: Any, limit: int = MAX_NAME_CHARS) -> str:
-    """Short printable text: a name, never a terminal escape."""
-    if not isinstance(value, str) or len(value) > limit:
-        raise _refuse(
-            where, f"{label} must be text of at most {limit} characters, not {shown(value)}"
-        )
-    if not value.isprintable():
-        raise _refuse(where, f"{label} holds control characters (escaped: {shown(value)})")
-    return value
-
-
-def _text(where: str, label: str, value: Any) -> str:
-    """A message: printable text, with tabs and line breaks allowed."""
-    if not isinstance(value, str) or len(value) > MAX_TEXT_CHARS:
-        raise _refuse(
-            where,
-            f"{label} must be text of at most {MAX_TEXT_CHARS:,} characters, not {shown(value)}",
-        )
-    if not value.replace("\n", "").replace("\t", "").isprintable():
-        raise _refuse(where, f"{label} holds control characters (escaped: {shown(value)})")
-    return value
-
-
-def _scalar(where: str, label: str, value: Any) -> None:
-    """A field this version does not read: null, true/false, a number or a message."""
-    if value is None or isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        _whole(where, label, value, -MAX_NUMBER, MAX_NUMBER)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise _refuse(where, f"{label} must be a finite number, not {value}")
-    elif isinstance(value, str):
-        _text(where, label, value)
-    else:
-        raise _refuse(
-            where, f"{label} must be a number, text, true/false or null, not {shown(value)}"
-        )
-
-
-def _check_event(number: int, event: Any, workers: int) -> None:
-    """Refuse an event whose kind is unknown or whose fields have the wrong type or range."""
-    where = f"event {number} of the history"
-    if not isinstance(event, dict):
-        raise _refuse(where, "it is not an object")
-    if "t" not in event:
-        raise _refuse(where, "it has no time 't'")
-    kind = event.get("kind")
-    if kind not in KNOWN_KINDS:
-        raise _refuse(where, f"it has an unknown kind '{shown(kind)}'")
-    where = f"event {number} ({kind}) of the history"
-    _seconds(where, "field 't'", event["t"])
-    for name in REQUIRED.get(kind, ()):
-        if event.get(name) is None:
-            raise _refuse(where, f"it has no field '{name}'")
-    if kind in ("invoke", "fail", "info") and event.get("op") not in CLIENT_OPS:
-        raise _refuse(where, f"it has a bad client operation '{shown(event.get('op'))}'")
-    if kind == "final-read":
-        _check_final_read(where, event)
-    for name, value in event.items():
-        if kind == "final-read" and name in ("data", "locks"):
-            continue  # checked above
-        label = f"field '{shown(name)}'"
-        if name in TIME_FIELDS:
-            _seconds(where, label, value)
-        elif value is None and (name in NULLABLE or name not in WHOLE_FIELDS):
-            continue
-        elif name == "worker":
-            _whole(where, label, value, 0, workers)
-        elif name in WHOLE_FIELDS:
-            _whole(where, label, value)
-        elif name in TRUTH_FIELDS:
-            if not isinstance(value, bool):
-                raise _refuse(where, f"{label} must be true or false, not {shown(value)}")
-        elif name in NAME_FIELDS:
-            _name(where, label, value)
-        elif name in TEXT_FIELDS:
-            _text(where, label, value)
-        else:
-            _name(where, "a field's name", name)
-            _scalar(where, label, value)
-    if isinstance(event.get("holder"), str) and not HOLDER.fullmatch(event["holder"]):
-        raise _refuse(where, "field 'holder' must be W1, W2, … or empty")
-
-
-def _check_settings(data: Any) -> Settings:
-    """The run's settings: short names and numbers only, then the settings' own checks."""
-    if not isinstance(data, dict):
-        raise LabInputError("the history's settings must be an object")
-    where = "the history's settings"
-    for name, value in data.items():
-        _name(where, "a field's name", name, 40)
-        if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 100 if name == "faults" else 40)
-        elif value is not None and not isinstance(value, bool | int | float):
-            raise _refuse(where, f"field '{name}' must be a name or a number, not {shown(value)}")
-    return Settings.from_dict(data)
-
-
-def _check_etcd(data: Any) -> dict[str, Any]:
-    """Where the run's etcd was: names and numbers only."""
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise LabInputError("the history's field 'etcd' must be an object")
-    where = "the history's field 'etcd'"
-    for name, value in data.items():
-        _name(where, "a field's name", name, 40)
-        if isinstance(value, str):
-            _name(where, f"field '{name}'", value, 200)
-        else:
-            _scalar(where, f"field '{name}'", value)
-    return data
-
-
-def _check_prediction(data: Any) -> dict[str, Any] | None:
-    """The model's prediction for a scripted run: a summary, verdicts, outcomes, sentences."""
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise LabInputError("the history's field 'prediction' must be an object or null")
-    if not data:
-        return data
-    where = "the history's prediction"
-    _text(where, "field 'summary'", data.get("summary"))
-    for name in ("accepted", "rejected"):
-        _whole(where, f"field '{name}'", data.get(name), 0, MAX_TRACE_STEPS)
-    verdicts = data.get("properties")
-    if not isinstance(verdicts, dict) or set(verdicts) != set(PROPERTY_NAMES):
-        raise _refuse(
-            where, f"field 'properties' must give a verdict for each of {', '.join(PROPERTY_NAMES)}"
-        )
-    for name, verdict in verdicts.items():
-        if not isinstance(verdict, dict) or not isinstance(verdict.get("violated"), bool):
-            raise _refuse(where, f"the verdict for {name} must have 'violated' true or false")
-        _whole(where, f"the count for {name}", verdict.get("count", 0), 0, MAX_TRACE_STEPS)
-    sentences = data.get("sentences")
-    if not isinstance(sentences, list) or len(sentences) > MAX_SENTENCES:
-        raise _refuse(where, f"field 'sentences' must be a list of at most {MAX_SENTENCES}")
-    for number, sentence in enumerate(sentences, start=1):
-        _text(where, f"sentence {number}", sentence)
-    return data
 
 
 def history_from_dict(data: Any) -> History:
-    """Validate a decoded history object: every field's type and range, every text printable
-    (a name shown on a terminal can never carry an escape code); errors name the field."""
+    """Validate a decoded history object through its schema (`lab.history_schema`): every
+    field's type and range, every text printable (a name shown on a terminal can never carry
+    an escape code), unknown fields refused; errors name the event or part, and the field."""
     if not looks_like_history(data):
         raise LabInputError(f"not a lab history: field 'format' must be {HISTORY_FORMAT!r}")
     version = data.get("version")
@@ -389,74 +176,25 @@ def history_from_dict(data: Any) -> History:
         raise LabInputError(
             f"unsupported lab history version {quoted(version, 20)}: expected {HISTORY_VERSION}"
         )
-    settings = _check_settings(data.get("settings"))
-    events = data.get("events")
-    if not isinstance(events, list):
-        raise LabInputError("the history's field 'events' must be a list")
-    if len(events) > MAX_EVENTS:
-        raise LabInputError(
-            f"a lab history may hold at most {MAX_EVENTS:,} events, not {len(events):,}"
-        )
-    for number, event in enumerate(events, start=1):
-        _check_event(number, event, settings.workers)
-    where = "the history"
-    partial = data.get("partial", "")
-    _text(where, "field 'partial'", partial)  # why a run stopped early, if it did
+    settings = Settings.from_dict(data.get("settings"))
+    record = history_record(data, settings)
+    measured = record.measured
     return History(
-        scenario=_name(where, "field 'scenario'", data.get("scenario", "")),
+        scenario=record.scenario,
         settings=settings,
-        events=tuple(sorted(events, key=lambda e: e["t"])),
-        etcd=_check_etcd(data.get("etcd")),
-        started=_name(where, "field 'started'", data.get("started", "")),
-        seconds=_seconds(where, "field 'seconds'", data.get("seconds", 0)),
-        prediction=_check_prediction(data.get("prediction")),
-        partial=partial,
-        measured=_measured(data.get("measured")),
+        events=tuple(sorted(data["events"], key=lambda e: e["t"])),
+        etcd=data.get("etcd") or {},
+        started=record.started,
+        seconds=record.seconds,
+        prediction=data.get("prediction"),
+        partial=record.partial,
+        measured={
+            name: value
+            for name in ("request_seconds", "revocation_seconds")
+            if (value := getattr(measured, name, None)) is not None
+        },
         nemesis=faults_from_data(data.get("nemesis"), settings.workers, settings.members),
     )
-
-
-def _measured(data: Any) -> dict[str, float]:
-    """The history's `measured` object: seconds, each a finite number from 0 to a bound."""
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise LabInputError("the history's field 'measured' must be an object")
-    found = {}
-    for name in ("request_seconds", "revocation_seconds"):
-        value = data.get(name)
-        if value is None:
-            continue
-        finite = isinstance(value, int | float) and not isinstance(value, bool)
-        if not finite or not math.isfinite(value) or not 0 <= value <= MAX_MEASURED_SECONDS:
-            raise LabInputError(
-                f"the history's measured {name} must be a number from 0 to "
-                f"{MAX_MEASURED_SECONDS:g}, not {shown(value)}"
-            )
-        found[name] = float(value)
-    return found
-
-
-def _check_final_read(where: str, event: dict[str, Any]) -> None:
-    """A final read: `data` (value, version, mark: whole numbers or null), `locks` (a list
-    of at most 100 keys, each with whole create_revision and lease) or null."""
-    data, locks = event.get("data"), event.get("locks")
-    if data is not None:
-        if not isinstance(data, dict):
-            raise _refuse(where, "the final read's 'data' must be an object")
-        for name in ("value", "version", "mark"):
-            if data.get(name) is not None:
-                _whole(where, f"the final read's '{name}'", data[name])
-    if locks is not None:
-        if not isinstance(locks, list) or len(locks) > MAX_FINAL_LOCKS:
-            raise _refuse(where, "the final read's 'locks' must be a list of keys")
-        for key in locks:
-            if not isinstance(key, dict):
-                raise _refuse(where, "a lock key of the final read is malformed")
-            for name in ("create_revision", "lease"):
-                _whole(where, f"a lock key's '{name}'", key.get(name, 0))
-            if key.get("value") is not None:
-                _name(where, "a lock key's 'value'", key["value"])
 
 
 def history_from_json(text: str | bytes) -> History:

@@ -179,8 +179,14 @@ class PollingObserver:
             self.current = found
 
     def final_locks(self) -> list[dict[str, Any]]:
-        """The lock as the service holds it at the end (for the final read)."""
-        found = self.holder_now()
+        """The lock as the service holds it at the end (for the final read): one more look,
+        recorded like every other, so a lock that expired after the last poll is seen to end
+        in the history before the final read says it is gone."""
+        misses = self.misses
+        self.poll()
+        if self.misses > misses:
+            raise ConnectionError("the lock service did not answer the final read")
+        found = self.current
         if found is None:
             return []
         return [

@@ -6,7 +6,7 @@ the history, the CLI, the web page and the conformance check all read one table.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from lab.lock_table import ALL_TOKENS, DEFAULT_SERVICE, SERVICE_NAMES, SERVICES, SERVICES_LIST
@@ -222,14 +222,8 @@ class Settings:
 
     @staticmethod
     def from_dict(data: Any) -> Settings:
-        """Settings from a JSON object; unknown keys and bad values are refused."""
-        if not isinstance(data, dict):
-            raise LabInputError("the history's settings must be an object")
-        known = {f.name for f in fields(Settings)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise LabInputError(f"the history's settings have an unknown field {unknown[0]!r}")
-        try:
-            return Settings(**data)
-        except TypeError as error:
-            raise LabInputError(f"the history's settings are malformed: {error}") from None
+        """Settings from a JSON object, through their schema (`lab.history_schema`): unknown
+        keys and bad values are refused."""
+        from lab.history_schema import settings_of  # the schema is made from this class
+
+        return settings_of(data)

@@ -21,14 +21,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import itf_py
+import msgspec
 
 from model.design import DesignError
 from model.layout import PER_WORKER, Layout
 from model.reading import MAX_ITF_RECORDS_PER_STATE, MAX_TRACE_STEPS, shown
 from model.rules import Action
+from model.schemas import Words, refusing
 from model.system import State
 from model.trace import (
     MAX_TITLE_CHARS,
@@ -48,6 +50,28 @@ FAMILIES: Final = (*PER_WORKER, "used")
 """Variables with one value per worker (`used`: per token value), written as maps."""
 INITIAL_ACTION: Final = "Init"
 STEP_VARIABLES: Final = ("action", "actor", "violations")
+
+
+class ItfMeta(msgspec.Struct, forbid_unknown_fields=True):
+    """The `#meta.fencing-lab` entry: what the states are replayed against."""
+
+    design: dict[str, Any]
+    bounds: dict[str, Any]
+    version: Annotated[int, msgspec.Meta(ge=TRACE_VERSION, le=TRACE_VERSION)] = TRACE_VERSION
+    title: Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)] = ""
+
+
+META_WORDS: Final = {
+    "design": Words("an object"),
+    "bounds": Words("an object"),
+    "version": Words(f"the trace version {TRACE_VERSION}"),
+    "title": Words(f"text of at most {MAX_TITLE_CHARS} characters"),
+}
+"""What each field of the `#meta.fencing-lab` entry takes, in the words of a refusal."""
+
+_as_meta: Final = refusing(
+    lambda error: TraceError(f"the ITF trace's '#meta.{META_KEY}' entry: {error.problem}")
+)
 
 
 def _families(layout: Layout) -> dict[str, list[tuple[int, str]]]:
@@ -151,15 +175,13 @@ def trace_from_itf(data: Any) -> Trace:
             f"this ITF trace has no '#meta.{META_KEY}' entry with the design and bounds, "
             "so it cannot be replayed against the model"
         )
-    design, bounds = read_design_and_bounds(meta.get("design"), meta.get("bounds"))
+    record = _as_meta(meta, ItfMeta, META_WORDS)
+    design, bounds = read_design_and_bounds(record.design, record.bounds)
     if not document.states:
         raise TraceError("an ITF trace needs at least its initial state")
     recorded = [_action_of(index, state.values) for index, state in enumerate(document.states)]
     actions = [action for action in recorded if action is not None]
-    title = meta.get("title", "")
-    if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
-        raise TraceError(f"'title' must be text of at most {MAX_TITLE_CHARS} characters")
-    trace = replay(design, bounds, actions, title=title)
+    trace = replay(design, bounds, actions, title=record.title)
     _compare_states(trace, [state.values for state in document.states])
     return trace
 

@@ -5,7 +5,8 @@ A file is refused, with one sentence saying why, when it is not a regular file, 
 than its kind's byte limit, is not UTF-8 text, or when a cheap scan of its text (strings
 and comments skipped, nothing decoded) finds it nests lists or objects deeper, or holds
 more values or longer numbers, than its kind allows. Only a file that passes is decoded
-(JSON here; an exercise set by `tomllib` where its problems get their lines), so the
+(JSON here, then checked by its kind's typed schema, `model.schemas`; an exercise set
+by `tomllib` where its problems get their lines), so the
 memory a file can cost is bounded by its size, whatever it holds: a megabyte of `{}` is
 refused by counting braces, not by building a third of a million objects.
 

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
+
+import msgspec
 
 from model.actions import Action, ActionKind
 from model.design import Bounds, Design, DesignError
@@ -35,6 +37,7 @@ from model.reading import (
     read_file,
     shown,
 )
+from model.schemas import SchemaError, Words, refusing
 from model.system import State, System
 
 TRACE_FORMAT: Final = "fencing-lab/trace"
@@ -44,6 +47,55 @@ MAX_TITLE_CHARS: Final = 200
 
 class TraceError(ValueError):
     """A trace that cannot be replayed; the message names the first bad step."""
+
+
+class StepRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """One step as a trace file records it (the action is checked by `Action.from_dict`)."""
+
+    action: dict[str, Any]
+    actor: str = ""
+    state: dict[str, Any] | None = None
+    violations: list[str] | msgspec.UnsetType = msgspec.UNSET
+    """Left out: not compared; given: equal to the replay's."""
+    sentence: str = ""
+
+
+class TraceFile(msgspec.Struct, forbid_unknown_fields=True):
+    """A trace file: its design and bounds (checked by the model's own types) and steps."""
+
+    format: str
+    version: int
+    design: dict[str, Any]
+    bounds: dict[str, Any]
+    steps: Annotated[list[StepRecord], msgspec.Meta(max_length=MAX_TRACE_STEPS)]
+    title: Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)] = ""
+
+
+TRACE_WORDS: Final = {
+    "title": Words(f"text of at most {MAX_TITLE_CHARS} characters"),
+    "steps": Words("a list of steps", f"a list of at most {MAX_TRACE_STEPS} steps"),
+    "design": Words("an object"),
+    "bounds": Words("an object"),
+    "action": Words("an object"),
+    "actor": Words("text"),
+    "state": Words("an object"),
+    "violations": Words("a list of names"),
+    "sentence": Words("text"),
+}
+"""What each field of a trace file takes, in the words of a refusal."""
+
+
+def _trace_refusal(error: SchemaError) -> TraceError:
+    """A schema refusal as a trace's sentence: the step, then the field."""
+    path = error.path
+    if len(path) >= 2 and path[0] == "steps" and isinstance(path[1], int):
+        if len(path) == 2 or (path[2:] == ("action",) and "no field" in error.problem):
+            return TraceError(f"step {path[1] + 1}: each step must be an object with an 'action'")
+        return TraceError(f"step {path[1] + 1}: {error.problem}")
+    return TraceError(f"the trace file: {error.problem}")
+
+
+_as_trace: Final = refusing(_trace_refusal)
 
 
 @dataclass(frozen=True)
@@ -232,39 +284,30 @@ def trace_from_dict(data: Any) -> Trace:
         raise TraceError(
             f"unsupported trace version {quoted(version, 20)}: expected {TRACE_VERSION}"
         )
-    title = data.get("title", "")
-    if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
-        raise TraceError(f"field 'title' must be text of at most {MAX_TITLE_CHARS} characters")
-    design, bounds = read_design_and_bounds(data.get("design"), data.get("bounds"))
-    records = data.get("steps")
-    if not isinstance(records, list):
-        raise TraceError("field 'steps' must be a list")
-    if len(records) > MAX_TRACE_STEPS:
-        raise TraceError(f"a trace may have at most {MAX_TRACE_STEPS} steps, not {len(records)}")
-    actions = [_action_of(number, record) for number, record in enumerate(records, start=1)]
+    record = _as_trace(data, TraceFile, TRACE_WORDS)
+    design, bounds = read_design_and_bounds(record.design, record.bounds)
+    records = record.steps
+    actions = [_action_of(number, step) for number, step in enumerate(records, start=1)]
+    title = record.title
     trace = replay(design, bounds, actions, title=title)
     _compare_records(trace, records)
     return trace
 
 
-def _action_of(number: int, record: Any) -> Action:
+def _action_of(number: int, record: StepRecord) -> Action:
     """The action of one recorded step, or an error naming the step."""
-    if not isinstance(record, dict) or "action" not in record:
-        raise TraceError(f"step {number}: each step must be an object with an 'action'")
     try:
-        return Action.from_dict(record["action"])
+        return Action.from_dict(record.action)
     except DesignError as error:
         raise TraceError(f"step {number}: {error}") from None
 
 
-def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
+def _compare_records(trace: Trace, records: Sequence[StepRecord]) -> None:
     """Refuse a file whose recorded states or violations differ from the replay."""
     layout = trace.system.layout
     for step, record in zip(trace.steps, records, strict=True):
-        recorded = record.get("state")
+        recorded = record.state
         if recorded is not None:
-            if not isinstance(recorded, dict):
-                raise TraceError(f"step {step.number}: 'state' must be an object")
             actual = layout.as_dict(step.after)
             for column, value in recorded.items():
                 if type(value) is not int or actual.get(column) != value:
@@ -273,11 +316,9 @@ def _compare_records(trace: Trace, records: Sequence[Any]) -> None:
                         f"{shown(column)}={shown(value)} but replaying gives "
                         f"{actual.get(column)!r}"
                     )
-        recorded_violations = record.get("violations", list(step.violations))
-        if not isinstance(recorded_violations, list) or not all(
-            isinstance(name, str) for name in recorded_violations
-        ):
-            raise TraceError(f"step {step.number}: 'violations' must be a list of names")
+        recorded_violations = record.violations
+        if recorded_violations is msgspec.UNSET:
+            continue
         if recorded_violations != list(step.violations):
             raise TraceError(
                 f"step {step.number} ({step.action.label()}): the file says it violates "

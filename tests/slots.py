@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from webapp import limits
+from webapp.screens import limits
 
 SHORT_WAIT = 0.2
 """How long a request waits for a slot in these tests before it is told the server is busy."""

@@ -217,7 +217,7 @@ def test_the_catalogue_is_printed_with_its_sources(capsys: pytest.CaptureFixture
 
 def test_option_words_in_forms_name_the_real_parts_from_the_catalogue() -> None:
     from model.options import BY_OPTION
-    from webapp.option_widgets import word_with_mirrors
+    from webapp.screens.option_widgets import word_with_mirrors
 
     counter = word_with_mirrors(BY_OPTION["token"], "counter")
     assert counter.startswith(BY_OPTION["token"].word("counter"))
@@ -231,7 +231,7 @@ def test_option_words_in_forms_name_the_real_parts_from_the_catalogue() -> None:
 
 
 def test_downloads_are_named_after_their_design_and_property() -> None:
-    from webapp.links import file_name
+    from webapp.show.links import file_name
 
     assert file_name(Design(receiver="fenced-strict"), "P4", "json") == "fencing-strict-P4.json"
     custom = Design(token="random", receiver="none")

@@ -7,9 +7,10 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from model.trace import Trace
-from webapp.chapter_lease import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
-from webapp.chapters import BY_NUMBER, chapter_traces
-from webapp.navigation import PAGES
+from webapp.screens.registry import RENDERERS, render_lease_chapter
+from webapp.show.chapters import BY_NUMBER, chapter_traces
+from webapp.show.lease_lessons import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows
+from webapp.show.navigation import PAGES
 
 
 def _first(trace: Trace, name: str, worker: int = 0) -> int:
@@ -108,8 +109,8 @@ def test_the_takeaway_says_a_crash_and_a_pause_look_the_same() -> None:
 
 def test_the_chapter_is_the_first_walkthrough_page_and_chapter_1_starts_from_it() -> None:
     walkthrough = [entry for entry in PAGES if entry.section == "Walkthrough"]
-    assert walkthrough[0].path == "screens/chapter_0.py"
     assert walkthrough[0].url_path == "chapter-0"
+    assert RENDERERS["chapter-0"] is render_lease_chapter
     assert walkthrough[0].title == f"0. {BY_NUMBER[LEASE_CHAPTER].title}"
     assert BY_NUMBER[1].question.startswith("Chapter 0 showed why a lock needs a lease")
 

@@ -111,7 +111,7 @@ def test_before_any_exploration_the_caption_asks_for_one() -> None:
 def test_no_chapter_text_states_a_verdict_by_hand() -> None:
     """A chapter's question, run labels and captions tell the story; its verdicts are in the
     takeaway's citations (checked against the explorer) and the runs' own summaries."""
-    from webapp.chapters import CHAPTERS
+    from webapp.show.chapters import CHAPTERS
 
     for chapter in CHAPTERS:
         texts = [chapter.question, chapter.title, chapter.takeaway_template]
@@ -123,7 +123,7 @@ def test_no_chapter_text_states_a_verdict_by_hand() -> None:
 def test_the_lease_chapter_takeaway_cites_claims_that_hold_at_the_table_bounds() -> None:
     """Chapter 0's takeaway sentences state P1, P2, P3 and P6 for its three designs, each a
     preset claim that the explorer confirms at the bounds of the table shown beside it."""
-    from webapp.chapters import BY_NUMBER
+    from webapp.show.chapters import BY_NUMBER
 
     chapter = BY_NUMBER[0]
     cited = citations(chapter.takeaway_template)

@@ -106,7 +106,7 @@ def test_ghosts_equal_core_variables_in_the_core() -> None:
 
 def test_each_bound_is_one_row_that_every_surface_reads() -> None:
     from model.design import BOUND_LIMITS, BOUNDS
-    from webapp.design_form import BOUND_HELP
+    from webapp.show.design_form import BOUND_HELP
 
     assert [b.name for b in BOUNDS] == list(Bounds().to_dict())
     assert {b.name: b.default for b in BOUNDS} == Bounds().to_dict()

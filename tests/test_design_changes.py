@@ -8,8 +8,8 @@ from fencing.cli import build_parser, design_from_args
 from model.design import Design, DesignError
 from model.options import BY_OPTION, Kind
 from model.presets import PRESETS
-from webapp.design_form import design_from_values, values_of
-from webapp.links import LinkError, decode_design, design_from_params
+from webapp.show.design_form import design_from_values, values_of
+from webapp.show.links import LinkError, decode_design, design_from_params
 
 REQUESTS = [
     ("volatile-counter", {"token": "counter"}),

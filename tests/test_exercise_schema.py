@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from model.properties import PROPERTY_NAMES
+from webapp.exercise_data import ExerciseSetError
 from webapp.exercise_schema import (
     EXERCISE_FIELDS,
     KINDS,
@@ -15,7 +16,7 @@ from webapp.exercise_schema import (
     TEMPLATE_SET,
     reference_markdown,
 )
-from webapp.exercises import ExerciseSetError, parse_set
+from webapp.exercises import parse_set
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "exercises.md"

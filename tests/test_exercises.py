@@ -13,28 +13,26 @@ from model.options import BY_OPTION, Kind
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
-from webapp import exercises
-from webapp.exercises import (
-    DEFAULT_SET,
-    MAX_SET_BYTES,
-    Attempt,
-    Exercise,
-    ExerciseSetError,
-    Progress,
+from webapp import exercise_grading
+from webapp.exercise_data import Exercise, ExerciseSetError
+from webapp.exercise_grading import (
     check_break,
     check_break_trace,
     check_fix,
     check_predict,
-    decode_upload,
     fixed_design,
+    offered_values,
+    verdicts,
+)
+from webapp.exercise_progress import Attempt, Progress, summary_json, summary_markdown
+from webapp.exercises import (
+    DEFAULT_SET,
+    MAX_SET_BYTES,
+    decode_upload,
     folder_sets,
     key_line,
     load_set,
-    offered_values,
     parse_set,
-    summary_json,
-    summary_markdown,
-    verdicts,
 )
 
 GOOD = """title = "Mini"
@@ -380,7 +378,7 @@ def test_no_default_fix_exercise_offers_an_option_that_cannot_be_used() -> None:
 
 def test_an_answer_the_budget_cannot_grade_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     exercise = load_set(DEFAULT_SET).exercises[0]
-    monkeypatch.setattr(exercises, "_KNOWN", {})  # nothing known: the budget applies
+    monkeypatch.setattr(exercise_grading, "_KNOWN", {})  # nothing known: the budget applies
     stopped = verdicts(exercise.design, Bounds(3, 3, 9, 4, 2), max_seconds=0.0)
     feedback = check_predict(exercise, [], stopped)
     assert not feedback.correct

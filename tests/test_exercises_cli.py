@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run
+from webapp.exercise_data import ExerciseSetError
 from webapp.exercise_schema import DEFAULT_SET, TEMPLATE_SET, reference_markdown, template_text
-from webapp.exercises import ExerciseSetError, check_set_bytes
+from webapp.exercises import check_set_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = """title = "Guesses"

@@ -12,8 +12,9 @@ from model.presets import PRESETS
 from model.rules import Action
 from model.trace import Trace, replay
 from tests.test_timeline import PICKS, _random_run
-from webapp.chapters import chapter_traces
-from webapp.events import (
+from webapp.draw.timeline import CRASHED, PAUSED, legend_looks, timeline_figure
+from webapp.show.chapters import chapter_traces
+from webapp.show.events import (
     LEASE_ACTIVE,
     LEASE_PAST,
     crashes,
@@ -22,7 +23,6 @@ from webapp.events import (
     step_positions,
     time_x,
 )
-from webapp.timeline import CRASHED, PAUSED, legend_looks, timeline_figure
 
 RENEW_THEN_PAUSE = (
     Action("Acquire", 1),

@@ -22,7 +22,7 @@ from model.explorer import explore
 from model.presets import PRESETS_LIST
 from model.properties import BY_NAME
 from model.trace import Step, Trace, replay
-from webapp.chapters import CHAPTERS, RunSpec, build_run
+from webapp.show.chapters import CHAPTERS, RunSpec, build_run
 
 SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 BOUNDS = {"reference": REFERENCE_BOUNDS, "small": SMALL_BOUNDS}

@@ -12,8 +12,8 @@ from model.layout import Layout
 from model.options import BY_OPTION, OPTIONS, Kind, Receiver
 from model.options import option as option_named
 from model.presets import PRESETS_LIST
-from webapp.design_form import OPTION_FIELDS, design_from_values, values_of
-from webapp.links import decode_design, design_from_params, design_params, encode_design
+from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
+from webapp.show.links import decode_design, design_from_params, design_params, encode_design
 
 
 def test_the_design_has_exactly_the_options_of_the_table() -> None:

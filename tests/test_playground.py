@@ -7,7 +7,7 @@ import pytest
 from model.design import Bounds, Design
 from model.presets import PRESETS
 from model.rules import Action
-from webapp.playground import (
+from webapp.show.playground import (
     DEFAULT_BOUNDS,
     LinkError,
     Run,

@@ -174,8 +174,8 @@ def test_no_module_of_the_web_app_loads_z3_in_the_server() -> None:
     """Every webapp module imported together leaves z3 unloaded: only proof jobs load it."""
     script = (
         "import pkgutil, importlib, sys, webapp\n"
-        "for m in pkgutil.iter_modules(webapp.__path__):\n"
-        "    importlib.import_module('webapp.' + m.name)\n"
+        "for m in pkgutil.walk_packages(webapp.__path__, 'webapp.'):\n"
+        "    importlib.import_module(m.name)\n"
         "print(sorted(n for n in sys.modules if n == 'z3' or n.startswith('z3.')), flush=True)\n"
         # The entry script starts the background set checker: leave without finalizing, so
         # a daemon thread still writing its log cannot abort the interpreter's shutdown.

@@ -6,7 +6,7 @@ from model.design import Bounds
 from model.presets import PRESETS
 from model.trace import replay
 from proofs.report import prove
-from webapp.proofs_view import invariant_lines, rows_of
+from webapp.show.proofs_view import invariant_lines, rows_of
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 

@@ -93,8 +93,8 @@ said = [code, err.getvalue()]
 """
 
 APP_SETUP = """
-from streamlit.testing.v1 import AppTest
-at = AppTest.from_file(sys.argv[2], default_timeout=120)
+from tests.app.helpers import page_alone
+at = page_alone(sys.argv[2], default_timeout=120)
 at.run()
 data = Path(sys.argv[1]).read_bytes()
 """
@@ -139,8 +139,7 @@ def test_the_itf_bomb_uploaded_to_the_playground_is_refused_and_its_memory_retur
 ) -> None:
     path = tmp_path / "bomb.json"
     path.write_bytes(itf_bomb())
-    page = ROOT / "webapp" / "screens" / "playground.py"
-    found = probe(APP_SETUP, APP_ACTION, str(path), str(page))
+    found = probe(APP_SETUP, APP_ACTION, str(path), "playground")
     exceptions, errors = found["said"]
     assert exceptions == 0
     assert len(errors) == 1 and "This trace file was not loaded" in errors[0]
@@ -232,7 +231,8 @@ def test_the_default_exercise_set_passes_the_scan() -> None:
 
 
 def test_an_exercise_set_too_deep_is_one_problem_with_its_line() -> None:
-    from webapp.exercises import ExerciseSetError, parse_set
+    from webapp.exercise_data import ExerciseSetError
+    from webapp.exercises import parse_set
 
     with pytest.raises(ExerciseSetError) as refused:
         parse_set("title = 'x'\n" + "a = " + "[" * 40 + "]" * 40 + "\n")

@@ -10,17 +10,11 @@ import pytest
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.presets import PRESETS
 from tests.slots import all_slots_taken
-from webapp import exercises
-from webapp.exercises import (
-    ExerciseSet,
-    ExerciseSetError,
-    OutOfBudget,
-    check_set_bytes,
-    known_verdicts,
-    parse_set,
-    verdicts,
-    verdicts_by,
-)
+from webapp import exercise_grading
+from webapp.exercise_data import ExerciseSet, ExerciseSetError
+from webapp.exercise_grading import known_verdicts, verdicts
+from webapp.exercise_solvability import OutOfBudget, verdicts_by
+from webapp.exercises import check_set_bytes, parse_set
 from webapp.set_checks import SetChecker
 
 HEAVY_BOUNDS = ("horizon = 8", "horizon = 9", "horizon = 10")
@@ -59,7 +53,7 @@ def small_set(n: int) -> bytes:
 @pytest.fixture
 def no_known_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start with no verdicts known to the process, so every check explores."""
-    monkeypatch.setattr(exercises, "_KNOWN", {})
+    monkeypatch.setattr(exercise_grading, "_KNOWN", {})
 
 
 @pytest.mark.usefixtures("no_known_verdicts")

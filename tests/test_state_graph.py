@@ -8,7 +8,8 @@ import pytest
 
 from model.design import Bounds
 from model.presets import PRESETS
-from webapp.state_graph import (
+from webapp.draw.state_graph import depth_figure, graph_figure
+from webapp.show.state_space import (
     DOOMED,
     GRAPH_NODE_LIMIT,
     SAFE,
@@ -16,8 +17,6 @@ from webapp.state_graph import (
     GraphTooLarge,
     build_graph,
     count_space,
-    depth_figure,
-    graph_figure,
     kind_counts,
     layered_positions,
     node_kinds,

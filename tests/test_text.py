@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.app.helpers import bare_links, read_as_text
-from webapp.text import MARKDOWN_SPECIAL, WORD_JOINER, escape_markdown, safe_markdown
+from webapp.show.text import MARKDOWN_SPECIAL, WORD_JOINER, escape_markdown, safe_markdown
 
 CATALOGUE = [
     "www.evil.example",

@@ -18,8 +18,16 @@ from model.presets import PRESETS
 from model.rules import Action
 from model.system import System
 from model.trace import Trace, replay
-from webapp.chapters import BY_NUMBER, build_run
-from webapp.events import (
+from webapp.draw.timeline import (
+    GAP_LABEL,
+    GAP_LABEL_LINES,
+    legend_looks,
+    marker_label,
+    message_hover,
+    timeline_figure,
+)
+from webapp.show.chapters import BY_NUMBER, build_run
+from webapp.show.events import (
     GAP_CLOSED_BY_NEWER,
     GAP_CLOSED_WITH_NOTHING_TO_SEND,
     LEASE_ACTIVE,
@@ -32,16 +40,8 @@ from webapp.events import (
     step_positions,
     time_x,
 )
-from webapp.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
-from webapp.timeline import (
-    GAP_LABEL,
-    GAP_LABEL_LINES,
-    legend_looks,
-    marker_label,
-    message_hover,
-    timeline_figure,
-)
-from webapp.views import actor_rows
+from webapp.show.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
+from webapp.show.views import actor_rows
 
 STALE_AFTER_EXPIRY = (
     Action("Acquire", 1),
@@ -682,7 +682,7 @@ def test_renewals_and_crashes_have_their_own_markers_in_the_legend() -> None:
 def test_captions_are_drawn_at_body_text_contrast() -> None:
     """The page style sets the caption opacity; blended on the page it reaches 4.5:1, where
     Streamlit's own 0.6 does not."""
-    from webapp.style import (
+    from webapp.show.style import (
         CAPTION_OPACITY,
         MIN_CONTRAST,
         PAGE_BACKGROUND,

@@ -32,8 +32,9 @@ from model.random_search import WEIGHTS, group_of
 from model.rules import RuleBuilder
 from model.system import System
 from model.trace import replay
-from webapp.design_form import bounds_from_values, limits_text
-from webapp.links import (
+from webapp.draw.timeline import ACTION_LOOKS, STEP_LOOKS
+from webapp.show.design_form import bounds_from_values, limits_text
+from webapp.show.links import (
     BOUND_COUNT_WORD,
     LinkError,
     bounds_from_params,
@@ -41,9 +42,8 @@ from webapp.links import (
     decode_bounds,
     encode_bounds,
 )
-from webapp.playground import CODES, decode_action, encode_action
-from webapp.timeline import ACTION_LOOKS, STEP_LOOKS
-from webapp.views import actor_rows
+from webapp.show.playground import CODES, decode_action, encode_action
+from webapp.show.views import actor_rows
 
 EVERY_KIND_DESIGNS = (
     Design(renew=True, crashes=1),

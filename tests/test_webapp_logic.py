@@ -11,19 +11,19 @@ from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action, lease_is_current
 from model.search import SearchOptions
-from webapp.chapter_page import source_line
-from webapp.chapters import ATOMIC, BY_NUMBER, CHAPTERS, chapter_traces, choice_traces
-from webapp.design_form import (
+from webapp.screens.chapter_page import source_line
+from webapp.show.chapters import ATOMIC, BY_NUMBER, CHAPTERS, chapter_traces, choice_traces
+from webapp.show.design_form import (
     bounds_from_values,
     design_from_values,
     parse_skew,
     values_of,
 )
-from webapp.events import pauses
-from webapp.links import matching_preset
-from webapp.story import run_summary
-from webapp.verdicts import cell, difference, verdict_rows
-from webapp.views import actor_rows, clamp_step, narration, opening_step
+from webapp.show.events import pauses
+from webapp.show.links import matching_preset
+from webapp.show.story import run_summary
+from webapp.show.verdicts import cell, difference, verdict_rows
+from webapp.show.views import actor_rows, clamp_step, narration, opening_step
 
 
 def _verdicts(preset: str) -> dict[str, bool]:
@@ -275,7 +275,7 @@ def test_run_summary_counts_outcomes() -> None:
 
 def test_matrix_cells_open_only_violations() -> None:
     from fencing.matrix import verdict_matrix
-    from webapp.compare_page import cell_at, matrix_cells
+    from webapp.screens.compare_page import cell_at, matrix_cells
 
     presets = [PRESETS["lease-only"], PRESETS["fencing"]]
     matrix = verdict_matrix(REFERENCE_BOUNDS, presets)

@@ -1,6 +1,7 @@
 """Fencing Lab web app: the entry point run by `streamlit run webapp/app.py`.
 
-It only sets up the page order; each page lives in `webapp/pages/` and stays thin.
+It only sets up the page order; each page is a function in `webapp/screens/`, listed in
+`webapp.screens.registry`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ if str(ROOT) not in sys.path:  # `streamlit run webapp/app.py` without installin
 
 import streamlit as st  # noqa: E402
 
-from webapp.navigation import PAGES  # noqa: E402
+from webapp.screens.registry import sections  # noqa: E402
 from webapp.set_checks import warm  # noqa: E402
-from webapp.style import PAGE_CSS  # noqa: E402
+from webapp.show.style import PAGE_CSS  # noqa: E402
 
 # Settings that must hold however the server was started (from any folder, with any config
 # file): visitors never see tracebacks or server paths, nor developer menus. (A comment, not
@@ -34,18 +35,7 @@ def main() -> None:
     st.set_page_config(page_title="Fencing Lab", page_icon="🔒", layout="wide")
     st.html(f"<style>{PAGE_CSS}</style>")
     warm()  # the exercise sets are checked in the background from the first page served
-    sections: dict[str, list[st.Page]] = {}
-    for entry in PAGES:
-        sections.setdefault(entry.section, []).append(
-            st.Page(
-                str(Path(__file__).parent / entry.path),
-                title=entry.title,
-                icon=entry.icon,
-                url_path=entry.url_path,
-                default=entry.url_path == "home",
-            )
-        )
-    st.navigation(sections).run()
+    st.navigation(sections()).run()
 
 
 main()

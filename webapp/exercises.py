@@ -1,4 +1,4 @@
-"""Classroom exercises: plain-data TOML sets, validated, and answers checked by the model.
+"""Classroom exercise sets: plain-data TOML files, read and validated.
 
 Three kinds of exercise:
 
@@ -8,33 +8,30 @@ Three kinds of exercise:
   it kept; the chosen design is explored.
 
 A set is a TOML file and nothing but data: it is parsed with `tomllib`, checked against a
-fixed schema, and never evaluated. A problem names the line and the field, so a teacher can
-fix their file. Nothing here imports Streamlit.
+fixed schema (`webapp.exercise_schema`), and never evaluated. A problem names the line and
+the field, so a teacher can fix their file; a set is refused when the model finds an
+exercise nobody can solve (`webapp.exercise_solvability`). Grading an answer is
+`webapp.exercise_grading`, a student's progress `webapp.exercise_progress`, and the values
+they share `webapp.exercise_data`. Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-import threading
 import time
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 from model.claims import citations, render_citations
-from model.design import BOUND_LIMITS, REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import explore
-from model.options import BY_OPTION, Kind, Option
+from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
-from model.rules import Action
-from model.search import SearchOptions
-from model.trace import Trace, TraceError, replay
+from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError, Problem
 from webapp.exercise_schema import (
     DEFAULT_FIX_OPTIONS,
     EXERCISE_KEYS,
@@ -70,81 +67,14 @@ from webapp.exercise_schema import (
 from webapp.exercise_schema import (
     TEMPLATE_SET as TEMPLATE_SET,
 )
-from webapp.links import matching_preset
+from webapp.exercise_solvability import (
+    OutOfBudget,
+    unsolvable,
+)
 
-MAX_PROBLEM_CHARS: Final = 400
 MAX_PROBLEMS: Final = 20
-CHECK_MAX_STATES: Final = 300_000
-CHECK_MAX_SECONDS: Final = 10.0
-"""Budget of one exploration that grades an answer."""
-
-MAX_FIX_CANDIDATES: Final = 200
-"""Most designs tried when checking that a *fix* exercise has a fix."""
-
 PRESET_CLAIMS: Final = {name: preset.claims for name, preset in PRESETS.items()}
 """What a hint may cite as `{preset:P2}`: each preset's claims, checked by the tests."""
-
-# ----- the data ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise, validated: what to show, the design and bounds, what counts as right."""
-
-    id: str
-    kind: str
-    title: str
-    prompt: str
-    design: Design
-    design_name: str
-    bounds: Bounds
-    hints: tuple[str, ...] = ()
-    prop: str = ""
-    max_steps: int = 0
-    options: tuple[str, ...] = ()
-    keep: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ExerciseSet:
-    """A titled list of exercises from one TOML file."""
-
-    title: str
-    description: str
-    exercises: tuple[Exercise, ...]
-    source: str = ""
-
-    def by_id(self, exercise_id: str) -> Exercise | None:
-        """The exercise with this id, if any."""
-        return next((e for e in self.exercises if e.id == exercise_id), None)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a set file: where (line, field) and what to change."""
-
-    line: int | None
-    where: str
-    message: str
-
-    def text(self) -> str:
-        """`line 12: exercise 3 ('x'), field 'max_steps': must be …` (at most 400 characters)."""
-        place = f"line {self.line}: " if self.line else ""
-        whole = f"{place}{self.where}: {self.message}"
-        return whole if len(whole) <= MAX_PROBLEM_CHARS else whole[: MAX_PROBLEM_CHARS - 1] + "…"
-
-
-class ExerciseSetError(ValueError):
-    """A set file that cannot be used; `problems` lists each error with its line."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("; ".join(p.text() for p in self.problems))
-
-    def __reduce__(self) -> tuple[type[ExerciseSetError], tuple[tuple[Problem, ...]]]:
-        """Pickle with the problems themselves (the pages cache refused sets too)."""
-        return (ExerciseSetError, (self.problems,))
-
 
 # ----- reading a file ------------------------------------------------------------------------
 
@@ -642,415 +572,3 @@ def _named_field(message: str, table: Mapping[str, Any]) -> str:
         if re.search(rf"\b{re.escape(str(key))}\b", message):
             return str(key)
     return ""
-
-
-def design_name(design: Design) -> str:
-    """A design for a sentence: its preset's name when it is one, else its options in words."""
-    preset = matching_preset(design)
-    return f"the preset `{preset}`" if preset else design.in_words()
-
-
-# ----- can it be solved? ---------------------------------------------------------------------
-
-
-class OutOfBudget(Exception):
-    """The deadline of a set's check came before the model finished checking an exercise."""
-
-
-def verdicts_by(design: Design, bounds: Bounds, deadline: float | None) -> Verdicts:
-    """The grading verdicts, given only the time left before the deadline (if any).
-
-    Verdicts known already are given at once. Raises `OutOfBudget` when no time is left, or
-    when the exploration stopped because the deadline came (not because the design is too
-    large for the grading budget).
-    """
-    known = known_verdicts(design, bounds)
-    if known is not None or deadline is None:
-        return known or verdicts(design, bounds)
-    left = deadline - time.perf_counter()
-    if left <= 0:
-        raise OutOfBudget
-    found = verdicts(design, bounds, max_seconds=min(CHECK_MAX_SECONDS, left))
-    if not found.complete and time.perf_counter() >= deadline:
-        raise OutOfBudget
-    return found
-
-
-def unsolvable(exercise: Exercise, deadline: float | None = None) -> str | None:
-    """Why no answer can be right, asked of the model at the exercise's bounds; None if one can.
-
-    A *break* needs a violation within its step allowance; a *fix* needs its property broken
-    today and some allowed change that makes it hold while keeping what must be kept. With a
-    deadline (a `time.perf_counter()` value), `OutOfBudget` says the check did not finish.
-    """
-    found = verdicts_by(exercise.design, exercise.bounds, deadline)
-    if not found.complete:
-        return (
-            f"the model cannot finish checking this design at these bounds ({found.stopped_by}): "
-            "lower the bounds"
-        )
-    if exercise.kind == "break":
-        shortest = found.shortest[exercise.prop]
-        if shortest is None:
-            return (
-                f"{exercise.prop} holds in this design at these bounds, so there is no run "
-                "that breaks it"
-            )
-        if shortest > exercise.max_steps:
-            return (
-                f"the shortest run that breaks {exercise.prop} has {shortest} steps, more "
-                f"than max_steps = {exercise.max_steps}"
-            )
-    if exercise.kind == "fix":
-        if exercise.prop in found.holds:
-            return f"{exercise.prop} already holds in this design at these bounds: nothing to fix"
-        return _no_fix(exercise, found, deadline)
-    return None
-
-
-def _no_fix(exercise: Exercise, original: Verdicts, deadline: float | None) -> str | None:
-    """None when some allowed change is a fix; otherwise why none is."""
-    required = required_properties(exercise, original)
-    candidates = list(itertools.islice(candidate_designs(exercise), MAX_FIX_CANDIDATES + 1))
-    if len(candidates) > MAX_FIX_CANDIDATES:
-        return None  # too many combinations to try them all: assume the teacher knows one
-    for design in candidates:
-        found = verdicts_by(design, exercise.bounds, deadline)
-        if found.complete and all(name in found.holds for name in required):
-            return None
-    return (
-        f"no change of {', '.join(exercise.options)} makes {exercise.prop} hold while "
-        f"keeping {', '.join(name for name in required if name != exercise.prop) or 'nothing'}"
-    )
-
-
-def candidate_designs(exercise: Exercise) -> Iterator[Design]:
-    """Every valid design the student could reach by changing the allowed options."""
-    choices = [_option_values(BY_OPTION[name]) for name in exercise.options]
-    for values in itertools.product(*choices):
-        try:
-            design = exercise.design.with_changes(dict(zip(exercise.options, values, strict=True)))
-            design.check_fits(exercise.bounds)
-        except DesignError:
-            continue
-        if design != exercise.design:
-            yield design
-
-
-def _option_values(option: Option) -> tuple[Any, ...]:
-    """Every value of a choice, count or flag option."""
-    if option.kind is Kind.FLAG:
-        return (False, True)
-    if option.kind is Kind.COUNT:
-        return tuple(range(option.low, option.high + 1))
-    return option.values
-
-
-# ----- grading ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The verdict on one answer: right or wrong, and a message that says why."""
-
-    correct: bool
-    message: str
-
-
-@dataclass(frozen=True)
-class Verdicts:
-    """What the explorer says about a design: which properties hold, shortest violations."""
-
-    holds: tuple[str, ...]
-    shortest: dict[str, int | None]
-    complete: bool
-    stopped_by: str | None
-
-
-MAX_KNOWN: Final = 512
-"""Most complete verdicts kept for the process (the oldest is forgotten first)."""
-_KNOWN: dict[tuple[Design, Bounds], Verdicts] = {}
-_KNOWN_LOCK = threading.Lock()
-
-
-def known_verdicts(design: Design, bounds: Bounds) -> Verdicts | None:
-    """The verdicts of a complete exploration made earlier in this process, if any.
-
-    A complete exploration's verdicts are facts of the design and bounds, whatever budget
-    it had, so the set check and the grading share them; a stopped one is never kept.
-    """
-    with _KNOWN_LOCK:
-        return _KNOWN.get((design, bounds))
-
-
-def verdicts(design: Design, bounds: Bounds, max_seconds: float = CHECK_MAX_SECONDS) -> Verdicts:
-    """Explore the design within the grading budget (complete verdicts are kept)."""
-    known = known_verdicts(design, bounds)
-    if known is not None:
-        return known
-    result = explore(
-        design, bounds, SearchOptions(max_states=CHECK_MAX_STATES, max_seconds=max_seconds)
-    )
-    found = Verdicts(
-        holds=tuple(name for name, v in result.verdicts.items() if v.holds),
-        shortest={name: v.shortest for name, v in result.verdicts.items()},
-        complete=result.complete,
-        stopped_by=result.stopped_by,
-    )
-    if found.complete:
-        with _KNOWN_LOCK:
-            _KNOWN[(design, bounds)] = found
-            while len(_KNOWN) > MAX_KNOWN:
-                del _KNOWN[next(iter(_KNOWN))]
-    return found
-
-
-def _incomplete(found: Verdicts) -> Feedback:
-    """The answer cannot be graded: the exploration ran out of budget."""
-    return Feedback(
-        False,
-        "This answer cannot be graded: the model check stopped at its budget of "
-        f"{CHECK_MAX_STATES:,} states and {CHECK_MAX_SECONDS:g} s ({found.stopped_by}) before "
-        "it saw every run. Ask your teacher for smaller bounds.",
-    )
-
-
-def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) -> Feedback:
-    """Right when the chosen properties are exactly those the design keeps."""
-    if not found.complete:
-        return _incomplete(found)
-    picked = set(chosen)
-    truth = set(found.holds)
-    if picked == truth:
-        kept = ", ".join(sorted(truth)) or "none of them"
-        return Feedback(True, f"Right: the design keeps {kept}; every other property fails.")
-    wrong = len(picked ^ truth)
-    return Feedback(
-        False,
-        f"Not quite: {wrong} of the {len(PROPERTY_NAMES)} properties "
-        f"{'is' if wrong == 1 else 'are'} misjudged. Picture the runs the scheduler could "
-        "choose, and try again.",
-    )
-
-
-def check_break(exercise: Exercise, actions: Sequence[Action]) -> Feedback:
-    """Right when the run replays and violates the property within the allowed steps."""
-    if not actions:
-        return Feedback(False, "Your run has no steps yet: click actions to build one.")
-    if len(actions) > exercise.max_steps:
-        return Feedback(
-            False,
-            f"Your run has {len(actions)} steps; this exercise allows at most "
-            f"{exercise.max_steps}. Look for a shorter way.",
-        )
-    try:
-        trace = replay(exercise.design, exercise.bounds, actions)
-    except TraceError as error:
-        return Feedback(False, f"Your run cannot be replayed: {error}")
-    step = trace.first_violation(exercise.prop)
-    if step is None:
-        broken = ", ".join(trace.violated())
-        extra = f" (it does violate {broken})" if broken else ""
-        return Feedback(False, f"Your run never violates {exercise.prop}{extra}. Try again.")
-    reason = step.reason(exercise.prop) or ""
-    why = reason.removeprefix(f"{exercise.prop} violated: ")
-    return Feedback(
-        True, f"Right: step {step.number} ({step.action.label()}) violates {exercise.prop}: {why}"
-    )
-
-
-def check_break_trace(exercise: Exercise, trace: Trace) -> Feedback:
-    """A *break* answer given as a trace file: its design and bounds must be the exercise's."""
-    if trace.design != exercise.design or trace.bounds != exercise.bounds:
-        return Feedback(
-            False,
-            "This trace file is for another design or other bounds "
-            f"({design_name(trace.design)}, {trace.bounds.in_words()}); this exercise uses "
-            f"{design_name(exercise.design)}, {exercise.bounds.in_words()}.",
-        )
-    return check_break(exercise, trace.actions)
-
-
-def fixed_design(exercise: Exercise, changes: Mapping[str, Any]) -> Design:
-    """The exercise's design with the student's changes to the allowed options only."""
-    refused = sorted(set(changes) - set(exercise.options))
-    if refused:
-        raise DesignError(
-            f"this exercise lets you change only {', '.join(exercise.options)}, not {refused[0]}"
-        )
-    return exercise.design.with_changes(changes)
-
-
-def offered_values(exercise: Exercise, name: str) -> tuple[str, ...]:
-    """The values of a choice option that a fix answer can use: each the model accepts with
-    the exercise's design and some values of the other offered choices and flags.
-
-    A wrong answer earns a hint, so a value that no answer can use (a volatile counter where
-    the restarts it needs are not offered) is not put before the student.
-    """
-    option = BY_OPTION[name]
-    if option.kind is not Kind.CHOICE:
-        return ()
-    others = [
-        [(other, value) for value in _tried_values(BY_OPTION[other])]
-        for other in exercise.options
-        if other != name and BY_OPTION[other].kind in (Kind.CHOICE, Kind.FLAG)
-    ]
-    usable = []
-    for value in option.values:
-        for rest in itertools.product(*others):
-            try:
-                exercise.design.with_changes({name: value, **dict(rest)})
-            except DesignError:
-                continue
-            usable.append(value)
-            break
-    return tuple(usable)
-
-
-def _tried_values(option: Option) -> tuple[Any, ...]:
-    """Every value of a choice or a flag."""
-    return option.values if option.kind is Kind.CHOICE else (False, True)
-
-
-def required_properties(exercise: Exercise, original: Verdicts) -> tuple[str, ...]:
-    """What a fix must keep: the target property and the `keep` list (default: what held)."""
-    keep = exercise.keep if exercise.keep is not None else original.holds
-    return tuple(sorted({exercise.prop, *keep}))
-
-
-def check_fix(exercise: Exercise, design: Design, original: Verdicts, found: Verdicts) -> Feedback:
-    """Right when the new design keeps the property and every property it must keep."""
-    if not found.complete:
-        return _incomplete(found)
-    if design == exercise.design:
-        return Feedback(False, "That is the original design: change at least one option.")
-    required = required_properties(exercise, original)
-    lost = [name for name in required if name not in found.holds]
-    if not lost:
-        return Feedback(
-            True,
-            f"Right: with {design_name(design)}, the design keeps {', '.join(required)} within "
-            "these bounds.",
-        )
-    shortest = ", ".join(f"{name} in {found.shortest[name]} steps" for name in lost)
-    if exercise.prop in lost:
-        return Feedback(False, f"With {design_name(design)}, the design still violates {shortest}.")
-    return Feedback(
-        False,
-        f"With {design_name(design)}, the design keeps {exercise.prop} but loses what held "
-        f"before: {shortest}.",
-    )
-
-
-# ----- progress -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One answer a student gave, and its verdict."""
-
-    exercise_id: str
-    answer: str
-    correct: bool
-    message: str
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A session's answers, oldest first (a new value per answer; never mutated)."""
-
-    attempts: tuple[Attempt, ...] = ()
-
-    def record(self, attempt: Attempt) -> Progress:
-        """The progress with one more answer."""
-        return Progress((*self.attempts, attempt))
-
-    def of(self, exercise_id: str) -> tuple[Attempt, ...]:
-        """The answers given to one exercise."""
-        return tuple(a for a in self.attempts if a.exercise_id == exercise_id)
-
-    def solved(self, exercise_id: str) -> bool:
-        """Whether some answer to the exercise was right."""
-        return any(a.correct for a in self.of(exercise_id))
-
-    def wrong(self, exercise_id: str) -> int:
-        """How many wrong answers were given before the first right one."""
-        count = 0
-        for attempt in self.of(exercise_id):
-            if attempt.correct:
-                break
-            count += 1
-        return count
-
-    def hints(self, exercise: Exercise) -> tuple[str, ...]:
-        """The hints earned so far: one more after each wrong answer."""
-        return exercise.hints[: self.wrong(exercise.id)]
-
-
-def summary_rows(exercise_set: ExerciseSet, progress: Progress) -> list[dict[str, Any]]:
-    """One row per exercise: id, title, kind, solved, attempts, hints used, last answer."""
-    rows = []
-    for exercise in exercise_set.exercises:
-        attempts = progress.of(exercise.id)
-        rows.append(
-            {
-                "id": exercise.id,
-                "title": exercise.title,
-                "kind": exercise.kind,
-                "solved": progress.solved(exercise.id),
-                "attempts": len(attempts),
-                "hints_used": len(progress.hints(exercise)),
-                "last_answer": attempts[-1].answer if attempts else "",
-            }
-        )
-    return rows
-
-
-def summary_markdown(exercise_set: ExerciseSet, progress: Progress, student: str = "") -> str:
-    """A student's summary as markdown: a table of exercises and every answer given."""
-    rows = summary_rows(exercise_set, progress)
-    solved = sum(1 for r in rows if r["solved"])
-    lines = [
-        f"# {exercise_set.title}: summary" + (f" for {student}" if student else ""),
-        "",
-        f"Solved {solved} of {len(rows)} exercises.",
-        "",
-        "| exercise | kind | solved | attempts | hints used |",
-        "|---|---|---|---|---|",
-    ]
-    for row in rows:
-        mark = "yes" if row["solved"] else "no"
-        lines.append(
-            f"| {_cell(row['title'])} | {row['kind']} | {mark} | {row['attempts']} | "
-            f"{row['hints_used']} |"
-        )
-    lines += ["", "## Answers", ""]
-    for attempt in progress.attempts:
-        verdict = "right" if attempt.correct else "wrong"
-        lines.append(f"- `{attempt.exercise_id}` ({verdict}): {_cell(attempt.answer)}")
-    return "\n".join(lines) + "\n"
-
-
-def summary_json(exercise_set: ExerciseSet, progress: Progress, student: str = "") -> str:
-    """The same summary as JSON, for a teacher's scripts."""
-    return json.dumps(
-        {
-            "set": exercise_set.title,
-            "student": student,
-            "exercises": summary_rows(exercise_set, progress),
-            "answers": [vars(a) for a in progress.attempts],
-        },
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
-def _cell(text: str) -> str:
-    """Text made safe for one markdown table cell or list item (no pipes, no newlines)."""
-    return text.replace("|", "/").replace("\n", " ")[:300]
-
-
-def bound_help() -> str:
-    """The allowed range of each bound, for teachers writing a set."""
-    return ", ".join(f"{name} {low}..{high}" for name, (low, high) in BOUND_LIMITS.items())

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 if TYPE_CHECKING:
     from model.design import Bounds, Design
-    from webapp.proofs_view import ProofRow
+    from webapp.show.proofs_view import ProofRow
 
 T = TypeVar("T")
 
@@ -50,7 +50,7 @@ TICK_SECONDS: Final = 0.25
 """How often the waiting side looks at the job and calls `on_tick`."""
 MEMORY_BYTES: Final = 4 * 2**30
 """Address space one job may use; past it the job fails on its own, the server is untouched."""
-PRELOADED: Final = ("proofs.report", "webapp.proofs_view", "webapp.proof_jobs_warmup")
+PRELOADED: Final = ("proofs.report", "webapp.show.proofs_view", "webapp.proof_jobs_warmup")
 """Modules the fork server imports once, so a job starts in milliseconds with the prover
 imported and the explorer's kernels loaded."""
 JOB_NAME: Final = "fencing lab proof job"
@@ -269,7 +269,7 @@ def proof_rows(
 ) -> tuple[ProofRow, ...]:
     """The prover's report as rows, computed in the job's process (the only place z3 runs)."""
     from proofs.report import prove
-    from webapp.proofs_view import rows_of
+    from webapp.show.proofs_view import rows_of
 
     return rows_of(prove(design, bounds, max_states=max_states, max_seconds=max_seconds))
 

@@ -18,16 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from webapp.exercises import (
-    DEFAULT_SET,
-    FOLDER_ENV,
-    ExerciseSet,
-    ExerciseSetError,
-    check_set_bytes,
-    folder_files,
-    read_bounded,
-)
-from webapp.limits import heavy_work
+from webapp.exercise_data import ExerciseSet, ExerciseSetError
+from webapp.exercises import DEFAULT_SET, FOLDER_ENV, check_set_bytes, folder_files, read_bounded
+from webapp.screens.limits import heavy_work
 
 Checked = ExerciseSet | ExerciseSetError
 """A set file's outcome: the set, or the problems that keep it from being used."""

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.helpers import switch_to
+
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 TIMEOUT = 120
 
@@ -19,8 +21,8 @@ def open_page() -> Callable[..., AppTest]:
     def _open(page: str, **params: str) -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
         at.run()
-        if page != "screens/home.py":
-            at.switch_page(page)
+        if page != "home":
+            switch_to(at, page)
         for name, value in params.items():
             at.query_params[name] = value
         at.run()

@@ -59,3 +59,31 @@ def read_as_text(markdown: str) -> str:
 def bare_links(markdown: str) -> list[str]:
     """The addresses Streamlit's Markdown would turn into links in this source."""
     return BARE_ADDRESS.findall(read_as_text(markdown))
+
+
+def switch_to(at: AppTest, url_path: str) -> AppTest:
+    """Open the page registered under this URL path, as following its link would.
+
+    `AppTest.switch_page` only finds file pages; the app's pages are functions, so the page
+    is looked up among those the last run registered with `st.navigation` (the run must come
+    first), and a URL path no page has fails the test.
+    """
+    by_url = {
+        info.get("url_pathname") or "home": page  # the default page is served at the root
+        for page, info in at._registered_pages.items()
+    }
+    assert url_path in by_url, f"no page is registered at /{url_path}: {sorted(map(str, by_url))}"
+    at._page_hash = by_url[url_path]
+    return at
+
+
+def run_page(url_path: str) -> None:
+    """The script of one page run by itself (AppTest.from_function), without the menu."""
+    from webapp.screens.registry import render_page
+
+    render_page(url_path)
+
+
+def page_alone(url_path: str, default_timeout: float) -> AppTest:
+    """An AppTest of one page by itself: no menu, no background checks the entry starts."""
+    return AppTest.from_function(run_page, args=(url_path,), default_timeout=default_timeout)

@@ -12,15 +12,15 @@ from streamlit.testing.v1 import AppTest
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 from webapp import class_store
-from webapp.class_page import class_links, spread_figure
 from webapp.class_store import shared_store
-from webapp.exercises import verdicts
+from webapp.exercise_grading import verdicts
+from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]
-CLASS_PAGE = str(ROOT / "webapp" / "screens" / "class_page.py")
-EXERCISES_PAGE = str(ROOT / "webapp" / "screens" / "exercises.py")
+CLASS_PAGE = "class"
+EXERCISES_PAGE = "exercises"
 EVIL = "[Ada](https://evil.example) ![x](https://evil.example/x.png)"
 EVIL_NICKNAME = "[Ada](https://evil.example)"
 
@@ -35,7 +35,7 @@ def class_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run(page: str, **params: str) -> AppTest:
     """Run a page with query parameters, failing on any exception."""
-    at = AppTest.from_file(page, default_timeout=60)
+    at = page_alone(page, default_timeout=60)
     for name, value in params.items():
         at.query_params[name] = value
     at.run()

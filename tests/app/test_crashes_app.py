@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 
 Opener = Callable[..., AppTest]
-PROOFS = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "z3_proofs.py")
+PROOFS = "proofs"
 
 
 def test_explore_shows_a_lock_without_a_lease_stranding_its_crashed_holder(
     open_page: Opener,
 ) -> None:
     """The row has a P6 cell, the counterexample list offers P6 and its run is told."""
-    at = open_page("screens/explore.py")
+    at = open_page("explore")
     at.selectbox(key="preset_choice").select("lock-without-lease").run()
     assert at.selectbox(key="expiry").value == "never"
     for name, value in REFERENCE_BOUNDS.to_dict().items():
@@ -42,7 +41,7 @@ def test_explore_shows_a_lock_without_a_lease_stranding_its_crashed_holder(
 
 def test_compare_has_a_p6_column(open_page: Opener) -> None:
     """The matrix shows P6 for every preset: vacuous without crashes, 5 without a lease."""
-    at = open_page("screens/compare.py")
+    at = open_page("compare")
     matrix = at.dataframe[0].value.set_index("design")
     assert matrix.loc["lock-without-lease", "P6"] == "✘ 5"
     assert matrix.loc["keepalive-fencing", "P6"] == "✔"
@@ -54,7 +53,7 @@ def test_compare_has_a_p6_column(open_page: Opener) -> None:
 
 def test_proofs_prove_a_keepalive_frees_a_crashed_holder() -> None:
     """The proofs page shows P6 proved for every horizon, with its invariant."""
-    at = AppTest.from_file(PROOFS, default_timeout=120)
+    at = page_alone(PROOFS, default_timeout=120)
     at.run()
     at.selectbox(key="proof-preset").set_value("keepalive-fencing").run()
     at.toggle(key="proof-run").set_value(True).run()

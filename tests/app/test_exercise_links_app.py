@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 from webapp import set_checks
 from webapp.exercise_schema import FOLDER_ENV, TEMPLATE_SET
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "exercises.py")
+PAGE = "exercises"
 
 
 def run(**params: str) -> AppTest:
     """The page with query parameters, failing on any exception."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     for name, value in params.items():
         at.query_params[name] = value
     at.run()
@@ -84,18 +84,18 @@ BEACON = "![x](http://127.0.0.1:9/t.png)"
 @pytest.mark.parametrize(
     "page, params",
     [
-        ("exercises.py", {"set": PHISHING, "exercise": BEACON, "student": PHISHING}),
-        ("exercises.py", {"student": "x" * 5000, "exercise": "lease-fix-p1"}),
-        ("exercises.py", {"class": PHISHING, "student": BEACON}),
-        ("class_page.py", {"class": PHISHING, "key": BEACON}),
-        ("class_page.py", {"class": "a" * 12, "key": "b" * 5000}),
+        ("exercises", {"set": PHISHING, "exercise": BEACON, "student": PHISHING}),
+        ("exercises", {"student": "x" * 5000, "exercise": "lease-fix-p1"}),
+        ("exercises", {"class": PHISHING, "student": BEACON}),
+        ("class", {"class": PHISHING, "key": BEACON}),
+        ("class", {"class": "a" * 12, "key": "b" * 5000}),
     ],
 )
 def test_hostile_links_are_answered_in_words(
     page: str, params: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FENCING_LAB_CLASSES", str(tmp_path / "classes"))
-    at = AppTest.from_file(str(Path(PAGE).parent / page), default_timeout=60)
+    at = page_alone(page, default_timeout=60)
     for name, value in params.items():
         at.query_params[name] = value
     at.run()

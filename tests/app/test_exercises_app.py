@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 from tests.slots import all_slots_taken
-from webapp import exercises, set_checks
-from webapp.exercises import DEFAULT_SET, ExerciseSet, ExerciseSetError, check_set_bytes
+from webapp import exercise_grading, set_checks
+from webapp.exercise_data import ExerciseSet, ExerciseSetError
+from webapp.exercises import DEFAULT_SET, check_set_bytes
 from webapp.set_checks import SetChecker
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "exercises.py")
+PAGE = "exercises"
 SMALL = (
     'title = "Mini"\n\n[[exercise]]\nid = "m"\nkind = "predict"\ntitle = "t"\n'
     'prompt = "p"\npreset = "fencing"\n'
@@ -26,7 +27,7 @@ SMALL = (
 
 def open_exercises(exercise: str = "") -> AppTest:
     """Run the exercises page on the default set, optionally on one exercise."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     if exercise:
@@ -86,7 +87,7 @@ def test_fix_it_wrong_then_right() -> None:
     # The volatile counter needs coordinator restarts, which this exercise does not offer: it
     # is not in the chooser, so no hint is spent on a design the model refuses.
     from model.options import BY_OPTION
-    from webapp.option_widgets import word_with_mirrors
+    from webapp.screens.option_widgets import word_with_mirrors
 
     tokens = at.selectbox(key="ex-key-version-fix-p3-opt-token").options
     token = BY_OPTION["token"]
@@ -163,9 +164,9 @@ def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) 
 def test_an_uploaded_set_is_kept_for_the_session() -> None:
     """Leaving the page drops the upload widget, not the set: it is still offered on return."""
     from webapp.exercises import parse_set
-    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+    from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     at.session_state[UPLOADED_KEY] = parse_set(
         'title = "Mine"\n\n[[exercise]]\nid = "m"\nkind = "predict"\ntitle = "t"\n'
         'prompt = "p"\npreset = "fencing"\n',
@@ -241,7 +242,7 @@ def test_with_every_slot_taken_the_default_set_is_shown_as_being_checked(
     monkeypatch.setattr(set_checks, "CHECKER", checker)
     try:
         with all_slots_taken(monkeypatch):
-            at = AppTest.from_file(PAGE, default_timeout=60).run()
+            at = page_alone(PAGE, default_timeout=60).run()
             assert not at.exception
             assert "still checking this set" in all_text(at)
             assert checker.runs == 0
@@ -256,7 +257,7 @@ def test_with_every_slot_taken_grading_says_the_server_is_busy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     at = open_exercises()
-    monkeypatch.setattr(exercises, "_KNOWN", {})  # the verdicts must be explored again
+    monkeypatch.setattr(exercise_grading, "_KNOWN", {})  # the verdicts must be explored again
     at.checkbox(key="ex-lease-predict-P1").check().run()
     with all_slots_taken(monkeypatch):
         at.button(key="ex-lease-predict-check").click().run()

@@ -8,14 +8,14 @@ from streamlit.testing.v1 import AppTest
 
 from model.presets import PRESET_NAMES
 from tests.app.conftest import APP, TIMEOUT
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, switch_to
 
 
 def explore_page(**params: str) -> AppTest:
     """A fresh session on the Explore page, opened with these URL parameters."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
-    at.switch_page("screens/explore.py")
+    switch_to(at, "explore")
     for name, value in params.items():
         at.query_params[name] = value
     at.run()

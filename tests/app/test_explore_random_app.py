@@ -11,12 +11,13 @@ from model.presets import PRESETS
 from model.random_search import random_search
 from tests.app.conftest import APP, TIMEOUT
 from tests.app.helpers import shown as plain
+from tests.app.helpers import switch_to
 
 
 def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
-    at.switch_page("screens/explore.py").run()
+    switch_to(at, "explore").run()
     at.selectbox(key="preset_choice").set_value("lease-only").run()
     at.radio(key="strategy").set_value("random").run()
     at.number_input(key="runs").set_value(40).run()
@@ -48,7 +49,7 @@ def test_a_random_search_link_reopens_the_same_search() -> None:
     """The strategy, runs and seed are kept in the link; a fresh session shows the same."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
-    at.switch_page("screens/explore.py").run()
+    switch_to(at, "explore").run()
     at.selectbox(key="preset_choice").set_value("fencing").run()
     at.radio(key="strategy").set_value("random").run()
     at.number_input(key="runs").set_value(25).run()
@@ -58,7 +59,7 @@ def test_a_random_search_link_reopens_the_same_search() -> None:
     assert (link["strategy"], link["runs"], link["seed"]) == ("random", "25", "4")
     fresh = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     fresh.run()
-    fresh.switch_page("screens/explore.py")
+    switch_to(fresh, "explore")
     for key, value in link.items():
         fresh.query_params[key] = value
     fresh.run()
@@ -72,7 +73,7 @@ def test_a_random_search_link_reopens_the_same_search() -> None:
 def test_a_bad_strategy_in_a_link_is_reported_and_replaced() -> None:
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
-    at.switch_page("screens/explore.py")
+    switch_to(at, "explore")
     at.query_params.update(strategy="guess", runs="1e400", seed="-3")
     at.run()
     assert not at.exception

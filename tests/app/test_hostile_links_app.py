@@ -13,8 +13,8 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, TIMEOUT
-from tests.app.helpers import bare_links, read_as_text
-from webapp.text import WORD_JOINER
+from tests.app.helpers import bare_links, page_alone, read_as_text, switch_to
+from webapp.show.text import WORD_JOINER
 
 PHISHING = "[Log in again](https://evil.example)"
 BEACON = "![x](http://127.0.0.1:9/t.png)"
@@ -24,7 +24,7 @@ def page(path: str, **params: str) -> AppTest:
     """A fresh session on one page opened with these parameters; it must not raise."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
-    at.switch_page(path)
+    switch_to(at, path)
     for name, value in params.items():
         at.query_params[name] = value
     at.run()
@@ -80,17 +80,17 @@ def assert_shown_never_linked(at: AppTest, *texts: str) -> None:
 @pytest.mark.parametrize(
     "path, params",
     [
-        ("screens/playground.py", {"d": "fencing", "b": "5.12.30.8.4"}),
-        ("screens/playground.py", {"d": PHISHING}),
-        ("screens/playground.py", {"d": BEACON, "b": "2.2.6.3.2"}),
-        ("screens/playground.py", {"a": "A1.S1." + "X" * 3000}),
-        ("screens/playground.py", {"b": "9" * 5000}),
-        ("screens/chapter_1.py", {"step": "1e400", "run": "99"}),
-        ("screens/chapter_3.py", {"step": "-5", "run": PHISHING}),
-        ("screens/compare.py", {"a": PHISHING, "b": "Infinity", "cell": BEACON}),
-        ("screens/explore.py", {"skew": BEACON, "budget": "1e400"}),
-        ("screens/state_space.py", {"preset": PHISHING, "horizon": "Infinity"}),
-        ("screens/z3_proofs.py", {"preset": "fencing", "grants": "-1e400", "run": "1"}),
+        ("playground", {"d": "fencing", "b": "5.12.30.8.4"}),
+        ("playground", {"d": PHISHING}),
+        ("playground", {"d": BEACON, "b": "2.2.6.3.2"}),
+        ("playground", {"a": "A1.S1." + "X" * 3000}),
+        ("playground", {"b": "9" * 5000}),
+        ("chapter-1", {"step": "1e400", "run": "99"}),
+        ("chapter-3", {"step": "-5", "run": PHISHING}),
+        ("compare", {"a": PHISHING, "b": "Infinity", "cell": BEACON}),
+        ("explore", {"skew": BEACON, "budget": "1e400"}),
+        ("state-space", {"preset": PHISHING, "horizon": "Infinity"}),
+        ("proofs", {"preset": "fencing", "grants": "-1e400", "run": "1"}),
     ],
 )
 def test_a_hostile_link_is_answered_in_words(path: str, params: dict[str, str]) -> None:
@@ -103,10 +103,10 @@ def test_a_hostile_link_is_answered_in_words(path: str, params: dict[str, str]) 
 
 
 def test_home_says_when_a_link_carries_a_setting_it_does_not_have() -> None:
-    text = rendered(page("screens/home.py", colour=PHISHING))
+    text = rendered(page("home", colour=PHISHING))
     assert "This link was partly not understood: this page has no setting" in text
     assert "evil" not in text
-    assert "partly not understood" not in rendered(page("screens/home.py", embed="true"))
+    assert "partly not understood" not in rendered(page("home", embed="true"))
 
 
 @pytest.mark.parametrize("number", [1, 2, 3, 4])
@@ -118,7 +118,7 @@ def test_home_says_when_a_link_carries_a_setting_it_does_not_have() -> None:
 def test_every_chapter_says_which_part_of_a_link_it_did_not_understand(
     number: int, params: dict[str, str]
 ) -> None:
-    at = page(f"screens/chapter_{number}.py", **params)
+    at = page(f"chapter-{number}", **params)
     text = rendered(at)
     assert text.count("This link was partly not understood") == 1, text
     assert "red" not in text.split("partly not understood")[1].split("\n")[0]
@@ -137,7 +137,7 @@ ADDRESSES = [
 @pytest.mark.parametrize("option", ["receiver", "skew"])
 def test_an_address_in_a_link_is_quoted_as_text_not_linked(option: str, address: str) -> None:
     """`/explore?receiver=www.evil.example` quotes the value back, and it is no link."""
-    at = page("screens/explore.py", **{option: address})
+    at = page("explore", **{option: address})
     assert_shown_never_linked(at, address)
 
 
@@ -156,7 +156,7 @@ hints = ["See www.evil.example/hint {fencing:P1}."]
 
 def exercises_page(**state: Any) -> AppTest:
     """The exercises page, run once with this session state."""
-    at = AppTest.from_file(str(APP.parent / "screens" / "exercises.py"), default_timeout=TIMEOUT)
+    at = page_alone("exercises", default_timeout=TIMEOUT)
     for key, value in state.items():
         at.session_state[key] = value
     at.run()
@@ -188,7 +188,7 @@ def test_addresses_in_a_teachers_folder_are_text(
 
 def test_addresses_in_an_uploaded_set_and_its_file_name_are_text() -> None:
     from webapp.exercises import parse_set
-    from webapp.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
+    from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     uploaded = parse_set(HOSTILE_SET, source="https://evil.example/set.toml")
     at = exercises_page(**{UPLOADED_KEY: uploaded, CHOICE_KEY: UPLOAD_CHOICE})
@@ -202,13 +202,13 @@ def test_addresses_in_an_uploaded_set_and_its_file_name_are_text() -> None:
 def test_the_widest_bounds_a_link_may_ask_for_open_a_working_playground() -> None:
     """5 workers, lease 12, horizon 30, 8 grants, 4 writes: once too wide to number, now a
     run the scheduler can play."""
-    at = page("screens/playground.py", d="fencing", b="5.12.30.8.4")
+    at = page("playground", d="fencing", b="5.12.30.8.4")
     assert not at.error
     assert any("Your move" in m.value for m in at.markdown)
 
 
 def test_visitors_never_see_tracebacks_whatever_the_config_file_says() -> None:
     """The app sets these itself, so they hold however the server was started."""
-    page("screens/home.py")
+    page("home")
     assert config.get_option("client.showErrorDetails") == "none"
     assert config.get_option("client.toolbarMode") == "viewer"

@@ -12,7 +12,7 @@ Opener = Callable[..., AppTest]
 
 
 def test_counterexamples_download_as_json_and_itf(open_page: Opener) -> None:
-    at = open_page("screens/explore.py")
+    at = open_page("explore")
     at.selectbox(key="preset_choice").select("lease-only").run()
     for name, value in REFERENCE_BOUNDS.to_dict().items():
         at.number_input(key=name).set_value(value)

@@ -9,14 +9,15 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from webapp import limits
+from webapp.content.busy import busy_sentence
+from webapp.screens import limits
 
 
 def _page() -> None:
     """A page that does heavy work under the limit, waiting half a second (or `wait`)."""
     import streamlit as st
 
-    from webapp.limits import heavy_work
+    from webapp.screens.limits import heavy_work
 
     with heavy_work("the count", wait=float(st.query_params.get("wait", "0.5"))) as admitted:
         if admitted:
@@ -55,7 +56,7 @@ def test_with_a_free_slot_the_work_runs_and_gives_the_slot_back() -> None:
 
 def test_past_the_limit_the_visitor_is_told_the_server_is_busy(all_slots_taken: None) -> None:
     at = AppTest.from_function(_page, default_timeout=30).run()
-    assert [w.value for w in at.warning] == [limits.busy_sentence("the count")]
+    assert [w.value for w in at.warning] == [busy_sentence("the count")]
     assert not at.markdown  # the work did not run
     assert _free_slots() == 0  # nobody else's slot was taken or given away
 

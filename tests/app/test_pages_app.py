@@ -11,15 +11,15 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, shown
-from webapp.chapters import BY_NUMBER, chapter_traces, choice_traces
-from webapp.views import opening_step
+from webapp.show.chapters import BY_NUMBER, chapter_traces, choice_traces
+from webapp.show.views import opening_step
 
 Opener = Callable[..., AppTest]
 
 
 @pytest.mark.parametrize("number", [0, 1, 2, 3, 4])
 def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> None:
-    at = open_page(f"screens/chapter_{number}.py")
+    at = open_page(f"chapter-{number}")
     chapter = BY_NUMBER[number]
     text = all_text(at)
     assert chapter.title in text
@@ -43,7 +43,7 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
 
 @pytest.mark.parametrize("number", [2, 3, 4])
 def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None:
-    at = open_page(f"screens/chapter_{number}.py")
+    at = open_page(f"chapter-{number}")
     chapter = BY_NUMBER[number]
     for index, choice in enumerate(chapter.runs):
         at.radio(key="chapter-run").set_value(choice.label).run()
@@ -61,7 +61,7 @@ def test_chapter_every_run_can_be_chosen(open_page: Opener, number: int) -> None
 
 def test_chapter_0_ends_with_the_table_to_take_away(open_page: Opener) -> None:
     """The lesson table's cells are the explorer's verdicts on the three designs."""
-    at = open_page("screens/chapter_0.py")
+    at = open_page("chapter-0")
     assert not at.exception
     verdicts = at.dataframe[-1].value.set_index("design")
     assert verdicts.loc["lock-without-lease", "P6"] == "✘ violated (5 steps)"
@@ -86,18 +86,18 @@ def test_chapter_0_reopens_at_the_step_in_its_link_and_clamps_a_bad_one(open_pag
     """A copied link reopens all three runs at its step; a step that is no number is named
     as not understood, and the runs open on the step that matters."""
     count = max(len(trace.steps) for trace in chapter_traces(0))
-    at = open_page("screens/chapter_0.py", step="11")
+    at = open_page("chapter-0", step="11")
     assert f"Step 11 of {count}" in all_text(at)
     crash = chapter_traces(0)[0].steps[10].sentence  # the eleventh step: W2 crashes
     assert any(crash in m.value and ":orange-background[" in m.value for m in at.markdown)
     start = opening_step(chapter_traces(0))
     for bad in ("1e400", "__import__('os')"):
-        text = all_text(open_page("screens/chapter_0.py", step=bad))
+        text = all_text(open_page("chapter-0", step=bad))
         assert "partly not understood" in text and f"Step {start} of {count}" in text
 
 
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
-    at = open_page("screens/chapter_3.py")
+    at = open_page("chapter-3")
     table = at.dataframe[-1].value.set_index("design")
     assert table.loc["rmw-fencing-unfenced-reads", "P5"].startswith("✘ violated")
     assert table.loc["rmw-fencing-fenced-reads", "P5"] == "✔ holds"
@@ -106,7 +106,7 @@ def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
 
 
 def test_explore_a_preset_and_open_its_counterexamples(open_page: Opener) -> None:
-    at = open_page("screens/explore.py")
+    at = open_page("explore")
     at.selectbox(key="preset_choice").select("rmw-fencing-unfenced-reads").run()
     assert at.selectbox(key="workload").value == "rmw"
     for name, value in REFERENCE_BOUNDS.to_dict().items():
@@ -130,7 +130,7 @@ def test_explore_a_preset_and_open_its_counterexamples(open_page: Opener) -> Non
 
 
 def test_explore_shows_an_invalid_design_as_an_error(open_page: Opener) -> None:
-    at = open_page("screens/explore.py")
+    at = open_page("explore")
     at.selectbox(key="hwm").select("volatile").run()
     assert not at.exception
     assert [shown(e.value) for e in at.error] == [
@@ -142,7 +142,7 @@ def test_explore_shows_an_invalid_design_as_an_error(open_page: Opener) -> None:
 
 
 def test_explore_says_incomplete_when_the_budget_is_hit(open_page: Opener) -> None:
-    at = open_page("screens/explore.py")
+    at = open_page("explore")
     at.number_input(key="budget").set_value(1_000)
     at.number_input(key="horizon").set_value(6)
     at.number_input(key="grants").set_value(3)
@@ -154,14 +154,14 @@ def test_explore_says_incomplete_when_the_budget_is_hit(open_page: Opener) -> No
 
 
 def test_explore_reopens_from_url_parameters(open_page: Opener) -> None:
-    at = open_page("screens/explore.py", receiver="none", run="1")
+    at = open_page("explore", receiver="none", run="1")
     assert at.selectbox(key="receiver").value == "none"
     assert "the preset `lease-only`" in all_text(at)
     assert at.dataframe[0].value.iloc[0]["P1"].startswith("✘ violated (8")
 
 
 def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
-    at = open_page("screens/compare.py")
+    at = open_page("compare")
     matrix = at.dataframe[0].value.set_index("design")
     assert len(matrix) == len(PRESETS)
     assert matrix.loc["fencing", "P1"] == "✔" and matrix.loc["fencing", "P5"] == "○"
@@ -177,7 +177,7 @@ def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
 
 def test_explore_runs_the_widest_bounds_within_the_budget(open_page: Opener) -> None:
     at = open_page(
-        "screens/explore.py",
+        "explore",
         token="random",
         workers="5",
         lease="12",
@@ -194,9 +194,9 @@ def test_explore_runs_the_widest_bounds_within_the_budget(open_page: Opener) -> 
 
 def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Opener) -> None:
     from model.design import Design, Receiver
-    from webapp.links import decode_design
+    from webapp.show.links import decode_design
 
-    at = open_page("screens/compare.py", a="receiver:none~worker_check:1", b="token:random")
+    at = open_page("compare", a="receiver:none~worker_check:1", b="token:random")
     assert at.selectbox(key="a-preset").value == "worker-checks-lease"
     assert at.selectbox(key="b-preset").value == "random-token"
     at.selectbox(key="b-option-receiver").set_value("lease-aware").run()
@@ -211,7 +211,7 @@ def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Ope
 
 
 def test_a_link_to_a_chapters_run_opens_that_run_beside_its_companion(open_page: Opener) -> None:
-    at = open_page("screens/chapter_2.py", **{"chapter-run": BY_NUMBER[2].runs[1].label})
+    at = open_page("chapter-2", **{"chapter-run": BY_NUMBER[2].runs[1].label})
     text = all_text(at)
     split, atomic = BY_NUMBER[2].runs[1].shown()
     assert split.caption in text and atomic.caption in text

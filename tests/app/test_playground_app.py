@@ -3,21 +3,20 @@ a busy server)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 from tests.slots import all_slots_taken
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "playground.py")
+PAGE = "playground"
 
 
 def open_playground(**params: str) -> AppTest:
     """Run the playground page with URL parameters; it must never raise."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     for name, value in params.items():
         at.query_params[name] = value
     at.run()
@@ -137,7 +136,7 @@ def test_choosing_a_preset_shows_its_options() -> None:
 
 def test_the_share_box_holds_a_full_link(monkeypatch: pytest.MonkeyPatch) -> None:
     """The link to share has the scheme, host and path the browser shows, and reopens the run."""
-    from webapp import playground_page
+    from webapp.screens import playground_page
 
     monkeypatch.setattr(
         playground_page, "page_url", lambda: "https://lab.example:8501/playground?d=x"

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone, switch_to
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "z3_proofs.py")
+PAGE = "proofs"
 
 
 def open_proofs() -> AppTest:
     """Run the proofs page; it must never raise."""
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_alone(PAGE, default_timeout=120)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -58,7 +56,7 @@ def test_the_link_reopens_the_proof_with_its_results() -> None:
     at.toggle(key="proof-run").set_value(True).run()
     link = {key: at.query_params[key] for key in at.query_params}
     assert link["preset"] == "random-token" and link["run"] == "1" and link["horizon"] == "3"
-    fresh = AppTest.from_file(PAGE, default_timeout=120)
+    fresh = page_alone(PAGE, default_timeout=120)
     for key, value in link.items():
         fresh.query_params[key] = value
     fresh.run()
@@ -72,7 +70,7 @@ def test_the_link_reopens_the_proof_with_its_results() -> None:
 
 def test_a_link_too_big_to_explore_gives_a_message_not_a_traceback() -> None:
     """Lease-only at W4 L4 T16 G5 K2: the proof runs within its budget and says what it did."""
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_alone(PAGE, default_timeout=120)
     for key, value in {
         "preset": "lease-only",
         "workers": "4",
@@ -95,7 +93,7 @@ def test_a_custom_design_from_the_link_shows_its_prove_command() -> None:
 
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("screens/z3_proofs.py")
+    switch_to(at, "proofs")
     at.query_params["token"] = "random"
     at.query_params["receiver"] = "lease-aware"
     at.run()
@@ -108,7 +106,7 @@ def test_a_custom_design_from_the_link_shows_its_prove_command() -> None:
 
 def open_proofs_at(link: dict[str, str]) -> AppTest:
     """The proofs page opened from a link; it must never raise."""
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_alone(PAGE, default_timeout=120)
     for key, value in link.items():
         at.query_params[key] = value
     at.run()

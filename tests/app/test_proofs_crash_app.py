@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from model.design import Bounds, Design
-from tests.app.helpers import shown
+from tests.app.helpers import page_alone, shown
 from webapp import proof_jobs
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "z3_proofs.py")
+PAGE = "proofs"
 LINK = {"preset": "fencing", "workers": "3", "lease": "1", "horizon": "2", "grants": "1"}
 
 
@@ -25,7 +24,7 @@ def _crashing_proof(design: Design, bounds: Bounds, max_states: int, max_seconds
 
 def _open() -> AppTest:
     """The proofs page opened from the link with the run switch on."""
-    at = AppTest.from_file(PAGE, default_timeout=120)
+    at = page_alone(PAGE, default_timeout=120)
     for key, value in {**LINK, "run": "1"}.items():
         at.query_params[key] = value
     at.run()

@@ -15,7 +15,7 @@ Opener = Callable[..., AppTest]
 
 
 def test_the_default_stack_shows_verdicts_story_fixes_and_commands(open_page: Opener) -> None:
-    at = open_page("screens/stack.py")
+    at = open_page("stack")
     stack = Stack.of("etcd-lease-id", "sql-conditional-update", ["worker-checks-lease"])
     advice = advise(stack, REFERENCE_BOUNDS)
     text = all_text(at)
@@ -31,29 +31,25 @@ def test_the_default_stack_shows_verdicts_story_fixes_and_commands(open_page: Op
 
 
 def test_a_link_opens_its_stack(open_page: Opener) -> None:
-    at = open_page(
-        "screens/stack.py", token="etcd-create-revision", resource="etcd-txn-on-lock-key", does=""
-    )
+    at = open_page("stack", token="etcd-create-revision", resource="etcd-txn-on-lock-key", does="")
     assert "Every property holds at these bounds" in all_text(at)
     assert not at.code or "lease-aware" in "\n".join(str(c.value) for c in at.code)
 
 
 def test_a_bad_link_is_named_and_the_default_stack_shown(open_page: Opener) -> None:
-    at = open_page("screens/stack.py", token="www.evil.example", resource="plain-write")
+    at = open_page("stack", token="www.evil.example", resource="plain-write")
     text = all_text(at)
     assert "Part of the link was not understood" in text
     assert not any("](" in str(m.value) for m in at.markdown)
 
 
 def test_a_stack_that_does_not_fit_says_why(open_page: Opener) -> None:
-    at = open_page(
-        "screens/stack.py", token="etcd-version", resource="plain-write", does="fence-in-memory"
-    )
+    at = open_page("stack", token="etcd-version", resource="plain-write", does="fence-in-memory")
     assert any("does not fit together" in str(e.value) for e in at.error)
 
 
 def test_changing_a_part_changes_the_link_and_the_answer(open_page: Opener) -> None:
-    at = open_page("screens/stack.py")
+    at = open_page("stack")
     at.selectbox[0].set_value("etcd-create-revision").run()
     assert not at.exception
     assert at.query_params["token"] == "etcd-create-revision"
@@ -68,7 +64,7 @@ def test_changing_a_part_changes_the_link_and_the_answer(open_page: Opener) -> N
 
 
 def test_the_run_opens_on_the_step_that_breaks_the_property(open_page: Opener) -> None:
-    at = open_page("screens/stack.py")
+    at = open_page("stack")
     stack = Stack.of("etcd-lease-id", "sql-conditional-update", ["worker-checks-lease"])
     advice = advise(stack, REFERENCE_BOUNDS)
     first = advice.violated[0]

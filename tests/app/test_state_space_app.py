@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text
+from tests.app.helpers import all_text, page_alone
 
-PAGE = str(Path(__file__).resolve().parents[2] / "webapp" / "screens" / "state_space.py")
+PAGE = "state-space"
 
 
 def open_space() -> AppTest:
     """Run the state-space page; it must never raise."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -31,7 +29,7 @@ def test_small_bounds_draw_the_graph_with_the_counterexample() -> None:
 def test_the_page_says_it_starts_below_the_reference_bounds() -> None:
     """The only page that starts below the reference bounds says so, and why."""
     from model.design import REFERENCE_BOUNDS
-    from webapp.state_space_page import SMALL_BOUNDS
+    from webapp.screens.state_space_page import SMALL_BOUNDS
 
     at = open_space()
     shown = {name: at.number_input(key=f"space-{name}").value for name in SMALL_BOUNDS.to_dict()}
@@ -70,7 +68,7 @@ def test_a_budget_stop_says_what_was_and_was_not_counted() -> None:
     """At its budget the page gives no meaningless reduction factor."""
     from model.design import Bounds
     from model.presets import PRESETS
-    from webapp.state_graph import count_space
+    from webapp.show.state_space import count_space
 
     counts = count_space(PRESETS["fencing"].design, Bounds(3, 2, 6, 3, 2), max_states=2_000)
     text = counts.reduction()
@@ -85,7 +83,7 @@ def test_the_link_reopens_the_page() -> None:
     at.number_input(key="space-horizon").set_value(3).run()
     link = {key: at.query_params[key] for key in at.query_params}
     assert link["preset"] == "fencing" and link["prop"] == "P1" and link["horizon"] == "3"
-    fresh = AppTest.from_file(PAGE, default_timeout=60)
+    fresh = page_alone(PAGE, default_timeout=60)
     for key, value in link.items():
         fresh.query_params[key] = value
     fresh.run()
@@ -96,7 +94,7 @@ def test_the_link_reopens_the_page() -> None:
 
 
 def test_a_bad_link_is_reported_not_raised() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     at.query_params["workers"] = "1e400"
     at.query_params["preset"] = "[evil](http://x)"
     at.run()
@@ -109,7 +107,7 @@ def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> No
     from model.design import Bounds, Design, Receiver
     from model.explorer import explore
 
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     for key, value in {"receiver": "none", "worker_check": "1", "horizon": "3"}.items():
         at.query_params[key] = value
     at.run()
@@ -123,7 +121,7 @@ def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> No
 def test_changing_an_option_makes_the_design_custom_and_keeps_it_in_the_link() -> None:
     from model.design import Design, Token
     from model.explorer import explore
-    from webapp.state_space_page import SMALL_BOUNDS
+    from webapp.screens.state_space_page import SMALL_BOUNDS
 
     at = open_space()
     at.selectbox(key="space-option-token").set_value("random").run()
@@ -139,7 +137,7 @@ def test_changing_an_option_makes_the_design_custom_and_keeps_it_in_the_link() -
 
 
 def test_a_design_that_makes_no_sense_is_refused_in_words() -> None:
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_alone(PAGE, default_timeout=60)
     at.query_params["fenced_reads"] = "1"
     at.run()
     assert not at.exception

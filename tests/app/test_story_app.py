@@ -13,7 +13,7 @@ from tests.app.helpers import all_text
 def test_home_says_what_the_app_is_for_and_links_every_page(
     open_page: Callable[..., AppTest],
 ) -> None:
-    at = open_page("screens/home.py")
+    at = open_page("home")
     text = all_text(at)
     assert "Fencing Lab" in text
     assert "fencing tokens" in text.lower()
@@ -22,7 +22,7 @@ def test_home_says_what_the_app_is_for_and_links_every_page(
 
 
 def test_chapter_1_shows_both_runs_and_their_verdicts(open_page: Callable[..., AppTest]) -> None:
-    at = open_page("screens/chapter_1.py")
+    at = open_page("chapter-1")
     text = all_text(at)
     assert "violates P1, P2, P3" in text
     assert "no property violated in this run" in text
@@ -32,7 +32,7 @@ def test_chapter_1_shows_both_runs_and_their_verdicts(open_page: Callable[..., A
 def test_chapter_1_steps_forward_through_the_url_and_highlights_the_step(
     open_page: Callable[..., AppTest],
 ) -> None:
-    at = open_page("screens/chapter_1.py", step="7")
+    at = open_page("chapter-1", step="7")
     at.button(key="chapter1-0-next").click().run()
     assert at.query_params["step"] in ("8", ["8"])
     text = all_text(at)
@@ -48,7 +48,7 @@ def test_chapter_1_steps_forward_through_the_url_and_highlights_the_step(
 
 
 def test_chapter_1_answers_a_malformed_step_in_the_url(open_page: Callable[..., AppTest]) -> None:
-    at = open_page("screens/chapter_1.py", step="__import__('os')")
+    at = open_page("chapter-1", step="__import__('os')")
     text = all_text(at)
     assert "Step 8 of 9" in text
     assert "This link was partly not understood: the step must be a whole number" in text

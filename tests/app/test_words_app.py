@@ -15,12 +15,12 @@ IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 READ_FIELDS = ("body", "label")
 """Fields a reader reads as text (Markdown bodies, headings, alerts, widget labels)."""
 PAGES = [
-    "screens/home.py",
-    "screens/chapter_1.py",
-    "screens/chapter_2.py",
-    "screens/chapter_3.py",
-    "screens/chapter_4.py",
-    "screens/compare.py",
+    "home",
+    "chapter-1",
+    "chapter-2",
+    "chapter-3",
+    "chapter-4",
+    "compare",
 ]
 
 
@@ -37,17 +37,17 @@ def test_pages_speak_in_words(path: str) -> None:
     assert read
     assert [m for text in read for m in IDENTIFIER.findall(text)] == []
     cells = _tables(at)
-    assert cells or path.endswith("home.py")  # every other page shows tables
+    assert cells or path == "home"  # every other page shows tables
     assert [c for c in cells if "(ghost)" in c or "`" in c] == []
     assert not [text for text in read if "(ghost)" in text]
 
 
 @pytest.mark.parametrize("number", [2, 3, 4])
 def test_every_run_of_a_chapter_speaks_in_words(number: int) -> None:
-    from webapp.chapters import BY_NUMBER
+    from webapp.show.chapters import BY_NUMBER
 
     for spec in BY_NUMBER[number].runs:
-        at = page(f"screens/chapter_{number}.py", **{"chapter-run": spec.label})
+        at = page(f"chapter-{number}", **{"chapter-run": spec.label})
         read = [text for name, text in page_strings(at._tree) if name in READ_FIELDS]
         assert [m for text in read for m in IDENTIFIER.findall(text)] == [], spec.label
         assert [c for c in _tables(at) if "(ghost)" in c or "`" in c] == []

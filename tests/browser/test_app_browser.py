@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.browser.conftest import WAIT_MS, ConsoleLog, arrowheads, open_tab, screenshot, wait_idle
-from webapp.chapters import chapter_traces
+from webapp.show.chapters import chapter_traces
 
 pytestmark = pytest.mark.browser
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, WAIT_MS, open_tab, wait_idle
-from webapp.chapters import BY_NUMBER, choice_traces
-from webapp.compare_page import DESIGN_PX, VERDICT_PX
-from webapp.navigation import PAGES
-from webapp.style import MIN_CONTRAST, PAGE_BACKGROUND, blend, contrast_ratio
-from webapp.views import opening_step
+from webapp.screens.compare_page import DESIGN_PX, VERDICT_PX
+from webapp.show.chapters import BY_NUMBER, choice_traces
+from webapp.show.navigation import PAGES
+from webapp.show.style import MIN_CONTRAST, PAGE_BACKGROUND, blend, contrast_ratio
+from webapp.show.views import opening_step
 
 pytestmark = pytest.mark.browser
 

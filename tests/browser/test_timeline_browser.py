@@ -13,11 +13,11 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, WAIT_MS, ConsoleLog, open_tab, screenshot, wait_idle
-from webapp.chapters import BY_NUMBER, build_run
-from webapp.events import gaps, step_positions
-from webapp.style import GAP_FILL
-from webapp.timeline import GAP_LABEL
-from webapp.views import actor_rows
+from webapp.draw.timeline import GAP_LABEL
+from webapp.show.chapters import BY_NUMBER, build_run
+from webapp.show.events import gaps, step_positions
+from webapp.show.style import GAP_FILL
+from webapp.show.views import actor_rows
 
 pytestmark = pytest.mark.browser
 

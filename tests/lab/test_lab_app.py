@@ -20,8 +20,8 @@ from lab.etcd import ETCD_ENV, Endpoint, free_port
 from lab.postgres import missing as postgres_missing
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
-from tests.app.helpers import all_text, shown
-from webapp.lab_view import NO_POSTGRES_FORM, address_problem, escaped
+from tests.app.helpers import all_text, shown, switch_to
+from webapp.screens.lab_view import NO_POSTGRES_FORM, address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 
@@ -32,7 +32,7 @@ def lab_page(etcd: Endpoint, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTes
     monkeypatch.setenv(ETCD_ENV, etcd.url)
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("screens/lab.py")
+    switch_to(at, "lab")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     yield at
@@ -121,7 +121,7 @@ def test_a_bad_etcd_address_is_one_sentence_and_the_run_button_is_off(
     monkeypatch.setenv(ETCD_ENV, "http://[::1")
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
-    at.switch_page("screens/lab.py")
+    switch_to(at, "lab")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     sentence = address_problem()

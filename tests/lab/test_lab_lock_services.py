@@ -201,7 +201,7 @@ def test_the_live_lab_page_runs_a_scenario_on_the_chosen_service(
     from lab.etcd import ETCD_ENV
     from lab.lock_servers import SHARED_SERVICES
     from lab.scenarios import predict
-    from tests.app.helpers import all_text
+    from tests.app.helpers import all_text, switch_to
 
     if missing_requirement("redis"):
         pytest.skip(missing_requirement("redis"))
@@ -209,7 +209,7 @@ def test_the_live_lab_page_runs_a_scenario_on_the_chosen_service(
     app = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
     at = AppTest.from_file(str(app), default_timeout=120)
     at.run()
-    at.switch_page("screens/lab.py")
+    switch_to(at, "lab")
     at.run()
     try:
         at.selectbox(key="lab-service").set_value("redis").run()

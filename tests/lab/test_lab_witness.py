@@ -429,7 +429,7 @@ def test_fencing_replay_exits_1_when_it_refuses_a_history(
             {"kind": "deliver", "token": 1, "grant": 1, "mark_after": 1.5},
             "'mark_after' must be a whole number",
         ),
-        ({"kind": "final-read", "data": [1]}, "the final read's 'data' must be an object"),
+        ({"kind": "final-read", "data": [1]}, "field 'data' must be an object"),
         (
             {"kind": "final-read", "data": {"version": "2"}},
             "the final read's 'version' must be a whole number",
@@ -458,7 +458,10 @@ def test_bad_witness_fields_are_refused_in_one_line(
 
 def test_bad_measured_figures_are_refused() -> None:
     data = {**witnessed().to_dict(), "measured": {"request_seconds": -1}}
-    with pytest.raises(LabInputError, match="measured request_seconds must be a number"):
+    with pytest.raises(
+        LabInputError,
+        match="measured figures: field 'request_seconds' must be a number of seconds from 0",
+    ):
         history_from_dict(data)
     data["measured"] = {"request_seconds": 0.01, "revocation_seconds": 0.4}
     assert history_from_dict(data).measured == {"request_seconds": 0.01, "revocation_seconds": 0.4}

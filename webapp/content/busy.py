@@ -1,0 +1,11 @@
+"""What a visitor is told when the server's slots for heavy work are all taken."""
+
+from __future__ import annotations
+
+
+def busy_sentence(what: str) -> str:
+    """What a visitor is told when no slot came free in time."""
+    return (
+        f"The server is busy with other visitors' work, so {what} was not started. "
+        "Try again in a moment."
+    )

@@ -1,0 +1,86 @@
+"""Streamlit caches around the model: explorations keyed by design and bounds, replayed runs.
+
+Explorations are plain data (picklable), so they use `st.cache_data`; replayed traces hold
+the step interpreter with its rule functions, so they use `st.cache_resource` and are
+never mutated by the pages.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import streamlit as st
+
+from model.design import Bounds, Design
+from model.explorer import Exploration, Progress, explore
+from model.random_search import RandomSearch
+from model.rules import Action
+from model.search import OnLevel, SearchOptions
+from model.trace import Trace, replay
+from webapp.show.chapters import chapter_traces
+
+WEB_MAX_STATES: Final = 1_000_000
+"""State budget of one exploration started from the web app."""
+WEB_MAX_SECONDS: Final = 20.0
+"""Time budget of one exploration started from the web app."""
+
+
+def _progress_text(progress: Progress) -> str:
+    """What the progress bar says after a BFS level."""
+    return (
+        f"Exploring: depth {progress.depth}, {progress.states:,} states, "
+        f"{progress.transitions:,} transitions, {progress.seconds:.1f} s"
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def explore_cached(
+    design: Design,
+    bounds: Bounds,
+    max_states: int = WEB_MAX_STATES,
+    max_seconds: float = WEB_MAX_SECONDS,
+) -> Exploration:
+    """Explore every interleaving once per design, bounds and budget, with a progress bar."""
+    bar = st.progress(0.0, text="Exploring every interleaving…")
+
+    def report(progress: Progress) -> None:
+        """Move the bar by the larger of the state and time budget fractions used."""
+        used = max(progress.states / max_states, progress.seconds / max_seconds)
+        bar.progress(min(used, 1.0), text=_progress_text(progress))
+
+    try:
+        return explore(
+            design,
+            bounds,
+            SearchOptions(max_states=max_states, max_seconds=max_seconds),
+            visitors=[OnLevel(report)],
+        )
+    finally:
+        bar.empty()
+
+
+WEB_MAX_RUNS: Final = 2_000
+"""Most random runs per property one random search started from the web app may take."""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def random_search_cached(
+    design: Design, bounds: Bounds, runs: int, seed: int, max_seconds: float = WEB_MAX_SECONDS
+) -> RandomSearch:
+    """A random search once per design, bounds, runs and seed, within the web time budget."""
+    from model.random_search import random_search
+
+    with st.spinner(f"Searching at random: up to {runs:,} runs per property…"):
+        return random_search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def replay_cached(design: Design, bounds: Bounds, actions: tuple[Action, ...], title: str) -> Trace:
+    """A replayed run, built once per design, bounds and action list."""
+    return replay(design, bounds, actions, title=title)
+
+
+@st.cache_resource(show_spinner="Replaying the chapter's runs…")
+def chapter_traces_cached(number: int) -> tuple[Trace, ...]:
+    """Every run of a walkthrough chapter, built once."""
+    return chapter_traces(number)

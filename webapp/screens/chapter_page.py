@@ -1,0 +1,107 @@
+"""The page layout shared by the four walkthrough chapters."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import streamlit as st
+
+from model.design import REFERENCE_BOUNDS
+from model.presets import PRESETS
+from model.trace import Trace
+from webapp.screens import url_state
+from webapp.screens.cache import chapter_traces_cached, explore_cached
+from webapp.screens.player import show_traces
+from webapp.show.chapters import BY_NUMBER, Chapter, RunSpec
+from webapp.show.story import run_summary
+from webapp.show.verdicts import verdict_rows
+from webapp.show.views import unknown_setting
+
+RUN_PARAM: Final = "chapter-run"
+"""The URL parameter (and widget key) of the chosen run."""
+KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM})
+"""The parameters a chapter's link may carry."""
+
+
+def _reset_step() -> None:
+    """Choosing another run opens it on the step that matters: the link names no step."""
+    if url_state.has("step"):
+        url_state.drop("step")
+
+
+def source_line(spec: RunSpec, trace: Trace) -> str:
+    """Where a run's actions come from, in words, and what they violate when replayed on
+    another design than the one the explorer found them for."""
+    bounds = spec.bounds.in_words()
+    if spec.counterexample_of is None:
+        return f"Scripted actions, replayed through the model at {bounds}."
+    preset, prop = spec.counterexample_of
+    found = f"the explorer's shortest counterexample to {prop} for the {preset} design"
+    if not spec.replays_another_design and not spec.in_one_step:
+        return f"{found[0].upper()}{found[1:]}, at {bounds}."
+    how = ", each request checked and stored in one step," if spec.in_one_step else ""
+    broken = trace.violated()
+    here = f"here they violate {', '.join(broken)}" if broken else "here they violate nothing"
+    return f"The actions of {found}{how} replayed on this design at {bounds}: {here}."
+
+
+def link_problems(chapter: Chapter) -> list[str]:
+    """What in the link this page does not understand, in words (never quoting it)."""
+    unknown = unknown_setting(url_state.read(), KNOWN_PARAMS)
+    problems = [] if unknown is None else [unknown]
+    raw = url_state.get(RUN_PARAM)
+    if raw is not None and raw not in [spec.label for spec in chapter.runs]:
+        problems.append("it names no run of this chapter")
+    return problems
+
+
+def render_chapter(number: int) -> None:
+    """Title, question, run chooser, step player, explorer verdicts and the takeaway."""
+    chapter = BY_NUMBER[number]
+    st.title(f"{chapter.number}. {chapter.title}")
+    for problem in link_problems(chapter):
+        st.error(f"This link was partly not understood: {problem}.")
+    st.markdown(chapter.question)
+    traces = chapter_traces_cached(number)
+    index = 0
+    if len(chapter.runs) > 1:
+        labels = [spec.label for spec in chapter.runs]
+        choice = st.radio(
+            "Run",
+            labels,
+            key=RUN_PARAM,
+            bind="query-params",
+            horizontal=True,
+            on_change=_reset_step,
+        )
+        index = labels.index(choice) if choice in labels else 0
+    choice_spec = chapter.runs[index]
+    specs = choice_spec.shown()
+    first = sum(len(spec.shown()) for spec in chapter.runs[:index])
+    shown = traces[first : first + len(specs)]
+    for spec, trace in zip(specs, shown, strict=True):
+        lead = f"**{spec.label}.** " if len(specs) > 1 else ""
+        st.markdown(f"{lead}{spec.caption} {run_summary(trace)}")
+        st.caption(source_line(spec, trace))
+    show_traces(
+        shown,
+        param="step",
+        key=f"chapter{number}-{index}",
+        labels=[spec.label for spec in specs] if len(specs) > 1 else (),
+        side_by_side=len(specs) > 1,
+    )
+    _verdicts_and_takeaway(chapter)
+
+
+def _verdicts_and_takeaway(chapter: Chapter) -> None:
+    """The explorer's verdicts on the chapter's presets, and the lesson they support."""
+    st.subheader("What the explorer says about each design")
+    explorations = {
+        name: explore_cached(PRESETS[name].design, REFERENCE_BOUNDS) for name in chapter.presets
+    }
+    st.dataframe(verdict_rows(explorations, chapter.properties), hide_index=True)
+    st.caption(
+        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}; the number after a violation is the "
+        "length of the shortest violating run."
+    )
+    st.info(chapter.takeaway)

@@ -1,5 +1,0 @@
-"""Classroom exercises: predict, break it, fix it; graded by the model."""
-
-from webapp.exercises_page import render_exercises
-
-render_exercises()

@@ -1,0 +1,675 @@
+"""The exercises page: a set (default, a teacher's folder, an upload, or a class's), one
+exercise at a time, answers graded by the model, hints after wrong answers, a summary.
+
+The link keeps the set, the exercise and the student (`?set=…&exercise=…&student=…`, or
+`?class=…&student=…` in a class), and answers are kept on the server under the student's
+token, so a reload or a shared link opens the same place with the same progress."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from model.design import Design, DesignError
+from model.options import BY_OPTION
+from model.presets import PRESETS
+from model.properties import BY_NAME, PROPERTY_NAMES
+from model.rules import Action
+from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
+from webapp import set_checks
+from webapp.class_store import (
+    MAX_NICKNAME_CHARS,
+    SOLO,
+    Answer,
+    ClassError,
+    ClassInfo,
+    Member,
+    looks_like_token,
+    new_token,
+    shared_store,
+)
+from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.exercise_grading import (
+    Feedback,
+    Verdicts,
+    check_break,
+    check_break_trace,
+    check_fix,
+    check_predict,
+    fixed_design,
+    known_verdicts,
+    offered_values,
+    verdicts,
+)
+from webapp.exercise_progress import Attempt, Progress, summary_json, summary_markdown, summary_rows
+from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from webapp.screens import limits, url_state
+from webapp.screens.limits import heavy_work
+from webapp.screens.option_widgets import option_input
+from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
+from webapp.screens.uploads import read_trace_upload
+from webapp.set_checks import Checked, read_set_file, teacher_files, warm
+from webapp.show.playground import LinkError, Run, encode_actions, play
+from webapp.show.text import escape_markdown, safe_markdown
+
+DEFAULT_CHOICE = "The default set"
+UPLOAD_CHOICE = "Upload a set (TOML)"
+UPLOADED_KEY = "ex-uploaded-set"
+CHOICE_KEY = "ex-set-remembered"
+"""Session keys that outlive the page's widgets: the uploaded set and the chosen set."""
+SET_PARAM = "set"
+EXERCISE_PARAM = "exercise"
+STUDENT_PARAM = "student"
+CLASS_PARAM = "class"
+DEFAULT_LINK = "default"
+"""The link's name of the default set; a teachers' set is named by its file name."""
+FOLDER_PREFIX = "Folder: "
+
+
+BEING_CHECKED = " (being checked)"
+"""Added to the menu name of a teachers' set the model has not finished checking."""
+
+
+def graded_verdicts(design: Design, bounds: Any) -> Verdicts | None:
+    """The explorer's verdicts for grading: known ones at once, new ones under the heavy-work
+    limit within the grading budget; None (the busy message shown) when no slot is free."""
+    known = known_verdicts(design, bounds)
+    if known is not None:
+        return known
+    with heavy_work("the model check of this answer", wait=limits.WAIT_SECONDS) as admitted:
+        if not admitted:
+            return None
+        with st.spinner("The model checks the design…"):
+            return verdicts(design, bounds)
+
+
+def default_set() -> Checked | None:
+    """The set shipped with the app, checked once for the process (None: still being checked)."""
+    data = read_set_file(DEFAULT_SET)
+    if isinstance(data, ExerciseSetError):
+        return data
+    with st.spinner("The model checks the default set…"):
+        return set_checks.CHECKER.wait(data, DEFAULT_SET.name, timeout=limits.WAIT_SECONDS)
+
+
+@dataclass(frozen=True)
+class Book:
+    """Where a student's answers on a set are kept: their class (in the database) or, outside
+    a class, the server's memory, under the student's token from the link."""
+
+    exercise_set: ExerciseSet
+    token: str
+    class_id: str = ""
+
+    @property
+    def set_key(self) -> str:
+        """Names the set among a student's sets outside a class."""
+        return f"{self.exercise_set.source}\n{self.exercise_set.title}"
+
+    def answers(self) -> tuple[Answer, ...]:
+        """Every answer kept, oldest first."""
+        if self.class_id:
+            return shared_store().answers_of(self.class_id, self.token)
+        return SOLO.of(self.token, self.set_key)
+
+    def progress(self) -> Progress:
+        """The answers as the exercises' progress."""
+        return Progress(
+            tuple(Attempt(a.exercise_id, a.answer, a.correct, a.message) for a in self.answers())
+        )
+
+    def record(
+        self,
+        exercise: Exercise,
+        answer: str,
+        feedback: Feedback,
+        props: Sequence[str] | None = None,
+    ) -> None:
+        """Keep an answer and its verdict (in a class, refused past the class's limits)."""
+        if self.class_id:
+            try:
+                shared_store().answer(
+                    self.class_id,
+                    self.token,
+                    exercise.id,
+                    answer,
+                    feedback.correct,
+                    feedback.message,
+                    props,
+                )
+            except ClassError as error:
+                st.session_state["ex-class-error"] = str(error)
+            return
+        kept = Answer(
+            self.token, exercise.id, answer, None, feedback.correct, feedback.message, time.time()
+        )
+        SOLO.add(self.token, self.set_key, kept)
+
+
+# ----- choosing a set --------------------------------------------------------------------------
+
+
+def _show_problems(name: str, error: ExerciseSetError) -> None:
+    """Every problem of a refused set file, each with its line and field."""
+    st.error(
+        f"**{escape_markdown(name)} was not loaded:**\n\n"
+        + "\n".join(f"- {escape_markdown(p.text(), limit=500)}" for p in error.problems)
+    )
+
+
+def _uploaded_set() -> ExerciseSet | None:
+    """The uploaded set (kept for the rest of the session), or None with the problems shown."""
+    upload = st.file_uploader(
+        f"A set file (TOML, UTF-8, at most {MAX_SET_BYTES:,} bytes)",
+        type=["toml"],
+        key="ex-upload",
+    )
+    if upload is None:
+        kept = st.session_state.get(UPLOADED_KEY)
+        if isinstance(kept, ExerciseSet):
+            st.caption(
+                f"Using the set you uploaded earlier ({escape_markdown(kept.source)}); upload "
+                "another file to replace it."
+            )
+            return kept
+        st.info(
+            "Upload a set to start. Its format is under *Write your own set* below, with a "
+            "template to download."
+        )
+        return None
+    with heavy_work("the check of your set", wait=limits.WAIT_SECONDS) as admitted:
+        if not admitted:
+            return None
+        try:
+            loaded = parse_uploaded(upload.getvalue(), upload.name)
+        except ExerciseSetError as error:
+            _show_problems(upload.name, error)
+            return None
+    st.session_state[UPLOADED_KEY] = loaded
+    return loaded
+
+
+@st.cache_data(show_spinner="Checking the set with the model…", max_entries=16)
+def parse_uploaded(data: bytes, name: str) -> ExerciseSet:
+    """An uploaded set, parsed and checked once per content."""
+    return parse_set(decode_upload(data), source=name)
+
+
+def _folder_choices() -> dict[str, Checked | None]:
+    """The teachers' folder sets by menu name (None: still being checked), with a warning for
+    what cannot be used. The files are read here (bounded) but checked in the background."""
+    paths, warning = teacher_files()
+    if warning:
+        st.warning(escape_markdown(warning))
+    found: dict[str, Checked | None] = {}
+    for path in paths:
+        data = read_set_file(path)
+        checked = set_checks.CHECKER.lookup(data, path.name) if isinstance(data, bytes) else data
+        found[f"{FOLDER_PREFIX}{path.name}"] = checked
+    pending = [name for name, loaded in found.items() if loaded is None]
+    if pending:
+        st.info(
+            "The model is still checking that every exercise of "
+            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in pending)
+            + " can be solved; each set opens here once its check is done."
+        )
+    broken = [name for name, loaded in found.items() if isinstance(loaded, ExerciseSetError)]
+    if broken:
+        st.warning(
+            "Some of the teachers' set files cannot be used (choose one to see why): "
+            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in broken)
+        )
+    return found
+
+
+def _remember_choice() -> None:
+    """Keep the chosen set across pages of this visit and in the link."""
+    choice = st.session_state.get("ex-set", DEFAULT_CHOICE)
+    st.session_state[CHOICE_KEY] = choice
+    link = set_link(choice)
+    if link:
+        url_state.put_all({SET_PARAM: link})
+    elif url_state.has(SET_PARAM):
+        url_state.drop(SET_PARAM)
+    if url_state.has(EXERCISE_PARAM):
+        url_state.drop(EXERCISE_PARAM)
+
+
+def set_link(choice: str) -> str:
+    """A menu entry's name in the link (`default`, a file name; none for an upload)."""
+    if choice == DEFAULT_CHOICE:
+        return DEFAULT_LINK
+    if choice.startswith(FOLDER_PREFIX):
+        return choice.removeprefix(FOLDER_PREFIX)
+    return ""
+
+
+def first_choice(names: Sequence[str], linked: str | None, remembered: str | None) -> str:
+    """The set the page opens on: the link's, else the one chosen earlier in this visit,
+    else the teachers' folder's first set (when there is one), else the default set."""
+    by_link = {set_link(name): name for name in names if set_link(name)}
+    if linked in by_link:
+        return by_link[linked]
+    if remembered in names:
+        return str(remembered)
+    folder = [name for name in names if name.startswith(FOLDER_PREFIX)]
+    return folder[0] if folder else DEFAULT_CHOICE
+
+
+def _choose_set() -> ExerciseSet | None:
+    """The set the class works on: the default, one from the teachers' folder, or an upload."""
+    warm()
+    folder = _folder_choices()
+    names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
+    opening = first_choice(names, url_state.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
+    index = names.index(opening)
+    choice = st.selectbox(
+        "Exercise set",
+        names,
+        index=index,
+        key="ex-set",
+        on_change=_remember_choice,
+        format_func=lambda name: name + (BEING_CHECKED if folder.get(name, 0) is None else ""),
+    )
+    link = set_link(choice)
+    if link and url_state.get(SET_PARAM) != link:
+        url_state.put_all({SET_PARAM: link})
+    if choice == UPLOAD_CHOICE:
+        return _uploaded_set()
+    loaded = default_set() if choice == DEFAULT_CHOICE else folder[choice]
+    if loaded is None:
+        _being_checked()
+        return None
+    if isinstance(loaded, ExerciseSetError):
+        _show_problems(choice.removeprefix(FOLDER_PREFIX), loaded)
+        return None
+    return loaded
+
+
+def _being_checked() -> None:
+    """What a visitor sees of a set the model is still checking: a note and a way to look again."""
+    st.info(
+        "The model is still checking this set in the background (every exercise must be "
+        "solvable). Look again in a moment."
+    )
+    st.button("Look again", key="ex-look-again")
+
+
+# ----- one exercise ---------------------------------------------------------------------------
+
+
+def _check_button(label: str, exercise: Exercise, grade: Callable[[], bool]) -> None:
+    """The check button of an exercise graded by the explorer: the answer is graded here,
+    under the heavy-work limit, and the page is redrawn with the verdict."""
+    if not st.button(label, key=f"ex-{exercise.id}-check", type="primary"):
+        return
+    if grade():
+        st.rerun()
+
+
+def _describe(exercise: Exercise) -> None:
+    """The prompt, the design in words and the bounds."""
+    st.markdown(safe_markdown(exercise.prompt))
+    preset = PRESETS.get(exercise.design_name)
+    design = f"`{exercise.design_name}`" + (f", {preset.mirrors}" if preset else "")
+    st.caption(f"Design: {design}. Bounds: {exercise.bounds.in_words()}.")
+
+
+def _predict(book: Book, exercise: Exercise) -> None:
+    """A checkbox per property and a check button graded by the explorer."""
+    st.markdown("**Which properties does this design keep?** Tick every one that holds.")
+    for name in PROPERTY_NAMES:
+        st.checkbox(
+            f"{name}, {BY_NAME[name].title}",
+            key=f"ex-{exercise.id}-{name}",
+            help=BY_NAME[name].statement,
+        )
+
+    def check() -> bool:
+        """Grade the ticked properties (False: not graded, the server was busy)."""
+        chosen = [n for n in PROPERTY_NAMES if st.session_state.get(f"ex-{exercise.id}-{n}")]
+        found = graded_verdicts(exercise.design, exercise.bounds)
+        if found is None:
+            return False
+        answer = ", ".join(chosen) or "none"
+        book.record(exercise, answer, check_predict(exercise, chosen, found), props=chosen)
+        return True
+
+    _check_button("Check my prediction", exercise, check)
+    _feedback(book.progress(), exercise)
+
+
+def _break(book: Book, exercise: Exercise) -> None:
+    """An inline scheduler; the run is replayed and checked when the student asks."""
+    key = f"ex-run-{exercise.id}"
+    actions: tuple[Action, ...] = st.session_state.get(key, ())
+    st.markdown(
+        f"**Violate {exercise.prop}** ({BY_NAME[exercise.prop].title}) in at most "
+        f"**{exercise.max_steps}** steps. You are the scheduler: click the actions."
+    )
+
+    def pick(action: Action) -> None:
+        """Append a step to this exercise's run."""
+        st.session_state[key] = (*st.session_state.get(key, ()), action)
+
+    def undo() -> None:
+        """Drop the last step."""
+        st.session_state[key] = st.session_state.get(key, ())[:-1]
+
+    def reset() -> None:
+        """Start again from the initial state."""
+        st.session_state[key] = ()
+
+    def check() -> None:
+        """Replay the run and grade it."""
+        run = st.session_state.get(key, ())
+        answer = encode_actions(run) or "(no steps)"
+        book.record(exercise, answer, check_break(exercise, run))
+
+    try:
+        trace = play(Run(exercise.design, exercise.bounds, actions))
+    except LinkError as error:
+        st.error(escape_markdown(str(error)))
+        st.session_state[key] = ()
+        return
+    st.markdown(f"Steps so far: **{len(actions)}** of at most {exercise.max_steps}.")
+    action_buttons(trace, f"ex-{exercise.id}", pick)
+    tools = st.columns([1, 1, 2])
+    tools[0].button("Undo", key=f"ex-{exercise.id}-undo", on_click=undo, disabled=not actions)
+    tools[1].button("Reset", key=f"ex-{exercise.id}-reset", on_click=reset, disabled=not actions)
+    tools[2].button("Check my run", key=f"ex-{exercise.id}-check", on_click=check, type="primary")
+    _feedback(book.progress(), exercise)
+    status_lines(trace)
+    run_view(trace, f"ex-{exercise.id}")
+    upload = st.file_uploader(
+        f"…or hand in a trace file from the playground (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
+        type=["json"],
+        key=f"ex-{exercise.id}-trace",
+    )
+    if upload is not None and st.button("Check the trace file", key=f"ex-{exercise.id}-file"):
+        try:
+            handed = read_trace_upload(upload.getvalue(), trace_from_json)
+        except TraceError as error:
+            st.error(f"This trace file was not read: {escape_markdown(str(error))}")
+            return
+        if handed is None:
+            return
+        feedback = check_break_trace(exercise, handed)
+        book.record(exercise, encode_actions(handed.actions), feedback)
+        st.rerun()
+
+
+def _fix_widget(exercise: Exercise, name: str) -> Any:
+    """The widget of one option the student may change, starting at the broken design's value."""
+    value = BY_OPTION[name].to_json(getattr(exercise.design, name))
+    offered = offered_values(exercise, name) or None
+    return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value, offered)
+
+
+def _fix(book: Book, exercise: Exercise) -> None:
+    """Widgets for the allowed options and a check button graded by the explorer."""
+    original = graded_verdicts(exercise.design, exercise.bounds)
+    if original is None:
+        return
+    kept = ", ".join(original.holds) or "nothing"
+    st.markdown(
+        f"**Make {exercise.prop} hold** ({BY_NAME[exercise.prop].title}). Today this design "
+        f"keeps {kept}. You may change: {', '.join(f'`{o}`' for o in exercise.options)}."
+    )
+    cols = st.columns(min(3, len(exercise.options)))
+    for index, name in enumerate(exercise.options):
+        with cols[index % len(cols)]:
+            _fix_widget(exercise, name)
+
+    def check() -> bool:
+        """Build the chosen design and grade it (False: not graded, the server was busy)."""
+        changes = {
+            name: st.session_state.get(f"ex-{exercise.id}-opt-{name}") for name in exercise.options
+        }
+        changes = {k: v for k, v in changes.items() if v is not None}
+        changes = {k: int(v) if isinstance(v, float) else v for k, v in changes.items()}
+        try:
+            design = fixed_design(exercise, changes)
+        except DesignError as error:
+            feedback = Feedback(False, f"That is not a valid design: {error}")
+            book.record(exercise, str(changes), feedback)
+            return True
+        found = graded_verdicts(design, exercise.bounds)
+        if found is None:
+            return False
+        book.record(exercise, design.label(), check_fix(exercise, design, original, found))
+        return True
+
+    _check_button("Check my design", exercise, check)
+    _feedback(book.progress(), exercise)
+
+
+def _feedback(progress: Progress, exercise: Exercise) -> None:
+    """The last verdict on this exercise, and the hints earned by wrong answers."""
+    refused = st.session_state.pop("ex-class-error", None)
+    if refused:
+        st.error(f"This answer was not kept: {escape_markdown(refused)}")
+    answers = progress.of(exercise.id)
+    if answers:
+        last = answers[-1]
+        (st.success if last.correct else st.error)(escape_markdown(last.message, 800))
+    if progress.solved(exercise.id):
+        return
+    for number, hint in enumerate(progress.hints(exercise), start=1):
+        st.info(f"Hint {number}: {safe_markdown(hint)}")
+
+
+def _summary(book: Book, progress: Progress, student: str = "") -> None:
+    """The student's progress as a table, and downloads for the teacher."""
+    exercise_set = book.exercise_set
+    st.subheader("Your progress")
+    rows = summary_rows(exercise_set, progress)
+    st.dataframe(
+        [{k: r[k] for k in ("title", "kind", "solved", "attempts", "hints_used")} for r in rows],
+        hide_index=True,
+        width="stretch",
+    )
+    if book.class_id:
+        st.caption(
+            "Your answers are kept for your teacher and come back when you reload this page "
+            "or open your link again."
+        )
+    else:
+        st.caption(
+            "Your answers are kept on this server under the `student` code in this page's "
+            "link: bookmark it to come back to them."
+        )
+        student = st.text_input("Your name (for the summary)", max_chars=80, key="ex-student")
+    left, right = st.columns(2)
+    left.download_button(
+        "Download the summary (Markdown)",
+        summary_markdown(exercise_set, progress, student),
+        file_name="exercise-summary.md",
+        mime="text/markdown",
+        key="ex-summary-md",
+        icon=":material/download:",
+    )
+    right.download_button(
+        "Download the summary (JSON)",
+        summary_json(exercise_set, progress, student),
+        file_name="exercise-summary.json",
+        mime="application/json",
+        key="ex-summary-json",
+        icon=":material/download:",
+    )
+
+
+def _writing_help() -> None:
+    """How a teacher writes a set: the format, the template and the default set to download."""
+    with st.expander("Write your own set", icon=":material/edit_note:"):
+        st.markdown(
+            "A set is a TOML file: a `title`, then one `[[exercise]]` table per exercise with "
+            "an `id`, a `kind` (`predict`, `break` or `fix`), a `title`, a `prompt` and a "
+            "`preset` (or a `design` table). *Break* exercises add `property` and "
+            "`max_steps`; *fix* exercises add `property` and the `options` a student may "
+            "change. Every field is listed in docs/exercises.md (or run "
+            "`fencing exercises doc`). Before class, `fencing exercises check my-set.toml` "
+            "makes this page's checks and prints every problem at once."
+        )
+        left, right = st.columns(2)
+        left.download_button(
+            "Download the template (one exercise of each kind)",
+            TEMPLATE_SET.read_bytes(),
+            file_name="template.toml",
+            mime="application/toml",
+            key="ex-template",
+            icon=":material/download:",
+        )
+        right.download_button(
+            "Download the default set",
+            DEFAULT_SET.read_bytes(),
+            file_name="default.toml",
+            mime="application/toml",
+            key="ex-default-download",
+            icon=":material/download:",
+        )
+        st.code(TEMPLATE_SET.read_text(encoding="utf-8"), language="toml")
+
+
+def _solo_token() -> str:
+    """The student's token from the link, made (and put in the link) on the first visit."""
+    token = url_state.get(STUDENT_PARAM)
+    if looks_like_token(token):
+        return str(token)
+    token = st.session_state.get("ex-student-token")
+    if not looks_like_token(token):
+        token = new_token(12)
+        st.session_state["ex-student-token"] = token
+    url_state.put_all({STUDENT_PARAM: str(token)})
+    return str(token)
+
+
+def _class_set(info: ClassInfo) -> ExerciseSet | None:
+    """The class's set, checked by content like every set (None: not usable, said why)."""
+    data = info.set_text.encode("utf-8")
+    with st.spinner("The model checks the class's set…"):
+        loaded = set_checks.CHECKER.wait(data, info.set_name, timeout=limits.WAIT_SECONDS)
+    if loaded is None:
+        _being_checked()
+        return None
+    if isinstance(loaded, ExerciseSetError):
+        _show_problems(info.set_name, loaded)
+        return None
+    return loaded
+
+
+def _join(info: ClassInfo) -> None:
+    """The join form of a class link: an optional nickname, then the student's own link."""
+    st.subheader(f"Join the class {escape_markdown(info.title)}")
+    st.markdown(
+        "No account is needed. Your answers are kept for your teacher under a code that is "
+        "added to this page's link; reload the page or keep the link to come back."
+    )
+    nickname = st.text_input(
+        "A nickname your teacher will see (optional)",
+        max_chars=MAX_NICKNAME_CHARS,
+        key="ex-nickname",
+    )
+    if st.button("Join the class", key="ex-join", type="primary"):
+        try:
+            member = shared_store().join(info.id, nickname)
+        except ClassError as error:
+            st.error(escape_markdown(str(error)))
+            return
+        url_state.put_all({STUDENT_PARAM: member.token})
+        st.rerun()
+
+
+def _class_book() -> tuple[Book, Member, ClassInfo] | None:
+    """In a class link: the class's set and the student's book (None: joining, or why not)."""
+    class_id = url_state.get(CLASS_PARAM) or ""
+    try:
+        store = shared_store()
+        info = store.get(class_id)
+    except ClassError as error:
+        st.error(f"This class cannot be opened: {escape_markdown(str(error))}.")
+        return None
+    member = store.member(info.id, (url_state.get(STUDENT_PARAM) or ""))
+    if member is None:
+        _join(info)
+        return None
+    exercise_set = _class_set(info)
+    if exercise_set is None:
+        return None
+    return Book(exercise_set, member.token, info.id), member, info
+
+
+def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
+    """The exercise menu, opened on the link's exercise and kept in the link."""
+    ids = [e.id for e in exercise_set.exercises]
+    titles = {e.id: e.title for e in exercise_set.exercises}
+    linked = url_state.get(EXERCISE_PARAM)
+
+    def remember() -> None:
+        """Put the chosen exercise in the link."""
+        url_state.put_all({EXERCISE_PARAM: st.session_state["ex-choice"]})
+
+    chosen = st.selectbox(
+        "Exercise",
+        ids,
+        index=ids.index(linked) if linked in ids else 0,
+        format_func=lambda i: f"{'✔ ' if progress.solved(i) else ''}{titles[i]}",
+        key="ex-choice",
+        on_change=remember,
+    )
+    exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    if url_state.get(EXERCISE_PARAM) != exercise.id:
+        url_state.put_all({EXERCISE_PARAM: exercise.id})
+    return exercise
+
+
+def share_link(params: dict[str, str]) -> str:
+    """This page's link for someone else: the set and the exercise, never the student's code."""
+    kept = {k: v for k, v in params.items() if k in (SET_PARAM, EXERCISE_PARAM)}
+    return "/exercises?" + urlencode(kept)
+
+
+def render_exercises() -> None:
+    """The whole page."""
+    st.title("Exercises")
+    st.markdown(
+        "Predict what a design keeps, break it as the scheduler, or fix it by changing its "
+        "options. Every answer is checked by the model. A wrong answer earns a hint."
+    )
+    student = ""
+    if url_state.has(CLASS_PARAM):
+        found = _class_book()
+        if found is None:
+            return
+        book, member, info = found
+        student = member.nickname
+        who = f" as {escape_markdown(member.nickname)}" if member.nickname else ""
+        st.info(f"You are in the class **{escape_markdown(info.title)}**{who}.")
+    else:
+        token = _solo_token()
+        exercise_set = _choose_set()
+        _writing_help()
+        if exercise_set is None:
+            return
+        book = Book(exercise_set, token)
+    exercise_set = book.exercise_set
+    progress = book.progress()
+    st.header(safe_markdown(exercise_set.title), anchor=False)
+    if exercise_set.description:
+        st.markdown(safe_markdown(exercise_set.description))
+    exercise = _choose_exercise(exercise_set, progress)
+    if not book.class_id and url_state.has(SET_PARAM):
+        st.caption(
+            "To send this exercise to someone, share this path on this server (your own "
+            "link also holds your answers' code):"
+        )
+        st.code(share_link(url_state.read()), language=None)
+    st.subheader(safe_markdown(exercise.title), anchor=False)
+    _describe(exercise)
+    {"predict": _predict, "break": _break, "fix": _fix}[exercise.kind](book, exercise)
+    _summary(book, book.progress(), student)

@@ -1,5 +1,0 @@
-"""Explore a design: choose options and bounds, explore every interleaving, see each violation."""
-
-from webapp.explore_page import render_explore
-
-render_explore()

@@ -1,5 +1,0 @@
-"""Live lab: the model's bugs on a real etcd, a real store and real process pauses."""
-
-from webapp.lab_view import render_lab
-
-render_lab()

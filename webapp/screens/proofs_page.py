@@ -1,0 +1,190 @@
+"""The proofs page: z3's verdict per property for the chosen design, said in words first,
+with the invariant, the counterexample to induction and BMC counterexamples for those who
+want the precise form. The design, bounds and the run switch live in the link.
+
+z3 never runs in the server: each proof is a job in a process of its own (webapp.proof_jobs),
+under the heavy-work limit, ended at its deadline. Finished proofs are kept, so a link
+opened again shows its result without waiting for a slot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Final
+
+import streamlit as st
+
+from model.claims import lesson_caption
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.presets import matching
+from model.trace import TraceError, replay
+from model.verdicts import PropertyVerdict, Status
+from webapp.proof_jobs import (
+    WEB_PROVE_SECONDS,
+    WEB_PROVE_STATES,
+    Ending,
+    JobOutcome,
+    prove_isolated,
+    start_fork_server,
+)
+from webapp.screens import url_state
+from webapp.screens.limits import heavy_work
+from webapp.screens.player import show_traces
+from webapp.screens.preset_picker import choose, show_command
+from webapp.show.proofs_view import METHOD_WORDS, ProofRow
+from webapp.show.text import escape_markdown
+
+START_BOUNDS: Final = REFERENCE_BOUNDS
+"""Where the page starts: the bounds of the presets' lessons, as on every other page."""
+KEPT_PROOFS: Final = 64
+"""How many finished proofs the server keeps (the most recently used)."""
+
+_FINISHED: OrderedDict[tuple[Design, Bounds], tuple[ProofRow, ...]] = OrderedDict()
+_FINISHED_LOCK = threading.Lock()
+
+
+def finished_rows(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
+    """A proof finished earlier for this design and bounds, if the server still keeps it."""
+    with _FINISHED_LOCK:
+        rows = _FINISHED.get((design, bounds))
+        if rows is not None:
+            _FINISHED.move_to_end((design, bounds))
+        return rows
+
+
+def _keep(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> None:
+    """Keep a finished proof, forgetting the least recently used beyond `KEPT_PROOFS`."""
+    with _FINISHED_LOCK:
+        _FINISHED[(design, bounds)] = rows
+        _FINISHED.move_to_end((design, bounds))
+        while len(_FINISHED) > KEPT_PROOFS:
+            _FINISHED.popitem(last=False)
+
+
+def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[ProofRow, ...]]:
+    """Run the proof job with a progress bar that counts its time budget down."""
+    bar = st.progress(0.0, text="z3 is proving…")
+
+    def tick(seconds: float) -> None:
+        """Move the bar (also where Streamlit stops the script if the visitor has gone)."""
+        bar.progress(
+            min(seconds / WEB_PROVE_SECONDS, 1.0),
+            text=f"z3 is proving… {seconds:.0f} s (its budget is {WEB_PROVE_SECONDS:g} s)",
+        )
+
+    outcome = prove_isolated(
+        design, bounds, max_states=WEB_PROVE_STATES, max_seconds=WEB_PROVE_SECONDS, on_tick=tick
+    )
+    bar.empty()
+    return outcome
+
+
+def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
+    """The proof's rows (kept, or proved now in a job); None after saying why there are none."""
+    rows = finished_rows(design, bounds)
+    if rows is not None:
+        return rows
+    with heavy_work("z3's proof") as admitted:
+        if not admitted:
+            return None
+        outcome = _prove_with_progress(design, bounds)
+    if outcome.value is None:
+        show = st.warning if outcome.ending is Ending.OUT_OF_TIME else st.error
+        show(escape_markdown(outcome.problem, limit=600))
+        return None
+    _keep(design, bounds, outcome.value)
+    return outcome.value
+
+
+def _table(rows: tuple[ProofRow, ...]) -> None:
+    """One line per property: what z3 says, how, and why, in words."""
+    st.dataframe(
+        [
+            {
+                "property": f"{r.prop}, {r.title}",
+                "z3 says": r.status_word,
+                "how": METHOD_WORDS.get(r.method, r.method),
+                "shortest violation": f"{r.shortest} steps" if r.shortest is not None else "",
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def lesson_under_table(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> str | None:
+    """A preset's lesson, saying where it shows when z3's verdicts here do not show it."""
+    found = matching(design)
+    if found is None:
+        return None
+    verdicts = {r.prop: PropertyVerdict(r.prop, r.status, r.shortest) for r in rows}
+    caption = lesson_caption(found.as_lesson(), bounds, verdicts, checker="z3")
+    return f"Lesson of {found.name}: {caption}"
+
+
+def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
+    """What z3 found for one property: the verdict in words, then the precise evidence."""
+    st.markdown(f"#### {row.prop}, {row.title}: {row.status_word}")
+    st.markdown(escape_markdown(row.summary, limit=600))
+    if row.invariant or row.cti or row.reason:
+        with st.expander("The precise form (invariant, z3's reasons)"):
+            if row.invariant:
+                st.markdown("Every reachable state keeps this invariant:")
+                st.code("\n∧ ".join(row.invariant), language=None)
+            if row.cti:
+                st.markdown(
+                    "A state that keeps what z3 knows but breaks the property in one step "
+                    "(it may not be reachable):"
+                )
+                st.code(row.cti, language=None)
+            if row.reason:
+                st.code(row.reason, language=None)
+    if row.status is Status.VIOLATED and row.actions:
+        try:
+            trace = replay(design, bounds, row.actions, title=f"z3's shortest {row.prop} violation")
+        except TraceError as error:
+            st.error(f"z3's run does not replay in the model: {escape_markdown(str(error))}")
+            return
+        show_traces([trace], param=f"proof-{row.prop}", key=f"proof-{row.prop}")
+
+
+def _set_run() -> None:
+    """Keep the run switch in the link."""
+    if st.session_state.get("proof-run"):
+        url_state.put(run="1")
+    elif url_state.has("run"):
+        url_state.drop("run")
+
+
+def render_proofs() -> None:
+    """The whole page."""
+    st.title("Proofs")
+    st.markdown(
+        "z3 checks the same rules the explorer runs, in three ways. **Induction** finds a "
+        "fact that is true at the start and that no step can break, and shows the property "
+        "follows from it: a proof for every length of run, not just within the bounds. "
+        "**Bounded model checking** searches every run up to a length for the shortest one "
+        "that breaks the property. **Spacer** searches for such a fact by itself when the "
+        "ready-made ones are not enough. What none of them settles within the time budget "
+        "is reported as unknown."
+    )
+    choice = choose("proof", "fencing", START_BOUNDS)
+    if choice is None:
+        return
+    show_command(choice.design, choice.bounds, "prove")
+    if "proof-run" not in st.session_state:
+        st.session_state["proof-run"] = url_state.get("run") == "1"
+    start_fork_server()
+    if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
+        st.caption("Switch on to run z3 for this design and these bounds.")
+        return
+    rows = proof_rows_for_page(choice.design, choice.bounds)
+    if rows is None:
+        return
+    _table(rows)
+    if (lesson := lesson_under_table(choice.design, choice.bounds, rows)) is not None:
+        st.caption(lesson)
+    for row in rows:
+        _details(choice.design, choice.bounds, row)

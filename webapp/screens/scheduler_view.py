@@ -1,0 +1,72 @@
+"""Widgets shared by the playground and the *break it* exercises: buttons, state, statuses.
+
+The student is the scheduler: every enabled action is a button, and the state of every
+actor, each property's status and the timeline are redrawn after each click. The timeline
+here is the shared swimlane figure, drawn for the run so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from model.rules import Action
+from model.trace import Trace
+from webapp.draw.timeline import timeline_figure
+from webapp.screens.player import show_narration, show_state_table
+from webapp.show.playground import choices, encode_action, property_statuses
+
+BUTTON_COLUMNS = 4
+
+
+def action_buttons(
+    trace: Trace, key: str, on_pick: Callable[[Action], None], per_row: int = BUTTON_COLUMNS
+) -> None:
+    """One button per enabled action, `per_row` a row; a click calls `on_pick(action)`."""
+    found = choices(trace)
+    if not found:
+        st.info("No action is enabled: this run has ended (a normal end, not an error).")
+        return
+    columns = st.columns(per_row)
+    for index, choice in enumerate(found):
+        columns[index % per_row].button(
+            choice.label,
+            key=f"{key}-{encode_action(choice.action)}",
+            on_click=on_pick,
+            args=(choice.action,),
+            help=f"{choice.actor} takes this step",
+            width="stretch",
+        )
+
+
+def status_lines(trace: Trace) -> None:
+    """Each property's status at the current state, with the reason when it failed."""
+    for status in property_statuses(trace):
+        if status.violated:
+            st.markdown(f":red[**{status.line()}**]")
+        else:
+            st.markdown(f":green[{status.line()}]")
+
+
+def run_view(trace: Trace, key: str) -> None:
+    """The timeline, then the narration and the state of every actor side by side."""
+    timeline_view(trace, key)
+    steps_view(trace)
+
+
+def timeline_view(trace: Trace, key: str) -> None:
+    """The swimlane timeline of the run so far."""
+    figure = timeline_figure(trace, upto=len(trace.steps) or None)
+    st.plotly_chart(figure, width="stretch", key=f"{key}-timeline")
+
+
+def steps_view(trace: Trace) -> None:
+    """The narration and the state of every actor after the last step, side by side."""
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown("**What happened, step by step**")
+        show_narration(trace, len(trace.steps))
+    with right:
+        st.markdown(f"**State of every actor after step {len(trace.steps)}**")
+        show_state_table(trace, len(trace.steps))

@@ -1,5 +1,0 @@
-"""Check my stack: real parts in, verdicts, the bug and the change to make out."""
-
-from webapp.stack_page import render_stack_page
-
-render_stack_page()

@@ -1,0 +1,239 @@
+"""Check my stack: real parts in, verdicts, the bug on the timeline, and the change to make.
+
+The stack lives in the link (`token`, `resource`, `does`), so a design review can be
+shared; the answer is `model.advice.advise`, exactly what `fencing advise` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import streamlit as st
+
+from fencing.advise import advise_command, review_note
+from fencing.command_line import check_command
+from model.advice import Advice, Fix, advise
+from model.design import REFERENCE_BOUNDS, Bounds, DesignError
+from model.properties import BY_NAME
+from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
+from model.trace import Trace, TraceError, replay
+from webapp.screens import url_state
+from webapp.screens.cache import replay_cached
+from webapp.screens.limits import heavy_work
+from webapp.screens.player import show_traces
+from webapp.show.links import LinkError, param
+from webapp.show.text import escape_markdown
+from webapp.show.verdicts import verdict_rows
+
+DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ("worker-checks-lease",))
+"""The stack a first visit shows: the common etcd plus PostgreSQL design."""
+PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single)
+
+
+def stack_from_params(params: Mapping[str, str]) -> Stack:
+    """The stack of a link: `token`, `resource` and `does` (practice ids joined by commas)."""
+    token = param(params, "token") or DEFAULT_STACK[0]
+    resource = param(params, "resource") or DEFAULT_STACK[1]
+    does = param(params, "does")
+    practices = DEFAULT_STACK[2] if does is None else tuple(filter(None, does.split(",")))
+    try:
+        return Stack.of(token.strip(), resource.strip(), (p.strip() for p in practices))
+    except DesignError as error:
+        raise LinkError(f"the link's stack is refused: {error}") from None
+
+
+def stack_params(stack: Stack) -> dict[str, str]:
+    """The stack as link parameters."""
+    ids = stack.ids()
+    return {"token": ids["token"], "resource": ids["resource"], "does": ",".join(ids["practices"])}
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _advice_of(token: str, resource: str, practices: tuple[str, ...], bounds: Bounds) -> Advice:
+    """The advice for a stack named by ids, computed once and shared by every visitor."""
+    return advise(Stack.of(token, resource, practices), bounds, max_seconds=30.0)
+
+
+def advice_cached(stack: Stack, bounds: Bounds) -> Advice:
+    """The advice for a stack (cached by its catalogue ids)."""
+    ids = stack.ids()
+    return _advice_of(ids["token"], ids["resource"], tuple(ids["practices"]), bounds)
+
+
+def fix_run(advice: Advice, fix: Fix, prop: str) -> Trace | None:
+    """The stack's counterexample to `prop` replayed under the fix, or None when its steps
+    cannot all happen there (a fix that changes what the workers do)."""
+    original = advice.traces.get(prop)
+    if original is not None:
+        try:
+            return replay(fix.design, advice.bounds, original.actions, title=f"{prop}'s run, fixed")
+        except TraceError:
+            pass
+    return None
+
+
+def _words(identifier: str) -> str:
+    """A catalogue id in its words, for the dropdowns (which show no code marks)."""
+    return BY_ID[identifier].words.replace("`", "")
+
+
+def _choose_stack(current: Stack) -> Stack:
+    """The three choices as dropdowns in words; a change goes into the link."""
+    tokens = [p.id for p in parts_of(Slot.TOKEN)]
+    resources = [p.id for p in parts_of(Slot.RESOURCE)]
+    practices = [p.id for p in PRACTICES]
+    left, middle, right = st.columns(3)
+    with left:
+        token = st.selectbox(
+            "The token your lock service hands out",
+            tokens,
+            index=tokens.index(current.token.id),
+            format_func=_words,
+        )
+    with middle:
+        resource = st.selectbox(
+            "How the resource writes",
+            resources,
+            index=resources.index(current.resource.id),
+            format_func=_words,
+        )
+    with right:
+        chosen = st.multiselect(
+            "What else your stack does",
+            practices,
+            default=[p.id for p in PRACTICES if p in current.practices],
+            format_func=_words,
+        )
+    return Stack.of(str(token), str(resource), [str(p) for p in chosen])
+
+
+def _show_verdicts(advice: Advice) -> None:
+    """The verdict table and, for each violated property, its story's summary."""
+    st.dataframe(verdict_rows({"your stack": advice.exploration}), hide_index=True)
+    if not advice.violated:
+        st.success("Every property holds at these bounds: no change is needed.")
+
+
+def _show_counterexample(advice: Advice) -> None:
+    """One violated property's shortest run on the timeline, told for this stack."""
+    names = list(advice.violated)
+    shown = url_state.get("prop")
+    chosen = st.radio(
+        "Counterexample to show",
+        names,
+        index=names.index(shown) if shown in names else 0,
+        format_func=lambda n: f"{n} {BY_NAME[n].title}",
+        horizontal=True,
+    )
+    trace = advice.traces[chosen]
+    if shown != chosen or not url_state.has("step"):
+        # A run opens on the step that breaks the property, not on an empty timeline.
+        url_state.put(step=str(len(trace.steps)))
+    url_state.put(prop=chosen)
+    st.error(advice.stories[chosen][0])
+    show_traces(
+        [replay_cached(advice.design, advice.bounds, trace.actions, f"your stack: {chosen}")],
+        param="step",
+        key=f"stack-{chosen}",
+    )
+
+
+def _show_fixes(advice: Advice) -> None:
+    """The fixes, fewest changes first, each with its command line and its own run."""
+    st.subheader("What to change")
+    if not advice.fixes:
+        st.info("No change of one or two parts of the catalogue improves this stack.")
+    prop = url_state.get("prop") or (advice.violated or ("",))[0]
+    for number, fix in enumerate(advice.fixes, 1):
+        still = ", ".join(fix.still_violated) or "nothing"
+        with st.container(border=True):
+            for change in fix.changes:
+                st.markdown(f"**{number}.** {escape_markdown(change.build(), 600)}")
+            st.caption(f"Then {', '.join(fix.holds)} hold; still violated: {still}.")
+            st.code(check_command(fix.design, advice.bounds), language="bash")
+            if st.toggle("Show its run", key=f"fix-run-{number}"):
+                run = fix_run(advice, fix, prop)
+                if run is None:
+                    st.info(
+                        f"The steps of {prop}'s run cannot all happen under this change: it "
+                        "changes what the workers do."
+                    )
+                else:
+                    outcome = "still violates" if prop in run.violated() else "no longer violates"
+                    st.markdown(f"The same steps under this change {outcome} {prop}.")
+                    show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
+    for unfixed in advice.unfixed:
+        nearest = (
+            f"the nearest design that keeps it is the preset **{unfixed.nearest.name}** "
+            f"({unfixed.nearest.mirrors})"
+            if unfixed.nearest
+            else "no preset keeps it at these bounds"
+        )
+        st.warning(f"No change of one or two parts fixes {unfixed.prop}; {nearest}.")
+
+
+def _show_catalogue() -> None:
+    """The catalogue of parts with the options each stands for and where that comes from."""
+    with st.expander("The catalogue: each real part and what it means in the model"):
+        st.dataframe(
+            [
+                {
+                    "part": p.words,
+                    "id": p.id,
+                    "model": p.model_words(),
+                    "source": p.source,
+                }
+                for p in CATALOGUE
+            ],
+            hide_index=True,
+        )
+
+
+def render_stack_page() -> None:
+    """The page: choose the stack, read the verdicts, see the bug, pick the change."""
+    st.title("Check my stack")
+    st.markdown(
+        "Pick the parts your system really uses. The model checks every interleaving of "
+        "two workers with those parts, tells each bug in your stack's words, and finds the "
+        "smallest changes that fix it."
+    )
+    try:
+        current = stack_from_params(url_state.read())
+    except LinkError as error:
+        st.warning(f"Part of the link was not understood: {escape_markdown(str(error))}")
+        current = stack_from_params({})
+    chosen = _choose_stack(current)
+    if chosen.ids() != current.ids():
+        url_state.replace({})
+        url_state.put_all(stack_params(chosen))
+        st.rerun()
+    url_state.put_all(stack_params(chosen))
+    try:
+        chosen.design()
+    except DesignError as error:
+        st.error(escape_markdown(str(error), 600))
+        return
+    bounds = REFERENCE_BOUNDS
+    with heavy_work("the check of your stack") as admitted:
+        if not admitted:
+            return
+        with st.spinner("Checking your stack and the designs next to it…"):
+            advice = advice_cached(chosen, bounds)
+    st.caption(f"Checked at {bounds.in_words()} ({bounds.short()}).")
+    _show_verdicts(advice)
+    if advice.violated:
+        _show_counterexample(advice)
+        _show_fixes(advice)
+    st.subheader("The same check on the command line")
+    st.code(
+        f"{advise_command(chosen, bounds)}\n{check_command(advice.design, bounds)}",
+        language="bash",
+    )
+    st.download_button(
+        "Download a design-review note (Markdown)",
+        review_note(advice),
+        file_name=f"design-review-{chosen.token.id}-{chosen.resource.id}.md",
+        mime="text/markdown",
+    )
+    _show_catalogue()

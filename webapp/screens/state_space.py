@@ -1,5 +1,0 @@
-"""The reachable state graph of a small design, states per depth and symmetry's effect."""
-
-from webapp.state_space_page import render_state_space
-
-render_state_space()
