@@ -160,3 +160,24 @@ def refusing(
             raise make(error) from None
 
     return converting
+
+
+def convert_each_field(
+    data: Mapping[str, Any], schema: type[T], words: Mapping[str, Words]
+) -> tuple[T | None, list[SchemaError]]:
+    """A table whose fields are all optional in the schema, with every refusal at once:
+    each refused field (unknown, or holding a value that does not fit) is set aside and the
+    rest converted again, so a table with three bad fields gives three sentences. The typed
+    value holds the fields that fit (a refused one is left at its default); it is None only
+    when the table itself is not an object."""
+    rest = dict(data)
+    refusals: list[SchemaError] = []
+    for _ in range(len(rest) + 1):
+        try:
+            return convert(rest, schema, words), refusals
+        except SchemaError as error:
+            refusals.append(error)
+            if not error.path or error.path[0] not in rest:
+                break
+            del rest[error.path[0]]
+    return None, refusals

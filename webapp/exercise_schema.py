@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Any, Final
+
+import msgspec
 
 from model import reading
 from model.design import BOUND_LIMITS, REFERENCE_BOUNDS
@@ -47,6 +49,23 @@ ALL: Final = KINDS
 """The kinds a field belongs to when every exercise has it."""
 
 
+def one_of(names: tuple[str, ...] | list[str]) -> Any:
+    """The schema type of a text that must be one of these names."""
+    return Annotated[str, msgspec.Meta(pattern=rf"^(?:{'|'.join(map(re.escape, names))})\Z")]
+
+
+def list_of(item: Any, min_length: int = 0) -> Any:
+    """The schema type of a list of such items."""
+    return Annotated[list[item], msgspec.Meta(min_length=min_length)]  # type: ignore[valid-type]
+
+
+TEXT: Final[Any] = Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS)]
+"""The schema type of a text field."""
+TEXT_REFUSAL: Final = (
+    f"must be text in quotes of at most {MAX_TEXT_CHARS:,} characters, not {{value}}"
+)
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     """One field of a set file: its place, the kinds that have it, those that need it, and
@@ -60,6 +79,10 @@ class FieldSpec:
     value: str
     meaning: str
     default: str = ""
+    schema: Any = TEXT
+    """The value's schema type (`msgspec`): what `webapp.exercises` converts the field to."""
+    refusal: str = TEXT_REFUSAL
+    """The sentence for a value that does not fit `schema`; `{value}` is the value given."""
 
     def needed_by(self) -> str:
         """Who must give the field, in words: `every exercise`, `break exercises`, `no one`."""
@@ -96,6 +119,8 @@ SET_FIELDS: Final = (
         ("set",),
         f"`[[exercise]]` tables, 1 to {MAX_EXERCISES}",
         "The exercises, in the order students see them.",
+        schema=Annotated[list[Any], msgspec.Meta(min_length=1, max_length=MAX_EXERCISES)],
+        refusal=f"add at least one [[exercise]] table, and at most {MAX_EXERCISES}, not {{value}}",
     ),
 )
 
@@ -108,8 +133,20 @@ EXERCISE_FIELDS: Final = (
         f"lower-case letters, digits and dashes, at most {MAX_ID_CHARS}",
         "Names the exercise in links (`?exercise=id`) and in the class's answers; unique "
         "in the set.",
+        schema=Annotated[str, msgspec.Meta(pattern=ID_PATTERN.pattern)],
+        refusal=f"must be lower-case letters, digits and dashes (at most {MAX_ID_CHARS}), "
+        "not {value}",
     ),
-    FieldSpec("kind", "exercise", ALL, ALL, _list(KINDS), "What the student does (see below)."),
+    FieldSpec(
+        "kind",
+        "exercise",
+        ALL,
+        ALL,
+        _list(KINDS),
+        "What the student does (see below).",
+        schema=one_of(KINDS),
+        refusal=f"is {{value}}: use one of {', '.join(KINDS)}",
+    ),
     FieldSpec("title", "exercise", ALL, ALL, "text", "The exercise's title in the menu."),
     FieldSpec(
         "prompt",
@@ -126,6 +163,8 @@ EXERCISE_FIELDS: Final = (
         (),
         "a preset name (list below)",
         "The design the exercise is about. Give `preset` or `design`, exactly one.",
+        schema=one_of(list(PRESETS)),
+        refusal=f"{{value}} is not a preset: use one of {', '.join(PRESETS)}",
     ),
     FieldSpec(
         "design",
@@ -135,6 +174,8 @@ EXERCISE_FIELDS: Final = (
         "a table `{ option = value, … }` (options below)",
         "The design as options changed from the core design. Give `preset` or `design`, "
         "exactly one.",
+        schema=dict[str, Any],
+        refusal="must be a table of options, not {value}",
     ),
     FieldSpec(
         "bounds",
@@ -144,6 +185,8 @@ EXERCISE_FIELDS: Final = (
         "a table `{ workers = 2, … }` (bounds below)",
         "How far the model looks; bounds left out keep their reference value.",
         REFERENCE_BOUNDS.short(),
+        schema=dict[str, Any],
+        refusal="must be a table such as { workers = 2, lease = 2 }, not {value}",
     ),
     FieldSpec(
         "hints",
@@ -154,6 +197,8 @@ EXERCISE_FIELDS: Final = (
         "One more hint is shown after each wrong answer. `{lease-only:P2}` in a hint shows "
         "that preset's verdict on that property, from the model.",
         "no hints",
+        schema=Annotated[list[str], msgspec.Meta(max_length=MAX_HINTS)],
+        refusal=f'must be a list of at most {MAX_HINTS} texts: hints = ["…", "…"], not {{value}}',
     ),
     FieldSpec(
         "property",
@@ -162,6 +207,8 @@ EXERCISE_FIELDS: Final = (
         ("break", "fix"),
         _list(PROPERTY_NAMES),
         "The property to violate (break) or to make hold (fix).",
+        schema=one_of(PROPERTY_NAMES),
+        refusal=f"is {{value}}: use one of {', '.join(PROPERTY_NAMES)}",
     ),
     FieldSpec(
         "max_steps",
@@ -170,6 +217,8 @@ EXERCISE_FIELDS: Final = (
         ("break",),
         f"a whole number from 1 to {MAX_BREAK_STEPS}",
         "The longest run the student may hand in; the model checks that a run this short exists.",
+        schema=Annotated[int, msgspec.Meta(ge=1, le=MAX_BREAK_STEPS)],
+        refusal=f"must be a whole number from 1 to {MAX_BREAK_STEPS}, not {{value}}",
     ),
     FieldSpec(
         "options",
@@ -181,6 +230,8 @@ EXERCISE_FIELDS: Final = (
         + ")",
         "The options the student may change.",
         _list(DEFAULT_FIX_OPTIONS),
+        schema=list_of(one_of(FIX_OPTIONS), min_length=1),
+        refusal=f"must be a non-empty list drawn from {', '.join(FIX_OPTIONS)}, not {{value}}",
     ),
     FieldSpec(
         "keep",
@@ -190,6 +241,8 @@ EXERCISE_FIELDS: Final = (
         f"a list drawn from {_list(PROPERTY_NAMES)}",
         "Properties the fixed design must still keep.",
         "every property the given design keeps",
+        schema=list_of(one_of(PROPERTY_NAMES)),
+        refusal=f"must be a list drawn from {', '.join(PROPERTY_NAMES)}, not {{value}}",
     ),
 )
 
@@ -199,6 +252,30 @@ ONE_OF: Final = ("preset", "design")
 TOP_KEYS: Final = tuple(spec.name for spec in SET_FIELDS)
 EXERCISE_KEYS: Final = tuple(spec.name for spec in EXERCISE_FIELDS)
 BY_FIELD: Final = {spec.name: spec for spec in EXERCISE_FIELDS}
+SET_BY_FIELD: Final = {spec.name: spec for spec in SET_FIELDS}
+
+
+def _struct(name: str, specs: tuple[FieldSpec, ...]) -> type[msgspec.Struct]:
+    """A part of a set as a typed schema made from its rows: every field optional here
+    (which ones a part needs is the table's `required`, all reported at once), any field
+    not in the rows refused."""
+    return msgspec.defstruct(
+        name,
+        [(spec.name, spec.schema, None) for spec in specs],
+        forbid_unknown_fields=True,
+        kw_only=True,
+    )
+
+
+SET_SCHEMA: Final = _struct("SetFile", SET_FIELDS)
+"""The top of a set file (its `exercise` tables are converted one by one)."""
+EXERCISE_SCHEMAS: Final = {
+    kind: _struct(f"{kind.title()}Exercise", tuple(s for s in EXERCISE_FIELDS if kind in s.kinds))
+    for kind in KINDS
+}
+"""An exercise of each kind: only the fields of its kind."""
+ANY_EXERCISE_SCHEMA: Final = _struct("Exercise", EXERCISE_FIELDS)
+"""An exercise whose kind is not known: every field of any kind, so the rest is checked."""
 
 
 def keys_of(kind: str) -> tuple[str, ...]:

@@ -26,26 +26,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+
 from model.claims import citations, render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.presets import PRESETS
-from model.properties import PROPERTY_NAMES
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
+from model.schemas import NOWHERE, SchemaError, convert_each_field, value_at
 from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError, Problem
 from webapp.exercise_schema import (
+    ANY_EXERCISE_SCHEMA,
+    BY_FIELD,
     DEFAULT_FIX_OPTIONS,
     EXERCISE_KEYS,
-    FIX_OPTIONS,
-    ID_PATTERN,
+    EXERCISE_SCHEMAS,
     KINDS,
-    MAX_BREAK_STEPS,
-    MAX_EXERCISES,
-    MAX_HINTS,
     MAX_SET_FILES,
-    MAX_TEXT_CHARS,
     ONE_OF,
-    TOP_KEYS,
-    keys_of,
+    SET_BY_FIELD,
+    SET_SCHEMA,
     missing_message,
     required_of,
 )
@@ -247,20 +246,19 @@ class _Validator:
 
     def set_of(self, data: dict[str, Any]) -> ExerciseSet:
         """The validated set, or `ExerciseSetError` listing every problem found."""
-        for key in data:
-            if key not in TOP_KEYS:
-                self.problem(None, key, f"is not a field of a set file: use {', '.join(TOP_KEYS)}")
+        header: Any
+        header, refusals = convert_each_field(data, SET_SCHEMA, {})
+        for error in refusals:
+            self.refused(None, error, data, SET_SCHEMA, "a set file", "")
         if "title" not in data:
             self.problem(None, "", "`title` is missing: a set file needs it (text)")
-        title = self.text_field(None, data, "title", required=True)
-        description = self.text_field(None, data, "description", required=False)
-        raw = data.get("exercise")
-        exercises: list[Exercise] = []
-        if not isinstance(raw, list) or not raw:
+        if "exercise" not in data:
             self.problem(None, "exercise", "add at least one [[exercise]] table")
-        elif len(raw) > MAX_EXERCISES:
-            self.problem(None, "exercise", f"a set may have at most {MAX_EXERCISES} exercises")
-        else:
+        title = (header.title if header else None) or ""
+        description = (header.description if header else None) or ""
+        raw: list[Any] | None = header.exercise if header else None
+        exercises: list[Exercise] = []
+        if raw is not None:
             seen: set[str] = set()
             for index, entry in enumerate(raw):
                 raw_id = entry.get("id") if isinstance(entry, dict) else None
@@ -277,6 +275,30 @@ class _Validator:
         if self.problems:
             raise ExerciseSetError(self.problems)
         return ExerciseSet(title, description, tuple(exercises), self.source)
+
+    def refused(
+        self,
+        index: int | None,
+        error: SchemaError,
+        data: Mapping[str, Any],
+        schema: type[msgspec.Struct],
+        part: str,
+        ex_id: str,
+    ) -> None:
+        """Record a schema refusal in the words of the field's row: an unknown field with
+        the fields that part takes, a value that does not fit with what the field takes."""
+        key = str(error.path[0]) if error.path else ""
+        allowed = schema.__struct_fields__
+        if key not in allowed:
+            known = index is None or key in EXERCISE_KEYS
+            what = f"a field of {part}" if known else "a known field"
+            message = f"is not {what}: use {', '.join(allowed)}"
+            self.problem(index, key, message, ex_id)
+            return
+        spec = (BY_FIELD if index is not None else SET_BY_FIELD)[key]
+        value = value_at(data, error.path)
+        shown = _shown(data.get(key) if value is NOWHERE else value)
+        self.problem(index, key, spec.refusal.replace("{value}", shown), ex_id)
 
     def solvability(self, raw: list[Any], exercises: list[Exercise]) -> None:
         """Ask the model whether each well-formed exercise can be solved, by one deadline.
@@ -305,25 +327,12 @@ class _Validator:
             if why is not None:
                 self.problem(index, "property", f"cannot be solved: {why}", exercise.id)
 
-    def text_field(
-        self, index: int | None, data: Mapping[str, Any], key: str, required: bool, ex_id: str = ""
-    ) -> str:
-        """A string field, checked for presence, type and length."""
-        value = data.get(key)
-        if value is None:
-            return ""  # a missing required field is reported with the others
-        if not isinstance(value, str):
-            self.problem(index, key, f"must be text in quotes, not {_kind(value)}", ex_id)
-            return ""
-        if len(value) > MAX_TEXT_CHARS:
-            self.problem(index, key, f"is longer than {MAX_TEXT_CHARS:,} characters", ex_id)
-        return value
-
     def exercise(self, index: int, entry: Any) -> Exercise | None:
         """One exercise table, or None (with problems recorded) when it is not valid.
 
-        Every problem is found in one pass: unknown and missing fields are reported together,
-        and the fields every kind shares are checked even when `kind` itself is wrong.
+        Every problem is found in one pass: the exercise is converted with its kind's schema
+        field by field (an unknown kind: with every field of any kind), so unknown fields,
+        values that do not fit and missing fields are all reported together.
         """
         before = len(self.problems)
         if not isinstance(entry, dict):
@@ -333,27 +342,18 @@ class _Validator:
         ex_id = raw_id if isinstance(raw_id, str) else ""
         kind = entry.get("kind")
         known = kind if isinstance(kind, str) and kind in KINDS else None
-        if "kind" in entry and known is None:
-            self.problem(index, "kind", f"is {_shown(kind)}: use one of {', '.join(KINDS)}", ex_id)
+        schema = EXERCISE_SCHEMAS[known] if known else ANY_EXERCISE_SCHEMA
+        record: Any
+        record, refusals = convert_each_field(entry, schema, {})
+        part = f"a {known} exercise" if known else "an exercise"
+        for error in refusals:
+            self.refused(index, error, entry, schema, part, ex_id)
         self.fields_present(index, entry, known, ex_id)
-        if "id" in entry and not ID_PATTERN.match(ex_id):
-            self.problem(
-                index,
-                "id",
-                f"must be lower-case letters, digits and dashes (at most 40), not {_shown(raw_id)}",
-                ex_id,
-            )
-        title = self.text_field(index, entry, "title", True, ex_id)
-        prompt = self.text_field(index, entry, "prompt", True, ex_id)
-        hints = self.hints(index, entry, ex_id)
-        design, design_name = self.design(index, entry, ex_id)
-        bounds = self.bounds(index, entry, ex_id)
+        hints = self.hints(index, record.hints or [], ex_id)
+        design, design_name = self.design(index, record, entry, ex_id)
+        bounds = self.bounds(index, record, entry, ex_id)
         if known is None:
             return None
-        prop = self.prop(index, entry, ex_id) if known != "predict" else ""
-        max_steps = self.max_steps(index, entry, ex_id) if known == "break" else 0
-        options = self.options(index, entry, ex_id) if known == "fix" else ()
-        keep = self.keep(index, entry, ex_id) if known == "fix" else None
         if design is not None and bounds is not None:
             try:
                 design.check_fits(bounds)
@@ -364,32 +364,25 @@ class _Validator:
         return Exercise(
             ex_id,
             known,
-            title,
-            prompt,
+            record.title,
+            record.prompt,
             design,
             design_name,
             bounds,
             hints,
-            prop,
-            max_steps,
-            options,
-            keep,
+            getattr(record, "property", None) or "",
+            getattr(record, "max_steps", None) or 0,
+            tuple(dict.fromkeys(getattr(record, "options", None) or DEFAULT_FIX_OPTIONS))
+            if known == "fix"
+            else (),
+            _sorted(getattr(record, "keep", None)),
         )
 
     def fields_present(
         self, index: int, entry: Mapping[str, Any], kind: str | None, ex_id: str
     ) -> None:
-        """Unknown fields and missing ones, all reported (with every field of any kind
-        allowed while the kind is not known)."""
-        allowed = keys_of(kind) if kind else EXERCISE_KEYS
-        for key in entry:
-            if key in allowed:
-                continue
-            if key in EXERCISE_KEYS:
-                message = f"is not a field of a {kind} exercise: use {', '.join(allowed)}"
-            else:
-                message = f"is not a known field: use {', '.join(allowed)}"
-            self.problem(index, key, message, ex_id)
+        """Missing fields, all reported (those every kind needs while the kind is not known),
+        and a missing design."""
         for name in required_of(kind) if kind else required_of(KINDS[0]):
             if name not in entry:
                 self.problem(index, "", missing_message(name, kind), ex_id)
@@ -402,14 +395,9 @@ class _Validator:
                 ex_id,
             )
 
-    def hints(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
-        """The hints: a list of strings, revealed one per wrong answer."""
-        value = entry.get("hints", [])
-        if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
-            self.problem(index, "hints", 'must be a list of texts: hints = ["…", "…"]', ex_id)
-            return ()
-        if len(value) > MAX_HINTS:
-            self.problem(index, "hints", f"at most {MAX_HINTS} hints", ex_id)
+    def hints(self, index: int, value: list[str], ex_id: str) -> tuple[str, ...]:
+        """The hints (their types checked by the schema), revealed one per wrong answer:
+        each `{preset:P2}` citation must name a preset."""
         rendered = []
         for hint in value:
             unknown = sorted({name for name, _ in citations(hint) if name not in PRESETS})
@@ -425,26 +413,18 @@ class _Validator:
             rendered.append(render_citations(hint, PRESET_CLAIMS))
         return tuple(rendered)
 
-    def design(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[Design | None, str]:
-        """The design: `preset = "name"` or a `design = { option = value }` table, not both."""
-        preset, table = entry.get("preset"), entry.get("design")
-        if preset is None and table is None:
-            return None, ""  # reported with the other missing fields
-        if preset is not None and table is not None:
+    def design(
+        self, index: int, record: Any, entry: Mapping[str, Any], ex_id: str
+    ) -> tuple[Design | None, str]:
+        """The design: `preset = "name"` or a `design = { option = value }` table, not both
+        (a value the schema refused is already reported)."""
+        if "preset" in entry and "design" in entry:
             self.problem(index, "preset", "give only one of `preset` or `design`, not both", ex_id)
             return None, ""
-        if preset is not None:
-            if not isinstance(preset, str) or preset not in PRESETS:
-                self.problem(
-                    index,
-                    "preset",
-                    f"{_shown(preset)} is not a preset: use one of {', '.join(PRESETS)}",
-                    ex_id,
-                )
-                return None, ""
-            return PRESETS[preset].design, preset
-        if not isinstance(table, dict):
-            self.problem(index, "design", "must be a table of options", ex_id)
+        if record.preset is not None:
+            return PRESETS[record.preset].design, record.preset
+        table = record.design
+        if table is None:
             return None, ""
         try:
             design = Design.from_dict(table)
@@ -455,15 +435,14 @@ class _Validator:
             return None, ""
         return design, design.label()
 
-    def bounds(self, index: int, entry: Mapping[str, Any], ex_id: str) -> Bounds | None:
+    def bounds(
+        self, index: int, record: Any, entry: Mapping[str, Any], ex_id: str
+    ) -> Bounds | None:
         """The bounds table (the reference bounds when absent); limits are named when crossed."""
-        table = entry.get("bounds")
-        if table is None:
+        if "bounds" not in entry:
             return REFERENCE_BOUNDS
-        if not isinstance(table, dict):
-            self.problem(
-                index, "bounds", "must be a table such as { workers = 2, lease = 2 }", ex_id
-            )
+        table = record.bounds
+        if table is None:
             return None
         try:
             return Bounds.from_dict({**REFERENCE_BOUNDS.to_dict(), **table})
@@ -473,64 +452,10 @@ class _Validator:
             self.problem(index, f"bounds.{bad}" if bad else "bounds", message, ex_id)
             return None
 
-    def prop(self, index: int, entry: Mapping[str, Any], ex_id: str) -> str:
-        """The property of a break or fix exercise, one of `PROPERTY_NAMES`."""
-        value = entry.get("property")
-        if value is None:
-            return ""  # reported with the other missing fields
-        if value not in PROPERTY_NAMES:
-            self.problem(
-                index,
-                "property",
-                f"is {_shown(value)}: use one of {', '.join(PROPERTY_NAMES)}",
-                ex_id,
-            )
-            return ""
-        return str(value)
 
-    def max_steps(self, index: int, entry: Mapping[str, Any], ex_id: str) -> int:
-        """The step allowance of a break exercise, 1..MAX_BREAK_STEPS."""
-        value = entry.get("max_steps")
-        if value is None:
-            return 0  # reported with the other missing fields
-        if (
-            not isinstance(value, int)
-            or isinstance(value, bool)
-            or not 1 <= value <= MAX_BREAK_STEPS
-        ):
-            self.problem(
-                index,
-                "max_steps",
-                f"must be a whole number from 1 to {MAX_BREAK_STEPS}, not {_shown(value)}",
-                ex_id,
-            )
-            return 0
-        return value
-
-    def options(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...]:
-        """The options a fix exercise lets the student change (default: token and receiver)."""
-        value = entry.get("options", list(DEFAULT_FIX_OPTIONS))
-        if not isinstance(value, list) or not value or not all(v in FIX_OPTIONS for v in value):
-            self.problem(
-                index,
-                "options",
-                f"must be a non-empty list drawn from {', '.join(FIX_OPTIONS)}",
-                ex_id,
-            )
-            return ()
-        return tuple(dict.fromkeys(value))
-
-    def keep(self, index: int, entry: Mapping[str, Any], ex_id: str) -> tuple[str, ...] | None:
-        """Properties the fix must keep (default: every property the broken design keeps)."""
-        value = entry.get("keep")
-        if value is None:
-            return None
-        if not isinstance(value, list) or not all(v in PROPERTY_NAMES for v in value):
-            self.problem(
-                index, "keep", f"must be a list drawn from {', '.join(PROPERTY_NAMES)}", ex_id
-            )
-            return None
-        return tuple(sorted(set(value)))
+def _sorted(names: list[str] | None) -> tuple[str, ...] | None:
+    """A list of property names as a sorted tuple without repeats (None: not given)."""
+    return None if names is None else tuple(sorted(set(names)))
 
 
 def _shown(value: object) -> str:
