@@ -176,8 +176,21 @@ def convert_each_field(
         try:
             return convert(rest, schema, words), refusals
         except SchemaError as error:
+            if not error.path or error.path[0] not in rest:
+                error = _unknown_field(rest, schema) or error  # a name the library cannot quote
             refusals.append(error)
             if not error.path or error.path[0] not in rest:
                 break
             del rest[error.path[0]]
     return None, refusals
+
+
+def _unknown_field(data: Mapping[str, Any], schema: type[Any]) -> SchemaError | None:
+    """The first field of a table that the schema does not have, named by the product (for
+    a refusal whose own words cannot say which field it is, such as a name holding a
+    backtick)."""
+    known = getattr(schema, "__struct_fields__", ())
+    for name in data:
+        if name not in known:
+            return SchemaError((name,), f"it has an unknown field '{shown(name)}'")
+    return None

@@ -349,6 +349,8 @@ class _Validator:
         for error in refusals:
             self.refused(index, error, entry, schema, part, ex_id)
         self.fields_present(index, entry, known, ex_id)
+        if record is None:
+            return None
         hints = self.hints(index, record.hints or [], ex_id)
         design, design_name = self.design(index, record, entry, ex_id)
         bounds = self.bounds(index, record, entry, ex_id)
@@ -468,6 +470,8 @@ def _shown(value: object) -> str:
     if isinstance(value, int | float):
         text = str(value)
         return text if len(text) <= 20 else "a very long number"
+    if isinstance(value, list):
+        return f"a list of {len(value):,} entries"
     return _kind(value)
 
 
