@@ -1,8 +1,11 @@
 """The exercise-set format in one table: every field, where it goes, what it takes, its default.
 
-The validator (`webapp.exercises`) reads which fields exist and which are required from
-this table, and `reference_markdown()` writes docs/exercises.md from it, so the format a
-teacher reads is the format the app checks. Nothing here imports Streamlit.
+Each row also holds the field's schema type and the sentence for a value that does not fit
+it: the typed schemas of a set's parts (`SET_SCHEMA`, one per exercise kind) are made from
+the rows and converted with `model.schemas`, the validator (`webapp.exercises`) reads which
+fields are required from the same rows, and `reference_markdown()` writes docs/exercises.md
+from them, so the format a teacher reads is the format the app checks. Nothing here imports
+Streamlit.
 """
 
 from __future__ import annotations
@@ -249,7 +252,6 @@ EXERCISE_FIELDS: Final = (
 ONE_OF: Final = ("preset", "design")
 """Every exercise gives exactly one of these."""
 
-TOP_KEYS: Final = tuple(spec.name for spec in SET_FIELDS)
 EXERCISE_KEYS: Final = tuple(spec.name for spec in EXERCISE_FIELDS)
 BY_FIELD: Final = {spec.name: spec for spec in EXERCISE_FIELDS}
 SET_BY_FIELD: Final = {spec.name: spec for spec in SET_FIELDS}

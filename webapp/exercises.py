@@ -7,8 +7,10 @@ Three kinds of exercise:
 - *fix*: change some options so a broken design keeps a property without losing the ones
   it kept; the chosen design is explored.
 
-A set is a TOML file and nothing but data: it is parsed with `tomllib`, checked against a
-fixed schema (`webapp.exercise_schema`), and never evaluated. A problem names the line and
+A set is a TOML file and nothing but data: it is measured and parsed (`model.reading`,
+`tomllib`), each part converted with its typed schema (`webapp.exercise_schema`'s rows,
+through `model.schemas`: the set's top, then each exercise on its own, field by field, so
+every problem is found at once), and never evaluated. A problem names the line and
 the field, so a teacher can fix their file; a set is refused when the model finds an
 exercise nobody can solve (`webapp.exercise_solvability`). Grading an answer is
 `webapp.exercise_grading`, a student's progress `webapp.exercise_progress`, and the values
