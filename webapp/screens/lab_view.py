@@ -364,12 +364,12 @@ def render_lab() -> None:
     """The whole page."""
     st.title("Live lab")
     st.markdown(
-        "The same bugs on real parts: a real **etcd** grants the lock (a key created only if "
-        "absent, with a lease), real worker **processes** write through a real **SQLite** or "
-        "**PostgreSQL** store, and a nemesis **pauses** workers with SIGSTOP, holds requests in "
-        "flight or restarts the store. Every event is recorded; the history is checked on its "
-        "own and replayed through the model, which either allows it or names the first event "
-        "it refuses."
+        "The same bugs on real parts: a real lock service grants the lock (**etcd**, etcd's "
+        "lock API, **ZooKeeper** or **Redis**, started here on this machine), real worker "
+        "**processes** write through a real **SQLite** or **PostgreSQL** store, and a nemesis "
+        "**pauses**, holds, crashes or kills what it picks. Every event is recorded; the "
+        "history is checked on its own and replayed through the model, which either allows it "
+        "or names the first event it refuses."
     )
     mode = st.radio(
         "What to run", ("A scripted scenario", "A randomized run"), horizontal=True, key="lab-mode"
