@@ -222,7 +222,8 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                     "lease-early",
                     end[1].index,
                     end[1].t,
-                    f"etcd revoked W{e.worker}'s lease (grant {revision}) {_at(end[1])}, "
+                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
+                    f"{_at(end[1])}, "
                     f"{end[1].t - start:.3f} s after it was asked for: before its TTL of "
                     f"{ttl:g} s",
                 )
@@ -234,7 +235,8 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                     "lease-late",
                     end[1].index,
                     end[1].t,
-                    f"etcd revoked W{e.worker}'s lease (grant {revision}) {_at(end[1])}, "
+                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
+                    f"{_at(end[1])}, "
                     f"{end[1].t - last:.3f} s after {since}: later than its TTL of {ttl:g} s "
                     f"plus the revocation delay allowed ({allowance:.3f} s) and one request "
                     f"({latency:.3f} s)",

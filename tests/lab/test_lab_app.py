@@ -98,6 +98,8 @@ def test_a_randomized_comparison_is_shown_side_by_side(lab_page: AppTest) -> Non
     side = lab_page.table[0].value
     assert list(side["receiver"]) == ["none", "etcd-txn"]
     assert side["P2"].iloc[1] == 0  # etcd transactions keep every write inside its lease
+    covered = [c.value for c in lab_page.caption if c.value.startswith("The model's replay")]
+    assert len(covered) == 2 and all(" grants and " in text for text in covered)
 
 
 def test_a_run_that_cannot_reach_etcd_says_so(

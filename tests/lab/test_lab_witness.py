@@ -473,3 +473,13 @@ def test_the_side_by_side_table_says_which_history_was_refused() -> None:
     table = side_by_side([analyse(witnessed()), analyse(witnessed(revoke2=revoked(0.49, 2, 4, 5)))])
     rows = table.splitlines()[2:]
     assert [row.split()[-1] for row in rows] == ["ok", "REFUSED"]
+
+
+def test_a_lease_refusal_names_the_lock_service_that_revoked_the_lease() -> None:
+    """The same late revocation, recorded on etcd's lock API, is told in that service's name."""
+    history = witnessed(revoke2=revoked(5.0, 2, 4, 5), final=final_read(5.1, 2_000_001, 2, 4, []))
+    api = dataclasses.replace(history.settings, lock_service="etcd-lock-api")
+    on_api = dataclasses.replace(history, settings=api)
+    found = cross_check(timeline(on_api)).impossible
+    assert [f.code for f in found] == ["lease-late"], found
+    assert found[0].reason.startswith("etcd's lock API revoked W2's lease (grant 4) at 5.000 s")

@@ -323,6 +323,8 @@ def _show(report: LabReport, key: str) -> None:
         st.info(f"**Conformance:** {escaped(sentence)}")
     else:
         st.error(f"**Conformance:** {escaped(sentence)}")
+    if conformance.coverage is not None:
+        st.caption(f"The model's replay {escaped(conformance.coverage.sentence())}.")
     found = report.witnessed.impossible
     if found:
         lines = "\n".join(f"- {escaped(f.reason)}" for f in found[:5])
