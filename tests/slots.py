@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from webapp import slots
 from webapp.screens import limits
 
 SHORT_WAIT = 0.2
@@ -19,10 +20,10 @@ def all_slots_taken(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(limits, "WAIT_SECONDS", SHORT_WAIT)
     taken = 0
     try:
-        for _ in range(limits.HEAVY_AT_ONCE):
-            assert limits._SLOTS.acquire(timeout=60), "a heavy-work slot stayed busy"
+        for _ in range(slots.HEAVY_AT_ONCE):
+            assert slots.SLOTS.acquire(timeout=60), "a heavy-work slot stayed busy"
             taken += 1
         yield
     finally:
         for _ in range(taken):
-            limits._SLOTS.release()
+            slots.SLOTS.release()

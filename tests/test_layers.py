@@ -57,11 +57,6 @@ def test_only_screens_and_the_entry_script_import_streamlit() -> None:
     assert users == {"app.py"}
 
 
-REACHES_UP: Final = {"set_checks.py": {"webapp.screens.limits"}}
-"""The one module outside screens/ that still uses a screen: the background set checker
-waits for a heavy-work slot through the page's slot limiter (pinned so it cannot grow)."""
-
-
 def test_nothing_outside_the_screens_reaches_up_into_them() -> None:
     """Streamlit reaches no other module through a screen either (the entry script aside)."""
     found = {}
@@ -70,7 +65,7 @@ def test_nothing_outside_the_screens_reaches_up_into_them() -> None:
             continue
         if up := {n for n in _imported(path) if n.startswith("webapp.screens")}:
             found[str(path.relative_to(WEBAPP))] = up
-    assert found == REACHES_UP
+    assert found == {}
 
 
 def test_the_figures_are_drawn_from_facts_not_from_pages() -> None:

@@ -24,7 +24,6 @@ NOT_YET_MOVED: Final = frozenset(
         "exercises_page.py",
         "explore_page.py",
         "lab_view.py",
-        "limits.py",
         "player.py",
         "playground_page.py",
         "preset_picker.py",
@@ -79,7 +78,7 @@ def test_the_check_sees_wording_when_there_is_some(tmp_path: Path) -> None:
     page = tmp_path / "page.py"
     page.write_text(
         '"""A page: its docstring is documentation."""\n'
-        'import streamlit as st\n'
+        "import streamlit as st\n"
         'st.button("Run the check")\n'
         'st.caption("Every property holds at these bounds.")\n'
         'st.info(f"{3} states were explored in all")\n',

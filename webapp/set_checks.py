@@ -20,7 +20,7 @@ from typing import Final
 
 from webapp.exercise_data import ExerciseSet, ExerciseSetError
 from webapp.exercises import DEFAULT_SET, FOLDER_ENV, check_set_bytes, folder_files, read_bounded
-from webapp.screens.limits import heavy_work
+from webapp.slots import held_slot
 
 Checked = ExerciseSet | ExerciseSetError
 """A set file's outcome: the set, or the problems that keep it from being used."""
@@ -132,7 +132,7 @@ class SetChecker:
     def _checked(self, data: bytes, source: str) -> Checked:
         """One check, made when a heavy-work slot is free (the visitors' work comes first)."""
         while True:
-            with heavy_work("the check of an exercise set", wait=BACKGROUND_WAIT) as admitted:
+            with held_slot(wait=BACKGROUND_WAIT) as admitted:
                 if admitted:
                     self.runs += 1
                     return self._check(data, source)

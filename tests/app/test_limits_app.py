@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from webapp import slots
 from webapp.content.busy import busy_sentence
-from webapp.screens import limits
 
 
 def _page() -> None:
@@ -29,29 +29,29 @@ def _page() -> None:
 @pytest.fixture
 def all_slots_taken() -> Iterator[None]:
     """Every slot held by others for the test's duration."""
-    for _ in range(limits.HEAVY_AT_ONCE):
-        assert limits._SLOTS.acquire(timeout=30)
+    for _ in range(slots.HEAVY_AT_ONCE):
+        assert slots.SLOTS.acquire(timeout=30)
     try:
         yield
     finally:
-        for _ in range(limits.HEAVY_AT_ONCE):
-            limits._SLOTS.release()
+        for _ in range(slots.HEAVY_AT_ONCE):
+            slots.SLOTS.release()
 
 
 def _free_slots() -> int:
     """How many slots are free now (taken and given straight back)."""
     taken = 0
-    while limits._SLOTS.acquire(blocking=False):
+    while slots.SLOTS.acquire(blocking=False):
         taken += 1
     for _ in range(taken):
-        limits._SLOTS.release()
+        slots.SLOTS.release()
     return taken
 
 
 def test_with_a_free_slot_the_work_runs_and_gives_the_slot_back() -> None:
     at = AppTest.from_function(_page, default_timeout=30).run()
     assert [m.value for m in at.markdown] == ["counted"] and not at.warning
-    assert _free_slots() == limits.HEAVY_AT_ONCE
+    assert _free_slots() == slots.HEAVY_AT_ONCE
 
 
 def test_past_the_limit_the_visitor_is_told_the_server_is_busy(all_slots_taken: None) -> None:
@@ -63,9 +63,9 @@ def test_past_the_limit_the_visitor_is_told_the_server_is_busy(all_slots_taken: 
 
 def test_a_visitor_who_waits_gets_the_slot_freed_meanwhile() -> None:
     """Both slots taken; one comes free while the page waits: the work runs."""
-    for _ in range(limits.HEAVY_AT_ONCE):
-        assert limits._SLOTS.acquire(timeout=30)
-    timer = threading.Timer(1.0, limits._SLOTS.release)
+    for _ in range(slots.HEAVY_AT_ONCE):
+        assert slots.SLOTS.acquire(timeout=30)
+    timer = threading.Timer(1.0, slots.SLOTS.release)
     timer.start()
     try:
         at = AppTest.from_function(_page, default_timeout=30)
@@ -73,10 +73,10 @@ def test_a_visitor_who_waits_gets_the_slot_freed_meanwhile() -> None:
         at.run()
     finally:
         timer.join()
-        for _ in range(limits.HEAVY_AT_ONCE - 1):
-            limits._SLOTS.release()
+        for _ in range(slots.HEAVY_AT_ONCE - 1):
+            slots.SLOTS.release()
     assert [m.value for m in at.markdown] == ["counted"] and not at.warning
-    assert _free_slots() == limits.HEAVY_AT_ONCE
+    assert _free_slots() == slots.HEAVY_AT_ONCE
 
 
 def test_a_slot_is_given_back_when_the_work_fails() -> None:
@@ -84,4 +84,4 @@ def test_a_slot_is_given_back_when_the_work_fails() -> None:
     at.query_params["fail"] = "1"
     at.run()
     assert at.exception  # the app's own error box (its details are not shown to visitors)
-    assert _free_slots() == limits.HEAVY_AT_ONCE
+    assert _free_slots() == slots.HEAVY_AT_ONCE

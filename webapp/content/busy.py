@@ -9,3 +9,11 @@ def busy_sentence(what: str) -> str:
         f"The server is busy with other visitors' work, so {what} was not started. "
         "Try again in a moment."
     )
+
+
+def waiting_sentence(seconds_left: float) -> str:
+    """The note a visitor sees while their request waits for a slot."""
+    return (
+        "Waiting for a free slot while other visitors' work runs "
+        f"(at most {seconds_left:.0f} s more)…"
+    )

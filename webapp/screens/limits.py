@@ -10,65 +10,34 @@ who is gone, and a slot once taken is always given back.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Final
+from typing import Any
 
 import streamlit as st
 
-from webapp.content.busy import busy_sentence
+from webapp.content.busy import busy_sentence, waiting_sentence
+from webapp.slots import HEAVY_AT_ONCE, WAIT_SECONDS, held_slot
 
-HEAVY_AT_ONCE: Final = 2
-"""Expensive computations allowed at the same time (the machine has two cores)."""
-WAIT_SECONDS: Final = 15.0
-"""How long a request waits for a free slot before it is told the server is busy."""
-WAIT_STEP_SECONDS: Final = 0.25
-"""How often a waiting request looks for a free slot and updates its note."""
-
-_SLOTS = threading.BoundedSemaphore(HEAVY_AT_ONCE)
-
-
-@dataclass
-class _Held:
-    """Whether this request holds a slot (set the moment it is taken, so it is always freed)."""
-
-    slot: bool = False
-
-
-def _take(held: _Held, wait: float) -> None:
-    """Take a slot within `wait` seconds, if one comes free; a note says the request waits."""
-    if _SLOTS.acquire(blocking=False):
-        held.slot = True
-        return
-    note = st.empty()
-    ends = time.monotonic() + wait
-    while threading.main_thread().is_alive():  # the server is not shutting down
-        left = ends - time.monotonic()
-        if left <= 0:
-            break
-        note.caption(
-            f"Waiting for a free slot while other visitors' work runs (at most {left:.0f} s more)…"
-        )
-        if _SLOTS.acquire(timeout=min(WAIT_STEP_SECONDS, left)):
-            held.slot = True
-            break
-    note.empty()
+__all__ = ["HEAVY_AT_ONCE", "WAIT_SECONDS", "heavy_work"]
 
 
 @contextmanager
 def heavy_work(what: str, wait: float = WAIT_SECONDS) -> Iterator[bool]:
-    """Run the body when a slot is free (yields True); otherwise say the server is busy."""
-    held = _Held()
-    try:
-        _take(held, wait)
-        if not held.slot:
+    """Run the body when a slot is free (yields True); otherwise say the server is busy.
+
+    Only a request that has to wait puts a note on the page; each update of the note is
+    where Streamlit stops the script of a visitor who left, and the slot is given back."""
+    notes: list[Any] = []
+
+    def show_waiting(seconds_left: float) -> None:
+        if not notes:
+            notes.append(st.empty())
+        notes[0].caption(waiting_sentence(seconds_left))
+
+    with held_slot(wait, show_waiting) as admitted:
+        if notes:
+            notes[0].empty()
+        if not admitted:
             st.warning(busy_sentence(what))
-            yield False
-            return
-        yield True
-    finally:
-        if held.slot:
-            _SLOTS.release()
+        yield admitted
