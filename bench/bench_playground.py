@@ -23,7 +23,7 @@ from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
 from tests.app.helpers import page_alone  # noqa: E402
 from webapp.draw.state_graph import graph_figure  # noqa: E402
-from webapp.draw.timeline import timeline_figure  # noqa: E402
+from webapp.draw.swimlane import timeline_figure  # noqa: E402
 from webapp.show.playground import Run, choices, play, property_statuses, take  # noqa: E402
 from webapp.show.state_space import build_graph, count_space, path_keys  # noqa: E402
 

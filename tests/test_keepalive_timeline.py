@@ -12,7 +12,7 @@ from model.presets import PRESETS
 from model.rules import Action
 from model.trace import Trace, replay
 from tests.test_timeline import PICKS, _random_run
-from webapp.draw.timeline import CRASHED, PAUSED, legend_looks, timeline_figure
+from webapp.draw.swimlane import timeline_figure
 from webapp.show.chapters import chapter_traces
 from webapp.show.events import (
     LEASE_ACTIVE,
@@ -23,6 +23,8 @@ from webapp.show.events import (
     step_positions,
     time_x,
 )
+from webapp.show.looks import CRASHED, PAUSED
+from webapp.show.trace_swimlane import legend_looks
 
 RENEW_THEN_PAUSE = (
     Action("Acquire", 1),

@@ -18,14 +18,7 @@ from model.presets import PRESETS
 from model.rules import Action
 from model.system import System
 from model.trace import Trace, replay
-from webapp.draw.timeline import (
-    GAP_LABEL,
-    GAP_LABEL_LINES,
-    legend_looks,
-    marker_label,
-    message_hover,
-    timeline_figure,
-)
+from webapp.draw.swimlane import timeline_figure
 from webapp.show.chapters import BY_NUMBER, build_run
 from webapp.show.events import (
     GAP_CLOSED_BY_NEWER,
@@ -41,6 +34,13 @@ from webapp.show.events import (
     time_x,
 )
 from webapp.show.style import ACCEPTED, GAP_COLOUR, GAP_FILL, REJECTED, VIOLATING
+from webapp.show.trace_swimlane import (
+    GAP_LABEL,
+    GAP_LABEL_LINES,
+    legend_looks,
+    marker_label,
+    message_hover,
+)
 from webapp.show.views import actor_rows
 
 STALE_AFTER_EXPIRY = (

@@ -32,7 +32,6 @@ from model.random_search import WEIGHTS, group_of
 from model.rules import RuleBuilder
 from model.system import System
 from model.trace import replay
-from webapp.draw.timeline import ACTION_LOOKS, STEP_LOOKS
 from webapp.show.design_form import bounds_from_values, limits_text
 from webapp.show.links import (
     BOUND_COUNT_WORD,
@@ -42,6 +41,7 @@ from webapp.show.links import (
     decode_bounds,
     encode_bounds,
 )
+from webapp.show.looks import ACTION_LOOKS, STEP_LOOKS
 from webapp.show.playground import CODES, decode_action, encode_action
 from webapp.show.views import actor_rows
 

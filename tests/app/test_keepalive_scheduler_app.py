@@ -7,7 +7,7 @@ import json
 
 from tests.app.helpers import all_text
 from tests.app.test_playground_app import open_playground, param
-from webapp.draw.timeline import CRASHED
+from webapp.show.looks import CRASHED
 
 
 def _bars(at: object, worker: int) -> list[tuple[float, float]]:

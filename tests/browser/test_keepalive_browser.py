@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import WAIT_MS, ConsoleLog, screenshot, wait_idle
-from webapp.draw.timeline import CRASHED
 from webapp.show.chapters import BY_NUMBER, chapter_traces
+from webapp.show.looks import CRASHED
 from webapp.show.views import opening_step
 
 pytestmark = pytest.mark.browser

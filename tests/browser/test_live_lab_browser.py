@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import WAIT_MS, ConsoleLog, screenshot, wait_idle
+from webapp.show.looks import PAUSED, outcome_look
+from webapp.show.style import REJECTED, VIOLATING
 
 pytestmark = pytest.mark.browser
 RUN_MS = 90_000
@@ -34,8 +36,8 @@ def test_the_paused_worker_runs_live_and_opens_in_the_scheduler(
     plots.nth(1).wait_for(timeout=WAIT_MS)
     assert plots.count() == 2  # the real history, the model's run of it
     names = plots.nth(0).evaluate(TRACE_NAMES_JS)
-    assert "paused (SIGSTOP → SIGCONT)" in names and "✘ rejected" not in names
-    assert any("accepted" in name for name in names)
+    assert PAUSED.name in names and outcome_look(REJECTED).name not in names
+    assert outcome_look(VIOLATING).name in names  # the paused worker's late write
     assert tab.get_by_text("✘ 1 violation").count() >= 3  # P1, P2, P3 in the history table
     screenshot(tab, "live-lab-paused-worker")
     tab.get_by_text("Open it in Be the scheduler").click()
@@ -69,5 +71,5 @@ def test_a_randomized_comparison_in_the_browser(app_url: str, page: tuple[Any, C
     history = tab.locator(".js-plotly-plot").first
     history.wait_for(timeout=WAIT_MS)
     names = history.evaluate(TRACE_NAMES_JS)
-    assert "paused (SIGSTOP → SIGCONT)" in names
+    assert PAUSED.name in names
     screenshot(tab, "live-lab-randomized")

@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, WAIT_MS, ConsoleLog, open_tab, screenshot, wait_idle
-from webapp.draw.timeline import GAP_LABEL
 from webapp.show.chapters import BY_NUMBER, build_run
 from webapp.show.events import gaps, step_positions
 from webapp.show.style import GAP_FILL
+from webapp.show.trace_swimlane import GAP_LABEL
 from webapp.show.views import actor_rows
 
 pytestmark = pytest.mark.browser

@@ -1,52 +1,109 @@
-"""A lab history as swimlane facts, and the one swimlane drawer that draws them."""
+"""A lab history as swimlane facts, drawn by the one swimlane drawer that draws model runs:
+the same meaning has the same look on both timelines."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import plotly.graph_objects as go
+
+from fencing.stories import paused_worker_story
 from lab.report import analyse
 from tests.lab.histories import paused_worker
-from webapp.draw.swimlane import history_figure, swimlane_figure
-from webapp.show.lab_history import PLAIN_EVENTS, STORE_LANE, history_facts
+from webapp.draw.swimlane import history_figure, swimlane_figure, timeline_figure
+from webapp.show.lab_history import STORE_LANE, history_facts, last_time
+from webapp.show.looks import GRANT, IN_NETWORK, LEASE, PAST_LEASE, PAUSED, SEND, outcome_look
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
-from webapp.show.swimlane import LEASE, PAST_LEASE, PAUSE
+from webapp.show.swimlane import LEASE_BAR, PAST_LEASE_BAR, PAUSE_BAR
+from webapp.show.trace_swimlane import trace_facts
 
 
-def _legends(history_receiver: str, late: str) -> dict[str, int]:
+def _counts(history_receiver: str, late: str) -> dict[str, int]:
     facts = history_facts(analyse(paused_worker(history_receiver, late)))
-    return {group.legend: len(group.marks) for group in facts.groups}
+    return {group.look.name: len(group.marks) for group in facts.groups}
 
 
 def test_the_paused_worker_has_its_lanes_leases_and_pause() -> None:
     facts = history_facts(analyse(paused_worker("none", "accepted")))
-    assert facts.lanes == ("etcd", "W1", "W2", STORE_LANE)
+    assert [lane.name for lane in facts.lanes] == ["etcd", "W1", "W2", STORE_LANE]
     assert facts.lane_y() == {"etcd": 3.0, "W1": 2.0, "W2": 1.0, STORE_LANE: 0.0}
     kinds = [(bar.lane, bar.kind) for bar in facts.bars]
-    assert kinds == [("W1", LEASE), ("W1", PAST_LEASE), ("W2", LEASE), ("W1", PAUSE)]
-    pause = next(bar for bar in facts.bars if bar.kind == PAUSE)
+    assert kinds == [
+        ("W1", LEASE_BAR),
+        ("W1", PAST_LEASE_BAR),
+        ("W2", LEASE_BAR),
+        ("W1", PAUSE_BAR),
+    ]
+    labels = [bar.label for bar in facts.bars if bar.kind == LEASE_BAR]
+    assert labels == ["lease #1", "lease #2"]
+    pause = next(bar for bar in facts.bars if bar.kind == PAUSE_BAR)
     assert (pause.start, pause.end) == (0.11, 1.56)
-    assert facts.end == 1.60
-    assert [(a.lane, a.to_lane) for a in facts.arrows] == [("W2", STORE_LANE), ("W1", STORE_LANE)]
+    assert "0.110 s to 1.560 s" in pause.hover
+    assert last_time(analyse(paused_worker("none", "accepted"))) == 1.60
+    assert facts.axis.right > 1.60 and facts.axis.ticks == ()
+    routes = [(r.lane, r.to_lane) for r in facts.requests]
+    assert routes == [("W2", STORE_LANE), ("W1", STORE_LANE)]
+    late = facts.requests[-1]
+    past = next(bar for bar in facts.bars if bar.kind == PAST_LEASE_BAR)
+    assert pause.end < late.sent < late.end <= past.end  # W1 writes on after its lease ended
 
 
 def test_the_late_write_is_marked_by_what_the_receiver_did_with_it() -> None:
-    unfenced = _legends("none", "accepted")
-    fenced = _legends("fenced", "rejected")
-    violating = f"{VIOLATING.glyph} {VIOLATING.word}"
-    rejected = f"{REJECTED.glyph} {REJECTED.word}"
+    unfenced = _counts("none", "accepted")
+    fenced = _counts("fenced", "rejected")
+    violating, rejected = outcome_look(VIOLATING).name, outcome_look(REJECTED).name
     assert unfenced[violating] == 1 and rejected not in unfenced
     assert fenced[rejected] == 1 and violating not in fenced
-    assert unfenced[f"{ACCEPTED.glyph} {ACCEPTED.word}"] == 1  # W2's own write
-    assert unfenced[PLAIN_EVENTS] > 0
+    assert unfenced[outcome_look(ACCEPTED).name] == 1  # W2's own write
+    assert unfenced[GRANT.name] == 2 and unfenced[SEND.name] == 2
+
+
+def test_the_legend_names_what_the_history_draws_once() -> None:
+    facts = history_facts(analyse(paused_worker("none", "accepted")))
+    names = [look.name for look in facts.legend]
+    assert len(names) == len(set(names))
+    assert {LEASE.name, PAST_LEASE.name, PAUSED.name, IN_NETWORK.name, GRANT.name} <= set(names)
+    assert "current step" not in names  # a history is shown whole, never stepped
+
+
+def _marker_traces(figure: go.Figure) -> dict[str, Any]:
+    """The figure's marker traces by name (one per look)."""
+    return {t.name: t for t in figure.data if t.mode == "markers+text" and t.name != "in flight"}
 
 
 def test_the_drawer_draws_each_fact_once() -> None:
     report = analyse(paused_worker("none", "accepted"))
-    facts = history_facts(report)
+    facts = history_facts(report, "paused worker")
     figure = history_figure(report, title="paused worker")
-    assert figure.to_plotly_json() == swimlane_figure(facts, "paused worker").to_plotly_json()
-    names = [trace.name for trace in figure.data]
-    assert names.count("lease") == 2  # one lease trace per worker lane, one legend entry
-    assert [t.showlegend for t in figure.data if t.name == "lease"] == [True, False]
-    marks = sum(len(group.marks) for group in facts.groups)
-    drawn = sum(len(t.x) for t in figure.data if t.mode in ("markers", "markers+text"))
-    assert drawn == marks
-    assert list(figure.layout.yaxis.ticktext) == [f"<b>{lane}</b>" for lane in facts.lanes]
+    assert figure.to_plotly_json() == swimlane_figure(facts).to_plotly_json()
+    lease_traces = [t.name for t in figure.data if t.legendgroup == LEASE.name and t.fill]
+    assert lease_traces == ["W1 lease", "W2 lease"]  # one polygon trace per lane
+    legend = [t.name for t in figure.data if t.showlegend is not False]
+    assert legend == [look.name for look in facts.legend]
+    drawn = {name: len(t.x) for name, t in _marker_traces(figure).items()}
+    assert drawn == {group.look.name: len(group.marks) for group in facts.groups}
+    assert list(figure.layout.yaxis.ticktext) == [f"<b>{lane.name}</b>" for lane in facts.lanes]
+    arrows = sum(len(t.x) // 3 for t in figure.data if t.name.endswith(" arrows"))
+    assert arrows == len(facts.requests)
+    go.Figure(figure.to_dict())  # built unvalidated for speed: every attribute checked once
+
+
+def test_a_model_run_and_a_real_run_draw_the_same_meaning_alike() -> None:
+    """The late write the unfenced store takes and the one a fenced store refuses look the
+    same on the model's timeline and on the real history's."""
+    for receiver, late in (("none", "accepted"), ("fenced", "rejected")):
+        real = _marker_traces(history_figure(analyse(paused_worker(receiver, late))))
+        model = _marker_traces(timeline_figure(paused_worker_story(receiver).trace()))
+        shared = set(real) & set(model)
+        assert {GRANT.name, SEND.name} <= shared
+        assert (outcome_look(VIOLATING if late == "accepted" else REJECTED).name) in shared
+        for name in shared:
+            assert real[name].marker.symbol == model[name].marker.symbol, name
+            assert real[name].marker.size == model[name].marker.size, name
+
+
+def test_a_model_run_is_drawn_from_its_facts() -> None:
+    trace = paused_worker_story("fenced").trace()
+    for upto in (None, 0, 3, len(trace.steps)):
+        drawn = timeline_figure(trace, upto).to_plotly_json()
+        assert drawn == swimlane_figure(trace_facts(trace, upto)).to_plotly_json()

@@ -26,8 +26,7 @@ from lab.scenarios import SCENARIOS, SCENARIOS_LIST, LabScenario, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
-from webapp.draw.swimlane import history_figure
-from webapp.draw.timeline import timeline_figure
+from webapp.draw.swimlane import history_figure, timeline_figure
 from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 from webapp.show.text import escape_markdown

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from model.trace import Trace
-from webapp.draw.timeline import timeline_figure
+from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.show.views import actor_rows, clamp_step, narration, opening_step, step_in_link

@@ -13,7 +13,7 @@ import streamlit as st
 
 from model.rules import Action
 from model.trace import Trace
-from webapp.draw.timeline import timeline_figure
+from webapp.draw.swimlane import timeline_figure
 from webapp.screens.player import show_narration, show_state_table
 from webapp.show.playground import choices, encode_action, property_statuses
 

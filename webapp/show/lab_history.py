@@ -1,10 +1,11 @@
-"""A live-lab history as swimlane facts: seconds on the time axis, etcd on top, one lane per
-worker, the store at the bottom; leases as bars, pauses as hatched bars on the paused worker's
-lane, requests as arrows from the worker to the store, decisions marked by their outcome.
+"""A live-lab history as swimlane facts: seconds on the time axis, the lock service on top,
+one lane per worker, the store at the bottom; leases as bars, pauses and crashes on the
+worker's lane, each request in the network from its send to the store's decision, decisions
+marked by their outcome.
 
-It reads a `LabReport` (the merged order of a real history) and takes its outcome symbols
-and words from `webapp.show.style`, so a rejected write looks the same as in the model's
-timeline next to it; `webapp.draw.swimlane` draws the facts.
+It reads a `LabReport` (the merged order of a real history) and takes its looks from
+`webapp.show.looks`, the same as a model run's, so a rejected write looks the same as in the
+model's timeline next to it; `webapp.draw.swimlane` draws the facts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,23 @@ from typing import Final
 
 from lab.describe import describe
 from lab.history import Happening
+from lab.lock_table import SERVICES
 from lab.report import LabReport
+from webapp.show.looks import (
+    CRASH,
+    ERROR,
+    GRANT,
+    LEASE_CHECK,
+    MARK_LOOKS,
+    RELEASE,
+    RENEWAL,
+    REVOKED,
+    SEND,
+    STORE_KILLED,
+    STORE_STARTED,
+    Look,
+    outcome_look,
+)
 from webapp.show.style import (
     ACCEPTED,
     CHECKED,
@@ -24,40 +41,62 @@ from webapp.show.style import (
     actor_colour,
 )
 from webapp.show.swimlane import (
-    HOLD,
-    LEASE,
-    PAST_LEASE,
-    PAUSE,
-    Arrow,
+    CRASH_BAR,
+    HOLD_BAR,
+    LEASE_BAR,
+    PAST_LEASE_BAR,
+    PAUSE_BAR,
     Bar,
     Mark,
     MarkGroup,
+    Request,
     Swimlane,
+    TimeAxis,
+    legend_of,
+    stacked,
 )
+from webapp.show.trace_swimlane import CRASHED_LABEL, PAUSED_LABEL
 
-ETCD_LANE: Final = "etcd"
 STORE_LANE: Final = "store"
 DECISIONS: Final = ("deliver", "check", "apply")
 Box = tuple[str, float, float]
 """A bar on a lane: lane name, start and end time."""
 
-BAR_LEGENDS: Final = {
-    LEASE: "lease",
-    PAST_LEASE: "holds token past its lease",
-    PAUSE: "paused (SIGSTOP → SIGCONT)",
-    HOLD: "request held in flight",
-}
-PLAIN_EVENTS: Final = "grant / send / release"
 TIME_TITLE: Final = "time (seconds since the run started)"
+HELD_LABEL: Final = "held"
+PAST_LEASE_LABEL: Final = "past its lease"
+EVENT_LOOKS: Final = {
+    "grant": (GRANT, True),
+    "revoked": (REVOKED, False),
+    "send": (SEND, True),
+    "release": (RELEASE, True),
+    "renew": (RENEWAL, True),
+    "crash": (CRASH, True),
+    "lease-check": (LEASE_CHECK, True),
+    "storage-kill": (STORE_KILLED, False),
+    "storage-start": (STORE_STARTED, False),
+    "error": (ERROR, False),
+}
+"""The look of each event that is not a store decision, and whether its marker is drawn in
+its worker's colour (otherwise in the look's own)."""
+STORE_KINDS: Final = frozenset(
+    {"deliver", "check", "apply", "storage-kill", "storage-start", "hold", "unhold"}
+)
+"""Events whose marker sits on the store's lane."""
+
+
+def service_lane(report: LabReport) -> str:
+    """The top lane: the run's lock service, by its short name."""
+    return SERVICES[report.history.settings.lock_service].short
 
 
 def lanes(report: LabReport) -> tuple[str, ...]:
-    """The lanes top to bottom: etcd, the workers, the store."""
+    """The lanes top to bottom: the lock service, the workers, the store."""
     workers = [f"W{w}" for w in range(1, report.history.settings.workers + 1)]
-    return (ETCD_LANE, *workers, STORE_LANE)
+    return (service_lane(report), *workers, STORE_LANE)
 
 
-def _end(report: LabReport) -> float:
+def last_time(report: LabReport) -> float:
     """The time of the last event."""
     return max((e.t for e in report.line.events), default=1.0)
 
@@ -65,7 +104,7 @@ def _end(report: LabReport) -> float:
 def lease_boxes(report: LabReport) -> tuple[list[Box], list[Box]]:
     """Per grant, its lease (grant to revocation or release), and the time its worker went
     on acting on it after the lease had ended (sends, the release)."""
-    end = _end(report)
+    end = last_time(report)
     live: list[Box] = []
     past: list[Box] = []
     for grant in report.line.grants.values():
@@ -95,7 +134,7 @@ def spans(report: LabReport, start: str, stop: str, lane_of: str) -> list[Box]:
         elif event.kind == stop and event.worker in opened:
             lane = lane_of.format(w=event.worker)
             found.append((lane, opened.pop(event.worker), event.t))
-    end = _end(report)
+    end = last_time(report)
     found += [(lane_of.format(w=w), t, end) for w, t in opened.items()]
     return found
 
@@ -122,34 +161,13 @@ def outcome_of(event: Happening, violating: bool) -> Outcome | None:
     return None
 
 
-def _lane_of(event: Happening) -> str:
+def _lane_of(event: Happening, report: LabReport) -> str:
     """Where an event's marker goes."""
-    if event.kind in ("grant", "revoked"):
-        return ETCD_LANE
-    if event.kind in (
-        "deliver",
-        "check",
-        "apply",
-        "storage-kill",
-        "storage-start",
-        "hold",
-        "unhold",
-    ):
+    if event.kind in STORE_KINDS:
         return STORE_LANE
-    return f"W{event.worker}" if event.worker else ETCD_LANE
-
-
-MARKS: Final = {
-    "grant": ("diamond", "#444444"),
-    "revoked": ("x", "#444444"),
-    "send": ("triangle-right", None),
-    "release": ("square", None),
-    "lease-check": ("hourglass", None),
-    "storage-kill": ("bowtie", "#c62828"),
-    "storage-start": ("bowtie-open", "#17becf"),
-    "error": ("circle-x", "#c62828"),
-}
-"""Marker symbol and colour of each non-decision event (None: the worker's colour)."""
+    if event.kind in ("grant", "revoked") or not event.worker:
+        return service_lane(report)
+    return f"W{event.worker}"
 
 
 def _label(event: Happening) -> str:
@@ -161,85 +179,146 @@ def _label(event: Happening) -> str:
     return ""
 
 
-def bars(report: LabReport) -> tuple[Bar, ...]:
-    """Leases per worker (current, then held past their end), then pauses and holds."""
+def _said(report: LabReport, event: Happening) -> str:
+    """An event's sentence with its time, as its hover says it."""
+    return f"{event.t:.3f} s: {describe(event, report.history.settings.lock_service)}"
+
+
+def _lease_bars(report: LabReport) -> list[Bar]:
+    """Per worker its leases (numbered in grant order), then the time it held a token past one."""
     live, past = lease_boxes(report)
+    number = {box: i for i, box in enumerate(live, start=1)}
     found: list[Bar] = []
     for w in range(1, report.history.settings.workers + 1):
-        for boxes, kind in ((live, LEASE), (past, PAST_LEASE)):
-            found += [Bar(*box, kind, BAR_LEGENDS[kind]) for box in boxes if box[0] == f"W{w}"]
-    for boxes, kind in (
-        (spans(report, "pause", "resume", "W{w}"), PAUSE),
-        (spans(report, "hold", "unhold", STORE_LANE), HOLD),
-    ):
-        found += [Bar(*box, kind, BAR_LEGENDS[kind]) for box in boxes]
-    return tuple(found)
+        lane = f"W{w}"
+        found += [Bar(*b, LEASE_BAR, f"lease #{number[b]}") for b in live if b[0] == lane]
+        found += [Bar(*b, PAST_LEASE_BAR, PAST_LEASE_LABEL) for b in past if b[0] == lane]
+    return found
+
+
+def _crash_bars(report: LabReport) -> list[Bar]:
+    """A killed worker's lane from its kill to the end of the run."""
+    end = last_time(report)
+    return [
+        Bar(f"W{e.worker}", e.t, max(end, e.t), CRASH_BAR, CRASHED_LABEL, _said(report, e))
+        for e in report.line.events
+        if e.kind == "crash"
+    ]
+
+
+def bars(report: LabReport) -> tuple[Bar, ...]:
+    """Leases per worker (current, then held past their end), pauses, holds and crashes."""
+    paused = [
+        Bar(lane, start, end, PAUSE_BAR, PAUSED_LABEL, pause_hover(lane, start, end))
+        for lane, start, end in spans(report, "pause", "resume", "W{w}")
+    ]
+    held = [
+        Bar(lane, start, end, HOLD_BAR, HELD_LABEL, hold_hover(start, end))
+        for lane, start, end in spans(report, "hold", "unhold", STORE_LANE)
+    ]
+    return (*_lease_bars(report), *paused, *held, *_crash_bars(report))
+
+
+def pause_hover(lane: str, start: float, end: float) -> str:
+    """What hovering a real pause says: who was stopped, and for how long."""
+    return (
+        f"{lane} is stopped (SIGSTOP) from {start:.3f} s to {end:.3f} s: it takes no step, "
+        "and it still believes it holds the lock when it goes on (SIGCONT)"
+    )
+
+
+def hold_hover(start: float, end: float) -> str:
+    """What hovering a held request says."""
+    return f"the store holds a request in flight from {start:.3f} s to {end:.3f} s"
+
+
+def _event_groups(report: LabReport) -> dict[Look, list[Mark]]:
+    """The lock service's and the workers' events, by look."""
+    found: dict[Look, list[Mark]] = {}
+    for event in report.line.events:
+        if event.kind not in EVENT_LOOKS:
+            continue
+        look, worker_coloured = EVENT_LOOKS[event.kind]
+        colour = actor_colour(f"W{event.worker}") if worker_coloured else look.colour
+        mark = Mark(_lane_of(event, report), event.t, colour, _said(report, event), _label(event))
+        found.setdefault(look, []).append(mark)
+    return found
+
+
+def _decision_groups(report: LabReport) -> dict[Look, list[Mark]]:
+    """The store's decisions, by outcome (a decision that violates a property says which and
+    why on hover; its label is the outcome's glyph and the token)."""
+    violations = _violations_by_event(report)
+    found: dict[Look, list[Mark]] = {}
+    for event in report.line.events:
+        outcome = outcome_of(event, event.index in violations) if event.kind in DECISIONS else None
+        if outcome is None:
+            continue
+        hover = "<br>".join([_said(report, event), *violations.get(event.index, [])])
+        label = f"{outcome.glyph} {event.get('token')}"
+        mark = Mark(STORE_LANE, event.t, outcome.colour, hover, label)
+        found.setdefault(outcome_look(outcome), []).append(mark)
+    return found
 
 
 def mark_groups(report: LabReport) -> tuple[MarkGroup, ...]:
-    """The etcd and worker events under one legend entry, then the store's decisions, one
-    entry per outcome (a decision that violates a property says which and why)."""
-    violations = _violations_by_event(report)
-    plain = tuple(
-        Mark(
-            _lane_of(e),
-            e.t,
-            MARKS[e.kind][0],
-            MARKS[e.kind][1] or actor_colour(f"W{e.worker}"),
-            describe(e, report.history.settings.lock_service),
-            _label(e),
-        )
-        for e in report.line.events
-        if e.kind in MARKS
-    )
-    groups = [MarkGroup(PLAIN_EVENTS, plain, size=11, labelled=True)]
-    decisions = [e for e in report.line.events if e.kind in DECISIONS]
-    for look in (ACCEPTED, VIOLATING, REJECTED, READ, CHECKED):
-        chosen = [e for e in decisions if outcome_of(e, e.index in violations) == look]
-        if chosen:
-            marks = tuple(
-                Mark(
-                    STORE_LANE,
-                    e.t,
-                    look.symbol,
-                    look.colour,
-                    "<br>".join(
-                        [
-                            describe(e, report.history.settings.lock_service),
-                            *violations.get(e.index, []),
-                        ]
-                    ),
-                )
-                for e in chosen
-            )
-            groups.append(MarkGroup(f"{look.glyph} {look.word}", marks, size=14))
-    return tuple(groups)
+    """Every marked event, one group per look in the legend's order."""
+    by_look = _event_groups(report) | _decision_groups(report)
+    return tuple(MarkGroup(look, tuple(by_look[look])) for look in MARK_LOOKS if look in by_look)
 
 
-def arrows(report: LabReport) -> tuple[Arrow, ...]:
-    """Each request from its send to the store's first decision on it, in its outcome's colour."""
+def requests(report: LabReport) -> tuple[Request, ...]:
+    """Each request from its send to the store's first decision on it (a request the store
+    never decided is left out: what became of it is told by the report, not drawn)."""
     violations = _violations_by_event(report)
     first: dict[str, Happening] = {}
     for event in report.line.events:
-        if event.kind in DECISIONS and event.get("request") not in first:
+        if event.kind in DECISIONS and str(event.get("request")) not in first:
             first[str(event.get("request"))] = event
-    found: list[Arrow] = []
+    found: list[Request] = []
     for send in (e for e in report.line.events if e.kind == "send"):
         decision = first.get(str(send.get("request")))
         if decision is None:
             continue
-        look = outcome_of(decision, decision.index in violations) or ACCEPTED
-        found.append(Arrow(f"W{send.worker}", send.t, STORE_LANE, decision.t, look.colour))
+        outcome = outcome_of(decision, decision.index in violations) or ACCEPTED
+        hover = f"{_said(report, send)}; {decision.t:.3f} s: {outcome.word}"
+        found.append(
+            Request(
+                lane=f"W{send.worker}",
+                sent=send.t,
+                end=decision.t,
+                to_lane=STORE_LANE,
+                outcome=outcome,
+                is_read=send.get("op") == "read",
+                hover=hover,
+            )
+        )
     return tuple(found)
 
 
-def history_facts(report: LabReport) -> Swimlane:
+def subtitle(report: LabReport) -> str:
+    """What the real run was: its lock service, how long, how many grants and requests."""
+    grants = len(report.line.grants)
+    sent = sum(1 for e in report.line.events if e.kind == "send")
+    return (
+        f"a real run on {service_lane(report)}: {last_time(report):.2f} s, "
+        f"{grants} grant{'s' if grants != 1 else ''}, {sent} request{'s' if sent != 1 else ''}"
+    )
+
+
+def history_facts(report: LabReport, title: str = "") -> Swimlane:
     """The swimlane facts of a real history."""
+    drawn_bars = bars(report)
+    groups = mark_groups(report)
+    sent = requests(report)
     return Swimlane(
-        lanes=lanes(report),
-        bars=bars(report),
-        groups=mark_groups(report),
-        arrows=arrows(report),
-        end=_end(report),
-        time_title=TIME_TITLE,
+        title=title,
+        subtitle=subtitle(report),
+        lanes=stacked(lanes(report)),
+        bars=drawn_bars,
+        groups=groups,
+        requests=sent,
+        spans=(),
+        axis=TimeAxis(0.0, last_time(report) * 1.03 + 0.05, TIME_TITLE),
+        legend=legend_of(drawn_bars, groups, sent, (), stepping=False),
     )

@@ -1,47 +1,84 @@
-"""The facts of a swimlane timeline, whatever ran: lanes, bars, marks and arrows on a time axis.
+"""The facts of a swimlane timeline, whatever ran: lanes, bars, marks, requests and gaps on a
+time axis, with the legend's looks.
 
-A lab history is turned into these facts by `webapp.show.lab_history`; `webapp.draw.swimlane`
-draws them. The facts say what happened where and when, and which outcome or actor it
-belongs to; the drawer alone decides how that looks.
+A model run is turned into these facts by `webapp.show.trace_swimlane`, a lab history by
+`webapp.show.lab_history`; `webapp.draw.swimlane` draws both. The facts say what happened
+where and when, with its words (labels, hover sentences) and its look (`webapp.show.looks`);
+the drawer alone decides the geometry: bar heights, where labels sit, arrowheads, sizes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-LEASE: Final = "lease"
-"""A bar kind: a lease while it is current."""
-PAST_LEASE: Final = "past"
-"""A bar kind: a holder still acting on its token after its lease ended."""
-PAUSE: Final = "pause"
-"""A bar kind: a process stopped (hatched)."""
-HOLD: Final = "hold"
-"""A bar kind: a request held in flight (hatched)."""
+from webapp.show.looks import (
+    AREA_LOOKS,
+    CRASHED,
+    CURRENT,
+    GAP,
+    HELD,
+    IN_NETWORK,
+    LEASE,
+    MARK_LOOKS,
+    PAST_LEASE,
+    PAUSED,
+    Look,
+)
+from webapp.show.style import Outcome
 
-BAR_KINDS: Final = (LEASE, PAST_LEASE, PAUSE, HOLD)
-OWN_COLOUR_KINDS: Final = (LEASE, PAST_LEASE)
-"""Bar kinds drawn in their lane's actor colour, one figure trace per lane."""
+LEASE_BAR: Final = "lease"
+"""A bar kind: a lease while it is current."""
+PAST_LEASE_BAR: Final = "past"
+"""A bar kind: a holder still acting on its token after its lease ended."""
+PAUSE_BAR: Final = "pause"
+"""A bar kind: a process stopped (hatched)."""
+HOLD_BAR: Final = "hold"
+"""A bar kind: a request held in flight (hatched)."""
+CRASH_BAR: Final = "crashed"
+"""A bar kind: a crashed worker's lane from its crash on (a solid dark line)."""
+
+BAR_LOOKS: Final = {
+    LEASE_BAR: LEASE,
+    PAST_LEASE_BAR: PAST_LEASE,
+    PAUSE_BAR: PAUSED,
+    HOLD_BAR: HELD,
+    CRASH_BAR: CRASHED,
+}
+"""The look of each bar kind (its legend entry)."""
+LEASE_KINDS: Final = (LEASE_BAR, PAST_LEASE_BAR)
+"""Bar kinds drawn in their lane's actor colour, filled, with their label inside."""
+HATCHED_KINDS: Final = (PAUSE_BAR, HOLD_BAR)
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A row of the figure: its name (shown on the axis) and its height."""
+
+    name: str
+    y: float
 
 
 @dataclass(frozen=True)
 class Bar:
-    """A span of time on a lane: a lease, a lease outlived, a pause or a held request."""
+    """A span of time on a lane: a lease, a lease outlived, a pause, a held request, a crash;
+    with the words written by it and said on hover (none for a bare bar)."""
 
     lane: str
     start: float
     end: float
     kind: str
-    legend: str
+    label: str = ""
+    hover: str = ""
 
 
 @dataclass(frozen=True)
 class Mark:
-    """One event at one time on one lane, with its symbol, colour, short label and hover text."""
+    """One event at one time on one lane: its colour, hover sentence and short label."""
 
     lane: str
     x: float
-    symbol: str
     colour: str
     hover: str
     label: str = ""
@@ -49,36 +86,100 @@ class Mark:
 
 @dataclass(frozen=True)
 class MarkGroup:
-    """Marks shown under one legend entry (an outcome, or the plain events)."""
+    """The marks of one look (one legend entry)."""
 
-    legend: str
+    look: Look
     marks: tuple[Mark, ...]
-    size: int
-    labelled: bool = False
 
 
 @dataclass(frozen=True)
-class Arrow:
-    """A request from its sender's lane at one time to where it was decided at a later one."""
+class Request:
+    """A request from its sender's lane: in the network from `sent` to `end` (where it was
+    decided, or now while still in flight), then, once decided, dropped to `to_lane`."""
 
     lane: str
-    x: float
+    sent: float
+    end: float
     to_lane: str
-    to_x: float
-    colour: str
+    outcome: Outcome | None
+    is_read: bool
+    hover: str
+    in_flight: bool = False
+    flight_label: str = ""
+    """The words at the head of a request still in flight."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of time across every lane (the gap), with its label and hover sentence."""
+
+    start: float
+    end: float
+    label: str
+    hover: str
+
+
+@dataclass(frozen=True)
+class TimeAxis:
+    """The time axis: its range and title; given ticks (one band per tick, every other one
+    shaded) or, when there are none, the plotting library's own ticks on a grid."""
+
+    left: float
+    right: float
+    title: str
+    ticks: tuple[tuple[float, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class Swimlane:
-    """Everything a swimlane figure shows, top lane first, with the time axis' title and end."""
+    """Everything a swimlane figure shows, top lane first."""
 
-    lanes: tuple[str, ...]
+    title: str
+    subtitle: str
+    lanes: tuple[Lane, ...]
     bars: tuple[Bar, ...]
     groups: tuple[MarkGroup, ...]
-    arrows: tuple[Arrow, ...]
-    end: float
-    time_title: str
+    requests: tuple[Request, ...]
+    spans: tuple[Span, ...]
+    axis: TimeAxis
+    legend: tuple[Look, ...]
+    now: float | None = None
+    """While stepping: the time reached (a line there, the rest veiled)."""
+    current: Mark | None = None
+    """While stepping: the step being narrated (ringed)."""
+    span_room: bool = False
+    """Room above the lanes for span labels (kept at every step of a run that has a span)."""
 
     def lane_y(self) -> dict[str, float]:
-        """The y position of each lane: the first on top."""
-        return {name: float(len(self.lanes) - 1 - i) for i, name in enumerate(self.lanes)}
+        """The y position of each lane."""
+        return {lane.name: lane.y for lane in self.lanes}
+
+
+def stacked(names: Iterable[str]) -> tuple[Lane, ...]:
+    """Lanes one unit apart, the first on top and the last at y = 0."""
+    listed = list(names)
+    return tuple(Lane(name, float(len(listed) - 1 - i)) for i, name in enumerate(listed))
+
+
+def legend_of(
+    bars: Iterable[Bar],
+    groups: Iterable[MarkGroup],
+    requests: Iterable[Request],
+    spans: Iterable[Span],
+    stepping: bool,
+) -> tuple[Look, ...]:
+    """One legend entry per look these facts draw, in reading order: leases, markers, lines
+    and areas, then the current-step ring while `stepping`."""
+    kinds = {bar.kind for bar in bars}
+    used = {BAR_LOOKS[kind] for kind in kinds}
+    used |= {group.look for group in groups if group.marks}
+    if any(True for _ in requests):
+        used.add(IN_NETWORK)
+    if any(True for _ in spans):
+        used.add(GAP)
+    order = (LEASE, PAST_LEASE, *MARK_LOOKS, *AREA_LOOKS)
+    found = [look for look in order if look in used]
+    found += [look for look in sorted(used - set(order), key=lambda look: look.name)]
+    if stepping and found:
+        found.append(CURRENT)
+    return tuple(found)
