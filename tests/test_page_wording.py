@@ -24,7 +24,6 @@ NOT_YET_MOVED: Final = frozenset(
         "explore_page.py",
         "lab_view.py",
         "limits.py",
-        "player.py",
         "playground_page.py",
         "preset_picker.py",
         "proofs_page.py",
