@@ -25,7 +25,6 @@ NOT_YET_MOVED: Final = frozenset(
         "lab_view.py",
         "limits.py",
         "playground_page.py",
-        "preset_picker.py",
         "proofs_page.py",
         "stack_page.py",
         "state_space_page.py",
