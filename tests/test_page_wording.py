@@ -27,7 +27,6 @@ NOT_YET_MOVED: Final = frozenset(
         "playground_page.py",
         "proofs_page.py",
         "stack_page.py",
-        "state_space_page.py",
         "uploads.py",
     }
 )
