@@ -23,7 +23,6 @@ NOT_YET_MOVED: Final = frozenset(
         "exercises_page.py",
         "lab_view.py",
         "limits.py",
-        "playground_page.py",
         "proofs_page.py",
         "stack_page.py",
         "uploads.py",
