@@ -21,7 +21,6 @@ NOT_YET_MOVED: Final = frozenset(
         "class_page.py",
         "compare_page.py",
         "exercises_page.py",
-        "lab_view.py",
         "limits.py",
         "proofs_page.py",
         "stack_page.py",
