@@ -96,8 +96,7 @@ def purple_line(prop: str, actions: Sequence[Action]) -> str:
 
 
 def holds_in_graph(prop: str, counts: SpaceCounts) -> str | None:
-    """That `prop` holds at these bounds, when the finished count found no run violating it
-    (None otherwise)."""
+    """That `prop` holds here, said only when the finished count found no run violating it."""
     if not counts.complete or counts.counterexamples.get(prop):
         return None
     return f"{prop} holds within these bounds: no state has a violating step leaving it."
