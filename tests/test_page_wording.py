@@ -16,21 +16,13 @@ MOST_WORDS: Final = 3
 Anything longer is wording, and its home is `webapp/content/`."""
 NOT_YET_MOVED: Final = frozenset(
     {
-        "cache.py",
         "chapter_lease.py",
         "chapter_page.py",
         "class_page.py",
         "compare_page.py",
         "exercises_page.py",
-        "explore_page.py",
-        "lab_view.py",
-        "player.py",
-        "playground_page.py",
-        "preset_picker.py",
         "proofs_page.py",
-        "scheduler_view.py",
         "stack_page.py",
-        "state_space_page.py",
         "uploads.py",
     }
 )

@@ -21,7 +21,8 @@ from lab.postgres import missing as postgres_missing
 from lab.scenarios import SCENARIOS, predict
 from lab.service import SHARED_ETCD, SLOTS, SharedEtcd, Slots
 from tests.app.helpers import all_text, shown, switch_to
-from webapp.screens.lab_view import NO_POSTGRES_FORM, address_problem, escaped
+from webapp.content.lab import NO_POSTGRES_FORM
+from webapp.screens.lab_view import address_problem, escaped
 
 APP = Path(__file__).resolve().parents[2] / "webapp" / "app.py"
 

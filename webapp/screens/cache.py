@@ -17,20 +17,13 @@ from model.random_search import RandomSearch
 from model.rules import Action
 from model.search import OnLevel, SearchOptions
 from model.trace import Trace, replay
+from webapp.content import searching
 from webapp.show.chapters import chapter_traces
 
 WEB_MAX_STATES: Final = 1_000_000
 """State budget of one exploration started from the web app."""
 WEB_MAX_SECONDS: Final = 20.0
 """Time budget of one exploration started from the web app."""
-
-
-def _progress_text(progress: Progress) -> str:
-    """What the progress bar says after a BFS level."""
-    return (
-        f"Exploring: depth {progress.depth}, {progress.states:,} states, "
-        f"{progress.transitions:,} transitions, {progress.seconds:.1f} s"
-    )
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -41,12 +34,12 @@ def explore_cached(
     max_seconds: float = WEB_MAX_SECONDS,
 ) -> Exploration:
     """Explore every interleaving once per design, bounds and budget, with a progress bar."""
-    bar = st.progress(0.0, text="Exploring every interleaving…")
+    bar = st.progress(0.0, text=searching.EXPLORING)
 
     def report(progress: Progress) -> None:
         """Move the bar by the larger of the state and time budget fractions used."""
         used = max(progress.states / max_states, progress.seconds / max_seconds)
-        bar.progress(min(used, 1.0), text=_progress_text(progress))
+        bar.progress(min(used, 1.0), text=searching.exploring(progress))
 
     try:
         return explore(
@@ -70,7 +63,7 @@ def random_search_cached(
     """A random search once per design, bounds, runs and seed, within the web time budget."""
     from model.random_search import random_search
 
-    with st.spinner(f"Searching at random: up to {runs:,} runs per property…"):
+    with st.spinner(searching.searching_at_random(runs)):
         return random_search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)
 
 
@@ -80,7 +73,7 @@ def replay_cached(design: Design, bounds: Bounds, actions: tuple[Action, ...], t
     return replay(design, bounds, actions, title=title)
 
 
-@st.cache_resource(show_spinner="Replaying the chapter's runs…")
+@st.cache_resource(show_spinner=searching.REPLAYING_CHAPTER)
 def chapter_traces_cached(number: int) -> tuple[Trace, ...]:
     """Every run of a walkthrough chapter, built once."""
     return chapter_traces(number)

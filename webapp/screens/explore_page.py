@@ -18,6 +18,8 @@ from model.properties import BY_NAME
 from model.random_search import RandomSearch
 from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
+from webapp.content import explore
+from webapp.content.home import link_not_understood
 from webapp.screens import url_state
 from webapp.screens.cache import (
     WEB_MAX_RUNS,
@@ -35,7 +37,6 @@ from webapp.show.design_form import (
     OPTION_FIELDS,
     bounds_from_values,
     design_from_values,
-    limits_text,
     values_of,
 )
 from webapp.show.links import (
@@ -108,7 +109,7 @@ def _search_from_url(problems: list[str]) -> dict[str, Any]:
     if url_state.get("strategy") == RANDOM:
         search["strategy"] = RANDOM
     elif url_state.has("strategy"):
-        problems.append(f"strategy in the link must be one of {', '.join(STRATEGIES)}")
+        problems.append(explore.strategy_not_known(STRATEGIES))
     for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
         if (text := url_state.get(key)) is not None:
             try:
@@ -131,7 +132,7 @@ def _fill_form_from_url() -> None:
     st.session_state["budget"] = budget
     st.session_state["preset_choice"] = matching_preset(design) or CUSTOM
     for problem in problems:
-        st.error(f"This link was partly not understood: {escape_markdown(problem)}")
+        st.error(link_not_understood(escape_markdown(problem)))
 
 
 def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, Any]) -> None:
@@ -171,11 +172,11 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
     """The preset chooser, the option widgets and the bound widgets; returns their values."""
     _fill_form_from_url()
     st.selectbox(
-        "Start from a preset",
+        explore.PRESET_LABEL,
         [CUSTOM, *PRESET_NAMES],
         key="preset_choice",
         on_change=_apply_preset,
-        help="Fills in the options below; you can then change any of them.",
+        help=explore.PRESET_HELP,
     )
     left, right = st.columns([2, 1])
     options: dict[str, Any] = {}
@@ -188,7 +189,7 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
     sizes: dict[str, Any] = {}
     with right:
         st.markdown("**Bounds**")
-        st.caption(f"Limits: {limits_text()}.")
+        st.caption(explore.limits_caption())
         for name, (low, high) in BOUND_LIMITS.items():
             sizes[name] = st.number_input(
                 BY_BOUND[name].widget_label,
@@ -205,8 +206,7 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
             step=10_000,
             key="budget",
             on_change=_results_stale,
-            help="The explorer stops after this many states (or after "
-            f"{WEB_MAX_SECONDS:.0f} s) and reports what it found so far.",
+            help=explore.budget_help(WEB_MAX_SECONDS),
         )
         _strategy_inputs(sizes)
     return options, sizes
@@ -222,13 +222,11 @@ def _strategy_inputs(sizes: dict[str, Any]) -> None:
         key="strategy",
         horizontal=True,
         on_change=_results_stale,
-        help="Breadth-first checks every reachable state and finds shortest runs; random "
-        "tries random runs (for bounds too large to search), shrinks each violating run "
-        "it finds, and never says that a property holds.",
+        help=explore.STRATEGY_HELP,
     )
     if sizes["strategy"] == RANDOM:
         sizes["runs"] = st.number_input(
-            f"Random runs per property (1..{WEB_MAX_RUNS:,})",
+            explore.runs_label(WEB_MAX_RUNS),
             min_value=1,
             max_value=WEB_MAX_RUNS,
             step=100,
@@ -242,18 +240,14 @@ def _strategy_inputs(sizes: dict[str, Any]) -> None:
             step=1,
             key="seed",
             on_change=_results_stale,
-            help="The same seed repeats the same search.",
+            help=explore.SEED_HELP,
         )
 
 
 def _summary(exploration: Exploration) -> None:
     """Counts, completeness and the verdict table."""
-    if not exploration.complete:
-        st.warning(
-            f"Incomplete: the exploration stopped ({exploration.stopped_by}) after "
-            f"{exploration.states:,} states. Violations found so far are real; a property "
-            "not violated so far is unknown: it may still fail deeper."
-        )
+    if (stopped := explore.incomplete(exploration)) is not None:
+        st.warning(stopped)
     cols = st.columns(4)
     cols[0].metric("states", f"{exploration.states:,}")
     cols[1].metric("transitions", f"{exploration.transitions:,}")
@@ -275,14 +269,14 @@ def random_rows(found: RandomSearch) -> list[dict[str, str]]:
             else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
         )
     row["states"] = f"{found.states:,}"
-    row["complete"] = f"no ({found.stopped_by or 'a random search never shows a property holds'})"
+    row["complete"] = explore.random_not_complete(found.stopped_by)
     return [row]
 
 
 def _random_summary(found: RandomSearch) -> None:
     """Runs, steps and states of a random search, and its verdict table."""
-    if found.stopped_by:
-        st.warning(f"The random search stopped early ({found.stopped_by}).")
+    if (stopped := explore.random_stopped(found)) is not None:
+        st.warning(stopped)
     cols = st.columns(4)
     cols[0].metric("runs", f"{sum(t.runs for t in found.tried.values()):,}")
     cols[1].metric("steps", f"{found.steps:,}")
@@ -298,16 +292,16 @@ def _counterexamples(
     kind: str = "Shortest",
 ) -> None:
     """A chooser of violated properties and the chosen counterexample on the timeline."""
-    names = tuple(name for name, verdict in verdicts.items() if verdict.violated)
-    if not names:
-        st.success("No property is violated in the explored runs.")
+    if (none_violated := explore.none_violated(verdicts)) is not None:
+        st.success(none_violated)
         return
+    names = tuple(name for name, verdict in verdicts.items() if verdict.violated)
     st.subheader("Counterexamples")
     linked = url_state.get("cex")
     chosen = st.radio(
         "Violated property",
         list(names),
-        format_func=lambda n: f"{n}, {BY_NAME[n].title} ({verdicts[n].shortest} steps)",
+        format_func=lambda n: explore.violated_choice(n, verdicts[n]),
         key="cex",
         horizontal=True,
         index=names.index(linked) if linked in names else 0,
@@ -317,13 +311,14 @@ def _counterexamples(
     if url_state.get("cex") != name:
         url_state.put(cex=name)
     verdict = verdicts[name]
-    trace = replay_cached(design, bounds, verdict.actions or (), f"{kind} {name} counterexample")
+    title = explore.counterexample_title(kind, name)
+    trace = replay_cached(design, bounds, verdict.actions or (), title)
     step = trace.first_violation(name)
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
         st.error(step.reason(name) or step.sentence)
     st.download_button(
-        "Download this trace (JSON)",
+        explore.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(design, name, "json"),
         mime="application/json",
@@ -331,7 +326,7 @@ def _counterexamples(
         icon=":material/download:",
     )
     st.download_button(
-        "Download this trace (ITF)",
+        explore.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(design, name, "itf.json"),
         mime="application/json",
@@ -344,12 +339,7 @@ def _counterexamples(
 def render_explore() -> None:
     """The whole page."""
     st.title("Explore a design")
-    st.markdown(
-        "Choose a design and bounds; the explorer checks every interleaving of every action "
-        "within the bounds and reports each property with the shortest run that breaks it. "
-        "The options and bounds are kept in the page's link, so a copied link reopens this "
-        "exact page."
-    )
+    st.markdown(explore.INTRO)
     options, sizes = _form()
     try:
         design = design_from_values(options)
@@ -357,35 +347,34 @@ def render_explore() -> None:
         bounds = bounds_from_values(sizes)
         design.check_fits(bounds)
     except DesignError as error:
-        st.error(f"This design is not valid: {escape_markdown(str(error))}")
+        st.error(explore.not_valid(escape_markdown(str(error))))
         return
     _write_url(design, bounds, budget, sizes)
     preset = matching_preset(design)
-    label = f"the preset `{preset}`" if preset else f"a custom design ({design.in_words()})"
-    st.markdown(f"This is {label} at {bounds.in_words()}.")
+    st.markdown(explore.this_is(preset, design, bounds))
     _command_line(design, bounds, budget, sizes)
     caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
     if sizes.get("strategy") == RANDOM:
         if preset:
             lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, None)
-            caption.caption(f"Mirrors {PRESETS[preset].mirrors}. {lesson}")
+            caption.caption(explore.preset_caption(PRESETS[preset], lesson))
         _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]))
         return
     exploration = None
     if url_state.get("run") == "1":
-        with heavy_work("the exploration") as admitted:
+        with heavy_work(explore.EXPLORATION_WORK) as admitted:
             if not admitted:
                 return
             try:
                 exploration = explore_cached(design, bounds, max_states=budget)
             except DesignError as error:
-                st.error(f"These bounds cannot be explored: {escape_markdown(str(error))}")
+                st.error(explore.cannot_explore(escape_markdown(str(error))))
                 return
     if preset:
         verdicts = exploration.verdicts if exploration else None
         lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, verdicts)
-        caption.caption(f"Mirrors {PRESETS[preset].mirrors}. {lesson}")
+        caption.caption(explore.preset_caption(PRESETS[preset], lesson))
     if exploration is None:
         return
     _summary(exploration)
@@ -406,7 +395,7 @@ def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, 
         ]
     elif budget != WEB_MAX_STATES:
         words += ["--max-states", str(budget)]
-    with st.expander("The same search on the command line"):
+    with st.expander(explore.COMMAND_LINE):
         st.code(command(words), language="bash")
 
 
@@ -414,13 +403,13 @@ def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> Non
     """Run the random search when asked, then show its table and the runs it found."""
     if url_state.get("run") != "1":
         return
-    with heavy_work("the random search") as admitted:
+    with heavy_work(explore.RANDOM_WORK) as admitted:
         if not admitted:
             return
         try:
             found = random_search_cached(design, bounds, runs, seed)
         except DesignError as error:
-            st.error(f"These bounds cannot be searched: {escape_markdown(str(error))}")
+            st.error(explore.cannot_search(escape_markdown(str(error))))
             return
     _random_summary(found)
     _counterexamples(design, bounds, found.verdicts, kind="Random")

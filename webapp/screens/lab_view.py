@@ -20,15 +20,17 @@ from lab.experiment import run_randomized, run_scenario
 from lab.history import History, history_to_json
 from lab.lock_servers import SHARED_SERVICES
 from lab.lock_table import DEFAULT_SERVICE, SERVICE_NAMES, SERVICES
+from lab.nemesis import PAUSE_TTLS
 from lab.report import LabReport
 from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, LabScenario, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
+from webapp.content import lab as lab_words
+from webapp.content.shared_b import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
 from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
-from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 from webapp.show.text import escape_markdown
 
 RESULTS: Final = "lab-results"
@@ -36,10 +38,8 @@ MESSAGE: Final = "lab-message"
 PARTIAL: Final = "lab-partial"
 DEFAULT: Final = "(the scenario's own)"
 RANDOM_RECEIVERS: Final = ("none", "fenced", "etcd-txn")
-NO_POSTGRES_FORM: Final = (
-    "The etcd-txn receiver keeps its data in etcd itself, so it has no PostgreSQL form and is "
-    "left out."
-)
+RANDOM_WRITES: Final = 3
+"""Writes each worker makes per lock in a randomized run."""
 
 
 def escaped(text: str) -> str:
@@ -53,10 +53,7 @@ def address_problem() -> str:
     try:
         endpoint_from(None)
     except LabInputError as error:
-        return (
-            f"The lab cannot run: {error}. Fix {ETCD_ENV} where the server is started, or "
-            "unset it to let the lab start its own etcd."
-        )
+        return lab_words.cannot_run(str(error), ETCD_ENV)
     return ""
 
 
@@ -65,7 +62,7 @@ def _service_picker(key: str) -> str:
     service = st.selectbox(
         "Lock service", SERVICE_NAMES, format_func=lambda n: f"{n}: {SERVICES[n].words}", key=key
     )
-    st.caption(f"Mirrors {SERVICES[service].mirrors}.")
+    st.caption(mirrors(SERVICES[service].mirrors))
     return str(service)
 
 
@@ -100,7 +97,7 @@ def _scenario_settings() -> tuple[str, Settings]:
         st.warning(escaped(str(error)))
         settings = chosen.settings(lock_service=service)
     prediction = predict(chosen, settings)
-    st.info(f"**The model's prediction** for {settings.label()}: {prediction.summary()}.")
+    st.info(lab_words.prediction(settings.label(), prediction.summary()))
     return name, settings
 
 
@@ -110,7 +107,7 @@ def _service_for(chosen: LabScenario, service: str) -> str:
     try:
         chosen.settings(lock_service=service)
     except LabInputError as error:
-        st.warning(f"{escaped(str(error))}. This scenario runs on etcd instead.")
+        st.warning(lab_words.runs_on_etcd(escaped(str(error))))
         return DEFAULT_SERVICE
     return service
 
@@ -127,27 +124,24 @@ def _random_settings() -> list[Settings]:
         10_000,
         1,
         key="lab-seed",
-        help="The same number repeats the nemesis's choices: when, whom and how long it pauses.",
+        help=lab_words.SCHEDULE_HELP,
     )
     service = _service_picker("lab-random-service")
     offered = [r for r in RECEIVERS if service == "etcd" or r != "etcd-txn"]
     receivers = st.multiselect(
-        "Receivers, compared side by side",
+        lab_words.RECEIVERS_LABEL,
         offered,
         [r for r in RANDOM_RECEIVERS if r in offered],
         key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
     )
-    st.caption(
-        "Each worker loops: take the lock, three writes, release. The nemesis pauses workers "
-        "(mostly the lock's holder) for 0.5 to 3 lease TTLs."
-    )
+    st.caption(lab_words.random_run(RANDOM_WRITES, PAUSE_TTLS))
     return [
         Settings(
             receiver=receiver,
             lock_service=service,
             token=SERVICES[service].token_names[0],
             workers=int(workers),
-            writes=3,
+            writes=RANDOM_WRITES,
             seconds=float(seconds),
             pause_rate=float(rate),
             seed=int(seed),
@@ -161,23 +155,22 @@ def _on_database(plans: list[tuple[str, Settings]]) -> tuple[list[tuple[str, Set
     from lab.postgres import missing
 
     database = st.radio(
-        "Database of the store",
+        lab_words.DATABASE_LABEL,
         DATABASES,
         horizontal=True,
         key="lab-database",
-        help="postgres: a real PostgreSQL the lab starts, one connection per worker, so the "
-        "fenced write is atomic by the database's own locking.",
+        help=lab_words.DATABASE_HELP,
     )
     if database == "sqlite":
         return plans, ""
     problem = missing()
     if problem:
-        return [], f"The lab cannot use PostgreSQL here: {problem}."
+        return [], lab_words.no_postgres(problem)
     kept = [(name, s) for name, s in plans if s.receiver != "etcd-txn"]
     if len(kept) < len(plans):
-        st.caption(NO_POSTGRES_FORM)
+        st.caption(lab_words.NO_POSTGRES_FORM)
     if plans and not kept:
-        return [], f"{NO_POSTGRES_FORM} Pick another receiver, or the sqlite database."
+        return [], lab_words.NO_RECEIVER_LEFT
     return [(name, dataclasses.replace(s, database=database)) for name, s in kept], ""
 
 
@@ -186,21 +179,14 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
     notice = st.empty()
 
     def queued(running: int, waiting: int) -> None:
-        notice.info(
-            f"Queued: {running} lab run(s) are in progress and {waiting} waiting; yours starts "
-            "when one finishes."
-        )
+        notice.info(lab_words.queued(running, waiting))
 
     with SLOTS.slot(QUEUE_SECONDS, queued) as got:
         notice.empty()
         if not got:
-            st.session_state[MESSAGE] = (
-                "warning",
-                f"The lab is busy: {SLOTS.running} runs are in progress and {SLOTS.waiting} are "
-                "waiting. Try again in a minute.",
-            )
+            st.session_state[MESSAGE] = ("warning", lab_words.busy(SLOTS.running, SLOTS.waiting))
             return
-        bar = st.progress(0.0, text=f"{label}: starting etcd")
+        bar = st.progress(0.0, text=lab_words.starting(label))
         reports = []
         st.session_state[PARTIAL] = None
         st.session_state[RESULTS] = []  # an older run's report is not shown under a failure
@@ -229,26 +215,17 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
         except LabStopped as stop:
             st.session_state[MESSAGE] = (
                 "error",
-                f"The run stopped early: {escaped(stop.reason)}. Every process it started was "
-                f"stopped; what it recorded up to then ({len(stop.history.events):,} events) "
-                "is kept as a partial history below.",
+                lab_words.stopped_early(escaped(stop.reason), len(stop.history.events)),
             )
             st.session_state[PARTIAL] = stop.history
             return
         except (LabError, LabInputError) as error:
-            st.session_state[MESSAGE] = ("error", f"The run failed: {escaped(str(error))}")
+            st.session_state[MESSAGE] = ("error", lab_words.failed(escaped(str(error))))
             return
         finally:
             bar.empty()
     st.session_state[RESULTS] = reports
     st.session_state[MESSAGE] = None
-
-
-def _verdict_cell(count: int) -> str:
-    """`✔ holds` or `✘ 3 violations`."""
-    if not count:
-        return f"{HOLDS_GLYPH} holds"
-    return f"{VIOLATED_GLYPH} {count} violation{'s' if count != 1 else ''}"
 
 
 def _properties_table(report: LabReport) -> list[dict[str, Any]]:
@@ -258,11 +235,13 @@ def _properties_table(report: LabReport) -> list[dict[str, Any]]:
     for name in CHECKED:
         row = {
             "property": f"{name} {TITLES[name]}",
-            "in the real history": _verdict_cell(report.properties[name].count),
-            "in the model's replay": _verdict_cell(report.conformance.agreement[name][1]),
+            lab_words.IN_HISTORY: lab_words.verdict_cell(report.properties[name].count),
+            lab_words.IN_REPLAY: lab_words.verdict_cell(report.conformance.agreement[name][1]),
         }
         if prediction:
-            row["the model predicted"] = _verdict_cell(prediction["properties"][name]["count"])
+            row["the model predicted"] = lab_words.verdict_cell(
+                prediction["properties"][name]["count"]
+            )
         rows.append(row)
     return rows
 
@@ -274,23 +253,19 @@ def _model_links(report: LabReport, key: str) -> None:
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return
-    st.markdown(
-        f"**The model's run of this history** ({trace.design.in_words()}; "
-        f"{trace.bounds.in_words()}; "
-        f"one tick ≈ {report.conformance.mapping.tick_seconds:.2f} s)"
-    )
+    st.markdown(lab_words.model_run(trace, report.conformance.mapping.tick_seconds))
     st.plotly_chart(timeline_figure(trace), key=f"{key}-model")
     run = Run(trace.design, trace.bounds, trace.actions)
     left, right = st.columns(2)
     if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:
         left.page_link(
             page_named("playground"),
-            label="Open it in Be the scheduler",
+            label=lab_words.OPEN_IN_PLAYGROUND,
             icon=":material/touch_app:",
             query_params=run.link_params(),
         )
     right.download_button(
-        "Download the model trace (JSON)",
+        lab_words.DOWNLOAD_MODEL_TRACE,
         trace_to_json(trace),
         file_name=f"model-trace-{report.history.scenario}-{report.history.settings.receiver}.json",
         mime="application/json",
@@ -309,33 +284,30 @@ def _show(report: LabReport, key: str) -> None:
     d.metric("Grants", len(report.line.grants))
     st.table(_properties_table(report))
     if report.prediction_agrees is not None:
-        if report.prediction_agrees:
-            st.success("Reality agreed with the model's prediction.")
-        else:
-            st.warning("Reality differed from the model's prediction: see the table.")
+        show = st.success if report.prediction_agrees else st.warning
+        show(lab_words.prediction_verdict(report.prediction_agrees))
     conformance = report.conformance
     verdict = conformance.verdict()
     sentence = verdict[0].upper() + verdict[1:]
     if conformance.allowed:
-        st.success(f"**Conformance:** {escaped(sentence)}")
+        st.success(lab_words.conformance(escaped(sentence)))
     elif conformance.refused is None:
-        st.info(f"**Conformance:** {escaped(sentence)}")
+        st.info(lab_words.conformance(escaped(sentence)))
     else:
-        st.error(f"**Conformance:** {escaped(sentence)}")
+        st.error(lab_words.conformance(escaped(sentence)))
     if conformance.coverage is not None:
-        st.caption(f"The model's replay {escaped(conformance.coverage.sentence())}.")
-    found = report.witnessed.impossible
-    if found:
-        lines = "\n".join(f"- {escaped(f.reason)}" for f in found[:5])
-        st.error(f"**The witnesses contradict each other:** no real order allows this.\n{lines}")
+        st.caption(lab_words.replay_coverage(escaped(conformance.coverage.sentence())))
+    reasons = [escaped(f.reason) for f in report.witnessed.impossible[:5]]
+    if (contradiction := lab_words.witnesses_contradict(reasons)) is not None:
+        st.error(contradiction)
     for line in report.witness_lines()[2:]:
         if line.lstrip().startswith("?"):
             st.info(escaped(line.strip(" ?")))
     st.plotly_chart(history_figure(report, "The real history"), key=f"{key}-history")
-    with st.expander(f"The history, event by event ({len(report.line.events)} events)"):
+    with st.expander(lab_words.event_by_event(len(report.line.events))):
         st.code("\n".join(report.narrated()), language=None)
     st.download_button(
-        "Download the history (JSON)",
+        lab_words.DOWNLOAD_HISTORY,
         history_to_json(report.history),
         file_name=f"lab-{report.history.scenario}-{s.receiver}.json",
         mime="application/json",
@@ -364,14 +336,7 @@ def _comparison(reports: list[LabReport]) -> None:
 def render_lab() -> None:
     """The whole page."""
     st.title("Live lab")
-    st.markdown(
-        "The same bugs on real parts: a real lock service grants the lock (**etcd**, etcd's "
-        "lock API, **ZooKeeper** or **Redis**, started here on this machine), real worker "
-        "**processes** write through a real **SQLite** or **PostgreSQL** store, and a nemesis "
-        "**pauses**, holds, crashes or kills what it picks. Every event is recorded; the "
-        "history is checked on its own and replayed through the model, which either allows it "
-        "or names the first event it refuses."
-    )
+    st.markdown(lab_words.INTRO)
     mode = st.radio(
         "What to run", ("A scripted scenario", "A randomized run"), horizontal=True, key="lab-mode"
     )
@@ -395,7 +360,7 @@ def render_lab() -> None:
     partial: History | None = st.session_state.get(PARTIAL)
     if partial is not None:
         st.download_button(
-            "Download the partial history (JSON)",
+            lab_words.DOWNLOAD_PARTIAL,
             history_to_json(partial),
             file_name=f"lab-{partial.scenario}-{partial.settings.receiver}-partial.json",
             mime="application/json",

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from model.trace import Trace
+from webapp.content import player
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
@@ -60,7 +61,7 @@ def link_problem(param: str, count: int) -> str | None:
     raw = url_state.get(param)
     if raw is None or step_in_link(raw, count) is not None:
         return None
-    return f"the step must be a whole number from 0 to {count}"
+    return player.step_out_of_range(count)
 
 
 def _playing(key: str) -> str:
@@ -160,11 +161,11 @@ def step_controls(param: str, count: int, key: str, position: int) -> None:
             on_click=_toggle_play,
             args=(param, count, key),
             disabled=count == 0,
-            help="Step through the run, one step a second; from the start again at the end.",
+            help=player.PLAY_HELP,
         )
         for label, icon, target, disabled in moves[2:]:
             _move_button(label, icon, (param, target, key), disabled, key)
-        st.markdown(f"**Step {position} of {count}**", width="content")
+        st.markdown(player.step_of(position, count), width="content")
 
 
 def _move_button(
@@ -195,7 +196,7 @@ def show_narration(trace: Trace, position: int) -> None:
             lines.append(f":gray[{text}]")
         else:
             lines.append(text)
-    st.markdown("\n\n".join(lines) if lines else "_The run has no steps._")
+    st.markdown("\n\n".join(lines) if lines else player.NO_STEPS)
 
 
 def show_state_table(trace: Trace, position: int) -> None:
@@ -232,7 +233,7 @@ def _player(traces: Sequence[Trace], param: str, key: str, timed: bool, layout: 
     problem = link_problem(param, count)
     position = position_to_show(param, count, key, timed, layout.start)
     if problem is not None:
-        st.error(f"This link was partly not understood: {problem}; showing step {position}.")
+        st.error(player.bad_step_link(problem, position))
     if is_playing(key) != timed:
         _move_to(param, key, position)
         st.rerun()
@@ -256,17 +257,17 @@ def _one_run(trace: Trace, position: int, chart_key: str, stacked: bool) -> None
     upto = min(position, len(trace.steps))
     st.plotly_chart(figure_at(trace, upto), width="stretch", key=chart_key, config=PLOT_CONFIG)
     if stacked:
-        st.markdown("**What happens, step by step**")
+        st.markdown(player.WHAT_HAPPENS)
         show_narration(trace, upto)
-        st.markdown(f"**State after step {upto}**")
+        st.markdown(player.state_after(upto))
         show_state_table(trace, upto)
         return
     left, right = st.columns([1, 1])
     with left:
-        st.markdown("**What happens, step by step**")
+        st.markdown(player.WHAT_HAPPENS)
         show_narration(trace, upto)
     with right:
-        st.markdown(f"**State after step {upto}**")
+        st.markdown(player.state_after(upto))
         show_state_table(trace, upto)
 
 
@@ -286,7 +287,7 @@ def show_traces(
     """
     layout = Layout(opening_step(traces) if start is None else start, tuple(labels), side_by_side)
     timed = is_playing(key)
-    player = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
-    player(traces, param, key, timed, layout)
+    stepper = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
+    stepper(traces, param, key, timed, layout)
     count = max((len(t.steps) for t in traces), default=0)
     return position_to_show(param, count, key, timed, layout.start)

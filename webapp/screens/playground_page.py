@@ -10,6 +10,8 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
+from webapp.content import playground
+from webapp.content.home import link_not_understood
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
@@ -49,7 +51,7 @@ def _current() -> Run | None:
     try:
         return run_from_params({k: v for k, v in params.items() if v})
     except LinkError as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"This link was partly not understood: {error}")
+        st.session_state[MESSAGE_KEY] = ("error", link_not_understood(str(error)))
         return None
 
 
@@ -89,10 +91,10 @@ def _finish_if_asked(run: Run) -> Run:
     prop = st.session_state.get("playground-finish-prop", "P1")
     if not st.session_state.pop(FINISH_KEY, False) or prop not in PROPERTY_NAMES:
         return run
-    with heavy_work("the search for the shortest violation", wait=limits.WAIT_SECONDS) as admitted:
+    with heavy_work(playground.FINISH_WORK, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return run
-        with st.spinner(f"Searching for the shortest violation of {prop} from here…"):
+        with st.spinner(playground.searching_violation(prop)):
             completion = finish(run, prop)
     if not completion.found:
         st.session_state[MESSAGE_KEY] = ("warning", completion.message)
@@ -118,7 +120,7 @@ def _load_trace() -> None:
     if len(data) > MAX_TRACE_BYTES:
         st.session_state[MESSAGE_KEY] = (
             "error",
-            f"The trace file is {len(data):,} bytes; the limit is {MAX_TRACE_BYTES:,} bytes.",
+            playground.file_too_large(len(data), MAX_TRACE_BYTES),
         )
         return
     try:
@@ -127,9 +129,9 @@ def _load_trace() -> None:
             return
         _show_run(Run(trace.design, trace.bounds, trace.actions))
     except (TraceError, LinkError) as error:
-        st.session_state[MESSAGE_KEY] = ("error", f"This trace file was not loaded: {error}")
+        st.session_state[MESSAGE_KEY] = ("error", playground.file_not_loaded(str(error)))
         return
-    st.session_state[MESSAGE_KEY] = ("success", f"Loaded a run of {len(trace.steps)} steps.")
+    st.session_state[MESSAGE_KEY] = ("success", playground.loaded(len(trace.steps)))
 
 
 FORM_OF = "play-form-of"
@@ -197,7 +199,7 @@ def _start_design() -> None:
         design.check_fits(run.bounds)
         play(run)
     except (DesignError, LinkError) as error:
-        state[MESSAGE_KEY] = ("error", f"That design was not started: {error}")
+        state[MESSAGE_KEY] = ("error", playground.design_not_started(str(error)))
         return
     _show_run(run)
 
@@ -211,7 +213,7 @@ def _design_form(run: Run) -> None:
     """
     _fill_form(run)
     names = [*PRESETS, CUSTOM]
-    with st.expander("Design and bounds", expanded=False):
+    with st.expander(playground.DESIGN_FORM, expanded=False):
         st.selectbox("Design", names, key="play-preset", on_change=_preset_chosen)
         option_cols = st.columns(3)
         for index, option in enumerate(OPTION_FIELDS):
@@ -227,7 +229,7 @@ def _design_form(run: Run) -> None:
                 key=f"play-{name}",
             )
         st.button(
-            "Start a new run with this design",
+            playground.START_DESIGN,
             on_click=_start_design,
             key="playground-start",
             type="primary",
@@ -246,20 +248,16 @@ def _messages() -> None:
 def render_playground() -> None:
     """The whole page: the design form, the board (a fragment) and the file loader."""
     st.title("Be the scheduler")
-    st.markdown(
-        "You decide what happens next: let time pass, grant the lock, send or deliver a "
-        "write. Pauses are not a button: a worker you do not move while the clock ticks is "
-        "paused. The model checks every property after each step."
-    )
+    st.markdown(playground.INTRO)
     run = _current()
     if run is None:
         _messages()
-        st.button("Start a fresh run", on_click=_fresh, key="playground-fresh", type="primary")
+        st.button(playground.FRESH_RUN, on_click=_fresh, key="playground-fresh", type="primary")
         return
     _design_form(run)
     _board()
     st.file_uploader(
-        f"Load a trace file (JSON or ITF, at most {MAX_TRACE_BYTES:,} bytes)",
+        playground.upload_label(MAX_TRACE_BYTES),
         type=["json"],
         key="playground-upload",
         on_change=_load_trace,
@@ -274,7 +272,7 @@ def page_url() -> str:
 def _moves(run: Run, trace: Trace) -> None:
     """The enabled actions, then undo, reset and finish: beside the timeline on a wide screen,
     right above it on a phone."""
-    st.markdown(f"**Your move** (step {len(run.actions) + 1}):")
+    st.markdown(playground.your_move(len(run.actions) + 1))
     action_buttons(trace, "play", _pick, per_row=2)
     undo_col, reset_col = st.columns(2)
     undo_col.button(
@@ -294,14 +292,14 @@ def _moves(run: Run, trace: Trace) -> None:
         width="stretch",
     )
     st.selectbox(
-        "Finish with the shortest violation of",
+        playground.FINISH_LABEL,
         PROPERTY_NAMES,
         format_func=lambda n: f"{n}, {BY_NAME[n].title}",
         key="playground-finish-prop",
         label_visibility="collapsed",
     )
     st.button(
-        "Finish with the shortest violation from here",
+        playground.FINISH,
         key="playground-finish",
         on_click=_ask_finish,
         icon=":material/fast_forward:",
@@ -317,27 +315,24 @@ def _board() -> None:
         run = _finish_if_asked(run)
     _messages()
     if run is None:
-        st.button("Start a fresh run", on_click=_fresh, key="playground-fresh-board")
+        st.button(playground.FRESH_RUN, on_click=_fresh, key="playground-fresh-board")
         return
     trace = play(run)
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
     name = f"{preset} ({run.design.in_words()})" if preset else run.design.in_words()
-    st.caption(
-        f"Design: {escape_markdown(name, limit=600)}; {run.bounds.in_words()}. "
-        "Change it under *Design and bounds*."
-    )
+    st.caption(playground.design_caption(escape_markdown(name, limit=600), run.bounds))
     moves, drawn = st.columns([2, 3])
     with moves:
         _moves(run, trace)
     with drawn:
         timeline_view(trace, "play")
-    st.markdown("**Properties at this state**")
+    st.markdown(playground.PROPERTIES_HERE)
     status_lines(trace)
     steps_view(trace)
-    st.markdown("**Share or keep this run**")
+    st.markdown(playground.SHARE)
     st.code(full_link(page_url(), PAGE_PATH, run.link_params()), language=None, wrap_lines=True)
     st.download_button(
-        "Download the trace (JSON)",
+        playground.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(run.design, "run", "json"),
         mime="application/json",
@@ -345,7 +340,7 @@ def _board() -> None:
         icon=":material/download:",
     )
     st.download_button(
-        "Download the trace (ITF)",
+        playground.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(run.design, "run", "itf.json"),
         mime="application/json",

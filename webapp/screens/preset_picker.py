@@ -18,6 +18,8 @@ from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
+from webapp.content import design_picker
+from webapp.content.home import link_not_understood
 from webapp.screens import url_state
 from webapp.screens.option_widgets import option_input
 from webapp.show.design_form import CUSTOM, design_from_values, values_of
@@ -67,7 +69,7 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
         bounds = bounds_from_params(params, bounds)
         named_prop = param(params, "prop")
         if named_prop is not None and named_prop not in PROPERTY_NAMES:
-            raise LinkError(f"the link's property must be one of {', '.join(PROPERTY_NAMES)}")
+            raise LinkError(design_picker.property_not_known(PROPERTY_NAMES))
         prop = named_prop or prop
     except LinkError as error:
         problems.append(str(error))
@@ -77,7 +79,7 @@ def _from_link(key: str, preset: str, bounds: Bounds, prop: str) -> None:
     for name in BOUND_LIMITS:
         st.session_state[f"{key}-{name}"] = getattr(bounds, name)
     for problem in problems:
-        st.error(f"This link was partly not understood: {escape_markdown(problem)}")
+        st.error(link_not_understood(escape_markdown(problem)))
 
 
 def _preset_chosen(key: str) -> None:
@@ -107,7 +109,7 @@ def preset_chooser(key: str, label: str) -> str:
             key=f"{key}-preset",
             on_change=_preset_chosen,
             args=(key,),
-            help="A preset fills in the options; change any option to check your own design.",
+            help=design_picker.PRESET_HELP,
         )
     )
 
@@ -127,14 +129,14 @@ def _design_or_refusal(values: dict[str, object]) -> Design | None:
     try:
         return design_from_values(values)
     except DesignError as error:
-        st.error(f"This design is refused: {escape_markdown(str(error), 600)}")
+        st.error(design_picker.design_refused(escape_markdown(str(error), 600)))
         return None
 
 
 def _options(key: str) -> dict[str, object]:
     """Every option's widget, folded away under the chooser; returns their values."""
     values: dict[str, object] = {}
-    with st.expander("Options (change any to check your own design)"):
+    with st.expander(design_picker.OPTIONS_TITLE):
         grid = st.columns(3)
         for index, option in enumerate(OPTIONS):
             with grid[index % 3]:
@@ -185,7 +187,7 @@ def choose(
         chosen_bounds = Bounds(**sizes)
         design.check_fits(chosen_bounds)
     except DesignError as error:
-        st.error(f"These bounds are refused: {escape_markdown(str(error))}")
+        st.error(design_picker.bounds_refused(escape_markdown(str(error))))
         return None
     link = {**design_params(design), **bounds_params(chosen_bounds)}
     if prop:
@@ -197,7 +199,7 @@ def choose(
 def show_command(design: Design, bounds: Bounds, command: str = "check") -> None:
     """The equivalent command line, for a reader who wants to run the same check."""
     line = check_command(design, bounds)
-    st.caption("The same design on the command line:")
+    st.caption(design_picker.COMMAND_LINE)
     st.code(line.replace("fencing check", f"fencing {command}", 1), language="bash")
 
 

@@ -13,6 +13,7 @@ import streamlit as st
 
 from model.rules import Action
 from model.trace import Trace
+from webapp.content import scheduler
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens.player import show_narration, show_state_table
 from webapp.show.playground import choices, encode_action, property_statuses
@@ -26,7 +27,7 @@ def action_buttons(
     """One button per enabled action, `per_row` a row; a click calls `on_pick(action)`."""
     found = choices(trace)
     if not found:
-        st.info("No action is enabled: this run has ended (a normal end, not an error).")
+        st.info(scheduler.RUN_ENDED)
         return
     columns = st.columns(per_row)
     for index, choice in enumerate(found):
@@ -35,7 +36,7 @@ def action_buttons(
             key=f"{key}-{encode_action(choice.action)}",
             on_click=on_pick,
             args=(choice.action,),
-            help=f"{choice.actor} takes this step",
+            help=scheduler.takes_this_step(choice.actor),
             width="stretch",
         )
 
@@ -65,8 +66,8 @@ def steps_view(trace: Trace) -> None:
     """The narration and the state of every actor after the last step, side by side."""
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**What happened, step by step**")
+        st.markdown(scheduler.STEP_BY_STEP)
         show_narration(trace, len(trace.steps))
     with right:
-        st.markdown(f"**State of every actor after step {len(trace.steps)}**")
+        st.markdown(scheduler.state_after(len(trace.steps)))
         show_state_table(trace, len(trace.steps))
