@@ -148,6 +148,7 @@ def test_the_board_names_the_step_to_choose_and_the_loaded_run() -> None:
     trace = replay(BROKEN, SMALL, explore(BROKEN, SMALL).verdicts["P2"].actions or ())
     assert playground.your_move(len(trace.steps) + 1) == "**Your move** (step 6):"
     assert playground.loaded(len(trace.steps)) == "Loaded a run of 5 steps."
+    assert playground.loaded(1) == "Loaded a run of 1 step."
     assert scheduler.state_after(len(trace.steps)) == "**State of every actor after step 5**"
     caption = playground.design_caption("lease-only", SMALL)
     assert caption.startswith(f"Design: lease-only; {SMALL.in_words()}. ")
@@ -199,6 +200,9 @@ def test_the_models_run_of_a_history_names_its_design_bounds_and_tick() -> None:
 
 def test_the_lab_counts_the_runs_ahead_and_the_events_kept() -> None:
     assert lab.busy(2, 1) == (
-        "The lab is busy: 2 runs are in progress and 1 are waiting. Try again in a minute."
+        "The lab is busy: 2 runs are in progress and 1 is waiting. Try again in a minute."
     )
+    assert lab.busy(1, 3).startswith("The lab is busy: 1 run is in progress and 3 are waiting.")
+    assert lab.queued(1, 0).startswith("Queued: 1 lab run is in progress and 0 waiting")
+    assert lab.queued(2, 1).startswith("Queued: 2 lab runs are in progress and 1 waiting")
     assert lab.stopped_early("a reason", 1_234).count("(1,234 events)") == 1

@@ -12,6 +12,7 @@ from typing import Final
 
 from model.trace import Trace
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
+from webapp.show.text import counted, is_or_are
 
 INTRO: Final = (
     "The same bugs on real parts: a real lock service grants the lock (**etcd**, etcd's "
@@ -89,7 +90,8 @@ def no_postgres(problem: str) -> str:
 def queued(running: int, waiting: int) -> str:
     """The note while a run waits for a lab slot."""
     return (
-        f"Queued: {running} lab run(s) are in progress and {waiting} waiting; yours starts "
+        f"Queued: {counted(running, 'lab run')} {is_or_are(running)} in progress and "
+        f"{waiting} waiting; yours starts "
         "when one finishes."
     )
 
@@ -97,8 +99,8 @@ def queued(running: int, waiting: int) -> str:
 def busy(running: int, waiting: int) -> str:
     """A run got no lab slot in time: how many runs are ahead."""
     return (
-        f"The lab is busy: {running} runs are in progress and {waiting} are "
-        "waiting. Try again in a minute."
+        f"The lab is busy: {counted(running, 'run')} {is_or_are(running)} in progress and "
+        f"{waiting} {is_or_are(waiting)} waiting. Try again in a minute."
     )
 
 

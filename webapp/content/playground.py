@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from model.design import Bounds
+from webapp.show.text import counted
 
 INTRO: Final = (
     "You decide what happens next: let time pass, grant the lock, send or deliver a "
@@ -50,7 +51,7 @@ def file_not_loaded(problem: str) -> str:
 
 def loaded(steps: int) -> str:
     """A trace file was loaded as the run: how many steps it has."""
-    return f"Loaded a run of {steps} steps."
+    return f"Loaded a run of {counted(steps, 'step')}."
 
 
 def design_not_started(problem: str) -> str:

@@ -61,3 +61,13 @@ def safe_markdown(text: str, limit: int = 4_000) -> str:
         part if index % 2 else TEACHER_SPECIAL.sub(r"\\\1", no_autolinks(part))
         for index, part in enumerate(parts)
     )
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`1 step`, `2 steps`: a count with its noun in the number it takes."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+def is_or_are(count: int) -> str:
+    """The verb `to be` agreeing with a count."""
+    return "is" if count == 1 else "are"
