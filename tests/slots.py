@@ -27,3 +27,13 @@ def all_slots_taken(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     finally:
         for _ in range(taken):
             slots.SLOTS.release()
+
+
+def free_slots() -> int:
+    """How many heavy-work slots are free now (each taken and given straight back to count it)."""
+    taken = 0
+    while slots.SLOTS.acquire(blocking=False):
+        taken += 1
+    for _ in range(taken):
+        slots.SLOTS.release()
+    return taken

@@ -6,29 +6,20 @@ import threading
 
 import pytest
 
+from tests.slots import free_slots
 from webapp import slots
-
-
-def _free() -> int:
-    """How many slots are free right now (each is taken and given back to count it)."""
-    taken = 0
-    while slots.SLOTS.acquire(blocking=False):
-        taken += 1
-    for _ in range(taken):
-        slots.SLOTS.release()
-    return taken
 
 
 def test_a_free_slot_is_taken_at_once_and_given_back() -> None:
     waits: list[float] = []
     with slots.held_slot(1.0, waits.append) as admitted:
         assert admitted
-        assert _free() == slots.HEAVY_AT_ONCE - 1
+        assert free_slots() == slots.HEAVY_AT_ONCE - 1
     assert waits == []
-    assert _free() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE
 
 
-def test_a_request_waits_then_is_refused_when_no_slot_comes_free() -> None:
+def test_a_request_waits_then_is_refused_when_no_slot_comesfree_slots() -> None:
     for _ in range(slots.HEAVY_AT_ONCE):
         assert slots.SLOTS.acquire(timeout=30)
     try:
@@ -41,7 +32,7 @@ def test_a_request_waits_then_is_refused_when_no_slot_comes_free() -> None:
     finally:
         for _ in range(slots.HEAVY_AT_ONCE):
             slots.SLOTS.release()
-    assert _free() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE
 
 
 def test_a_slot_freed_while_waiting_is_taken_and_given_back_after_a_failure() -> None:
@@ -57,4 +48,4 @@ def test_a_slot_freed_while_waiting_is_taken_and_given_back_after_a_failure() ->
         timer.join()
         for _ in range(slots.HEAVY_AT_ONCE - 1):
             slots.SLOTS.release()
-    assert _free() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE

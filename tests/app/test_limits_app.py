@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.slots import free_slots
 from webapp import slots
 from webapp.content.busy import busy_sentence
 
@@ -38,27 +39,17 @@ def all_slots_taken() -> Iterator[None]:
             slots.SLOTS.release()
 
 
-def _free_slots() -> int:
-    """How many slots are free now (taken and given straight back)."""
-    taken = 0
-    while slots.SLOTS.acquire(blocking=False):
-        taken += 1
-    for _ in range(taken):
-        slots.SLOTS.release()
-    return taken
-
-
 def test_with_a_free_slot_the_work_runs_and_gives_the_slot_back() -> None:
     at = AppTest.from_function(_page, default_timeout=30).run()
     assert [m.value for m in at.markdown] == ["counted"] and not at.warning
-    assert _free_slots() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE
 
 
 def test_past_the_limit_the_visitor_is_told_the_server_is_busy(all_slots_taken: None) -> None:
     at = AppTest.from_function(_page, default_timeout=30).run()
     assert [w.value for w in at.warning] == [busy_sentence("the count")]
     assert not at.markdown  # the work did not run
-    assert _free_slots() == 0  # nobody else's slot was taken or given away
+    assert free_slots() == 0  # nobody else's slot was taken or given away
 
 
 def test_a_visitor_who_waits_gets_the_slot_freed_meanwhile() -> None:
@@ -76,7 +67,7 @@ def test_a_visitor_who_waits_gets_the_slot_freed_meanwhile() -> None:
         for _ in range(slots.HEAVY_AT_ONCE - 1):
             slots.SLOTS.release()
     assert [m.value for m in at.markdown] == ["counted"] and not at.warning
-    assert _free_slots() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE
 
 
 def test_a_slot_is_given_back_when_the_work_fails() -> None:
@@ -84,4 +75,4 @@ def test_a_slot_is_given_back_when_the_work_fails() -> None:
     at.query_params["fail"] = "1"
     at.run()
     assert at.exception  # the app's own error box (its details are not shown to visitors)
-    assert _free_slots() == slots.HEAVY_AT_ONCE
+    assert free_slots() == slots.HEAVY_AT_ONCE

@@ -159,6 +159,28 @@ def _lease_labels(leases: Sequence[Bar], lane_y: dict[str, float]) -> dict[str, 
     }
 
 
+def _bar_labels(
+    name: str, look: Look, bars: Sequence[Bar], lane_y: dict[str, float], position: str
+) -> dict[str, Any]:
+    """The words just above each bar, in its look's colour, with its sentence on hover: in the
+    middle of the bar (`top center`) or from its start (`top right`)."""
+    return {
+        "type": "scatter",
+        "name": name,
+        "legendgroup": look.name,
+        "showlegend": False,
+        "x": [(b.start + b.end) / 2 if position == "top center" else b.start for b in bars],
+        "y": [lane_y[bar.lane] + BAR_HALF_HEIGHT for bar in bars],
+        "text": [bar.label for bar in bars],
+        "textposition": position,
+        "hovertext": [bar.hover for bar in bars],
+        "hovertemplate": HOVER,
+        "mode": "text",
+        "textfont": {"size": 10, "color": look.colour},
+        "cliponaxis": False,
+    }
+
+
 def _hatched_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, Any]]:
     """Per hatched kind (pauses, then held requests): its areas, then its labels above."""
     found: list[dict[str, Any]] = []
@@ -180,23 +202,7 @@ def _hatched_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str,
                 "hoverinfo": "skip",
             }
         )
-        found.append(
-            {
-                "type": "scatter",
-                "name": f"{kind} labels",
-                "legendgroup": look.name,
-                "showlegend": False,
-                "x": [(bar.start + bar.end) / 2 for bar in mine],
-                "y": [lane_y[bar.lane] + BAR_HALF_HEIGHT for bar in mine],
-                "text": [bar.label for bar in mine],
-                "textposition": "top center",
-                "hovertext": [bar.hover for bar in mine],
-                "hovertemplate": HOVER,
-                "mode": "text",
-                "textfont": {"size": 10, "color": look.colour},
-                "cliponaxis": False,
-            }
-        )
+        found.append(_bar_labels(f"{kind} labels", look, mine, lane_y, "top center"))
     return found
 
 
@@ -223,21 +229,7 @@ def _crash_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, A
             "line": {"color": CRASHED.colour, "width": CRASHED_WIDTH, "dash": CRASHED.dash},
             "hoverinfo": "skip",
         },
-        {
-            "type": "scatter",
-            "name": "crash labels",
-            "legendgroup": CRASHED.name,
-            "showlegend": False,
-            "x": [bar.start for bar in found],
-            "y": [lane_y[bar.lane] + BAR_HALF_HEIGHT for bar in found],
-            "text": [bar.label for bar in found],
-            "textposition": "top right",
-            "hovertext": [bar.hover for bar in found],
-            "hovertemplate": HOVER,
-            "mode": "text",
-            "textfont": {"size": 10, "color": CRASHED.colour},
-            "cliponaxis": False,
-        },
+        _bar_labels("crash labels", CRASHED, found, lane_y, "top right"),
     ]
 
 
