@@ -79,7 +79,7 @@ def test_the_check_sees_wording_when_there_is_some(tmp_path: Path) -> None:
     page = tmp_path / "page.py"
     page.write_text(
         '"""A page: its docstring is documentation."""\n'
-        'import streamlit as st\n'
+        "import streamlit as st\n"
         'st.button("Run the check")\n'
         'st.caption("Every property holds at these bounds.")\n'
         'st.info(f"{3} states were explored in all")\n',
