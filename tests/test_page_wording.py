@@ -32,7 +32,6 @@ NOT_YET_MOVED: Final = frozenset(
         "scheduler_view.py",
         "stack_page.py",
         "state_space_page.py",
-        "uploads.py",
     }
 )
 """Pages whose wording still sits inline (each is checked to still have some: the set cannot
