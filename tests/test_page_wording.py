@@ -17,8 +17,6 @@ Anything longer is wording, and its home is `webapp/content/`."""
 NOT_YET_MOVED: Final = frozenset(
     {
         "cache.py",
-        "chapter_lease.py",
-        "chapter_page.py",
         "class_page.py",
         "compare_page.py",
         "exercises_page.py",
