@@ -18,7 +18,6 @@ NOT_YET_MOVED: Final = frozenset(
     {
         "cache.py",
         "class_page.py",
-        "compare_page.py",
         "exercises_page.py",
         "explore_page.py",
         "lab_view.py",
