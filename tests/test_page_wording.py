@@ -25,7 +25,6 @@ NOT_YET_MOVED: Final = frozenset(
         "player.py",
         "playground_page.py",
         "preset_picker.py",
-        "proofs_page.py",
         "scheduler_view.py",
         "stack_page.py",
         "state_space_page.py",
