@@ -26,7 +26,6 @@ NOT_YET_MOVED: Final = frozenset(
         "playground_page.py",
         "preset_picker.py",
         "scheduler_view.py",
-        "stack_page.py",
         "state_space_page.py",
     }
 )
