@@ -12,6 +12,8 @@ def link_not_understood(problem: str, end: str = ".") -> str:
     return f"This link was partly not understood: {problem}{end}"
 
 
+DEFAULT_SET_CHOICE: Final = "The default set"
+"""The set menu's entry for the set shipped with the app."""
 UPLOAD_SET_CHOICE: Final = "Upload a set (TOML)"
 """The set menu's entry for a set file the visitor uploads."""
 
