@@ -17,7 +17,6 @@ Anything longer is wording, and its home is `webapp/content/`."""
 NOT_YET_MOVED: Final = frozenset(
     {
         "cache.py",
-        "exercises_page.py",
         "explore_page.py",
         "lab_view.py",
         "limits.py",
