@@ -16,7 +16,7 @@ from model.search import OnLevel, Progress, SearchOptions
 from model.trace import replay
 from webapp.content import design_picker, lab, player, playground, scheduler, searching, state_space
 from webapp.content import explore as explore_words
-from webapp.content.home import link_not_understood
+from webapp.content.common import link_not_understood
 from webapp.show.state_space import GRAPH_NODE_LIMIT, count_space
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 

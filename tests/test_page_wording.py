@@ -14,20 +14,6 @@ SCREENS: Final = Path(__file__).resolve().parent.parent / "webapp" / "screens"
 MOST_WORDS: Final = 3
 """The longest string a page may spell out itself: a short label such as "Number of workers".
 Anything longer is wording, and its home is `webapp/content/`."""
-NOT_YET_MOVED: Final = frozenset(
-    {
-        "chapter_lease.py",
-        "chapter_page.py",
-        "class_page.py",
-        "compare_page.py",
-        "exercises_page.py",
-        "proofs_page.py",
-        "stack_page.py",
-        "uploads.py",
-    }
-)
-"""Pages whose wording still sits inline (each is checked to still have some: the set cannot
-go stale)."""
 
 
 def _docstring_ids(tree: ast.AST) -> set[int]:
@@ -58,11 +44,7 @@ PAGE_MODULES: Final = sorted(p for p in SCREENS.rglob("*.py") if p.name != "__in
 
 @pytest.mark.parametrize("path", PAGE_MODULES, ids=lambda p: p.name)
 def test_a_page_spells_out_no_sentence_itself(path: Path) -> None:
-    found = wording_in(path)
-    if path.name in NOT_YET_MOVED:
-        assert found, f"{path.name} has no inline wording left: drop it from NOT_YET_MOVED"
-    else:
-        assert found == []
+    assert wording_in(path) == []
 
 
 def test_the_check_sees_wording_when_there_is_some(tmp_path: Path) -> None:

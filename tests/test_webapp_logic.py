@@ -11,7 +11,7 @@ from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action, lease_is_current
 from model.search import SearchOptions
-from webapp.screens.chapter_page import source_line
+from webapp.content.chapters import source_line
 from webapp.show.chapters import ATOMIC, BY_NUMBER, CHAPTERS, chapter_traces, choice_traces
 from webapp.show.design_form import (
     bounds_from_values,

@@ -11,7 +11,7 @@ from model.presets import Preset
 from model.properties import BY_NAME
 from model.random_search import RandomSearch
 from model.verdicts import PropertyVerdict
-from webapp.content.shared_b import mirrors
+from webapp.content.common import mirrors
 from webapp.show.design_form import limits_text
 
 INTRO: Final = (

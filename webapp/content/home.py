@@ -22,11 +22,6 @@ HOW_TO_READ_TITLE: Final = "How to read a timeline"
 PROPERTIES_TITLE: Final = "The properties"
 
 
-def link_not_understood(problem: str) -> str:
-    """The sentence shown when a link to the home page carries a setting it does not know."""
-    return f"This link was partly not understood: {problem}."
-
-
 def how_to_read() -> str:
     """How to read a timeline, with the outcomes' own glyphs and words."""
     return (

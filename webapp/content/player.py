@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from webapp.content.home import link_not_understood
+from webapp.content.common import link_not_understood
 
 PLAY_HELP: Final = "Step through the run, one step a second; from the start again at the end."
 """The Play button's help."""

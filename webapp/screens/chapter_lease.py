@@ -11,6 +11,7 @@ import streamlit as st
 
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
+from webapp.content import chapters
 from webapp.screens.cache import explore_cached
 from webapp.show.chapters import BY_NUMBER
 from webapp.show.lease_lessons import LEASE_CHAPTER, lesson_rows
@@ -22,10 +23,6 @@ def show_lesson_table() -> None:
     explorations = {
         name: explore_cached(PRESETS[name].design, REFERENCE_BOUNDS) for name in chapter.presets
     }
-    st.subheader("The table to take away")
+    st.subheader(chapters.LESSON_TABLE_TITLE)
     st.table(lesson_rows(explorations), hide_index=True)
-    st.caption(
-        f"Read off the explorer's verdicts on every interleaving at "
-        f"{REFERENCE_BOUNDS.in_words()}; the numbers are the lengths of the shortest "
-        "violating runs."
-    )
+    st.caption(chapters.lesson_table_caption(REFERENCE_BOUNDS))

@@ -8,11 +8,11 @@ import streamlit as st
 
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
-from model.trace import Trace
+from webapp.content import chapters, common
 from webapp.screens import url_state
 from webapp.screens.cache import chapter_traces_cached, explore_cached
 from webapp.screens.player import show_traces
-from webapp.show.chapters import BY_NUMBER, Chapter, RunSpec
+from webapp.show.chapters import BY_NUMBER, Chapter
 from webapp.show.story import run_summary
 from webapp.show.verdicts import verdict_rows
 from webapp.show.views import unknown_setting
@@ -29,29 +29,13 @@ def _reset_step() -> None:
         url_state.drop("step")
 
 
-def source_line(spec: RunSpec, trace: Trace) -> str:
-    """Where a run's actions come from, in words, and what they violate when replayed on
-    another design than the one the explorer found them for."""
-    bounds = spec.bounds.in_words()
-    if spec.counterexample_of is None:
-        return f"Scripted actions, replayed through the model at {bounds}."
-    preset, prop = spec.counterexample_of
-    found = f"the explorer's shortest counterexample to {prop} for the {preset} design"
-    if not spec.replays_another_design and not spec.in_one_step:
-        return f"{found[0].upper()}{found[1:]}, at {bounds}."
-    how = ", each request checked and stored in one step," if spec.in_one_step else ""
-    broken = trace.violated()
-    here = f"here they violate {', '.join(broken)}" if broken else "here they violate nothing"
-    return f"The actions of {found}{how} replayed on this design at {bounds}: {here}."
-
-
 def link_problems(chapter: Chapter) -> list[str]:
     """What in the link this page does not understand, in words (never quoting it)."""
     unknown = unknown_setting(url_state.read(), KNOWN_PARAMS)
     problems = [] if unknown is None else [unknown]
     raw = url_state.get(RUN_PARAM)
     if raw is not None and raw not in [spec.label for spec in chapter.runs]:
-        problems.append("it names no run of this chapter")
+        problems.append(chapters.NO_SUCH_RUN)
     return problems
 
 
@@ -60,7 +44,7 @@ def render_chapter(number: int) -> None:
     chapter = BY_NUMBER[number]
     st.title(f"{chapter.number}. {chapter.title}")
     for problem in link_problems(chapter):
-        st.error(f"This link was partly not understood: {problem}.")
+        st.error(common.link_not_understood(problem))
     st.markdown(chapter.question)
     traces = chapter_traces_cached(number)
     index = 0
@@ -82,7 +66,7 @@ def render_chapter(number: int) -> None:
     for spec, trace in zip(specs, shown, strict=True):
         lead = f"**{spec.label}.** " if len(specs) > 1 else ""
         st.markdown(f"{lead}{spec.caption} {run_summary(trace)}")
-        st.caption(source_line(spec, trace))
+        st.caption(chapters.source_line(spec, trace))
     show_traces(
         shown,
         param="step",
@@ -95,13 +79,10 @@ def render_chapter(number: int) -> None:
 
 def _verdicts_and_takeaway(chapter: Chapter) -> None:
     """The explorer's verdicts on the chapter's presets, and the lesson they support."""
-    st.subheader("What the explorer says about each design")
+    st.subheader(chapters.VERDICTS_TITLE)
     explorations = {
         name: explore_cached(PRESETS[name].design, REFERENCE_BOUNDS) for name in chapter.presets
     }
     st.dataframe(verdict_rows(explorations, chapter.properties), hide_index=True)
-    st.caption(
-        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}; the number after a violation is the "
-        "length of the shortest violating run."
-    )
+    st.caption(chapters.verdicts_caption(REFERENCE_BOUNDS))
     st.info(chapter.takeaway)

@@ -35,6 +35,7 @@ from webapp.class_store import (
     prediction_spread,
     shared_store,
 )
+from webapp.content import classroom, common
 from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
 from webapp.exercise_grading import known_verdicts, verdicts
 from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, decode_upload
@@ -47,8 +48,8 @@ CLASS_PARAM: Final = "class"
 KEY_PARAM: Final = "key"
 DASHBOARD_SECONDS: Final = 3.0
 """How often the teacher's dashboard reads the class's answers again."""
-DEFAULT_CHOICE: Final = "The default set"
-UPLOAD_CHOICE: Final = "Upload a set (TOML)"
+DEFAULT_CHOICE: Final = common.DEFAULT_SET_CHOICE
+UPLOAD_CHOICE: Final = common.UPLOAD_SET_CHOICE
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def _chosen_bytes(path: Path | None) -> tuple[bytes, str] | None:
             return None
         return data, path.name
     upload = st.file_uploader(
-        f"A set file (TOML, UTF-8, at most {MAX_SET_BYTES:,} bytes)",
+        common.set_file_label(MAX_SET_BYTES),
         type=["toml"],
         key="class-upload",
     )
@@ -103,28 +104,23 @@ def _chosen_bytes(path: Path | None) -> tuple[bytes, str] | None:
 
 def _problems(name: str, error: ExerciseSetError) -> None:
     """Every problem of a set that cannot be used."""
-    st.error(
-        f"**{escape_markdown(name)} cannot be used:**\n\n"
-        + "\n".join(f"- {escape_markdown(p.text(), limit=500)}" for p in error.problems)
-    )
+    problems = [escape_markdown(p.text(), limit=500) for p in error.problems]
+    st.error(classroom.set_cannot_be_used(escape_markdown(name), problems))
 
 
 def _checked(data: bytes, name: str) -> Checked | None:
     """A set's check by the model, shared with the Exercises page (None: not done in time)."""
-    with st.spinner("The model checks that every exercise can be solved…"):
+    with st.spinner(classroom.CHECKING_SET):
         return set_checks.CHECKER.wait(data, name, timeout=limits.WAIT_SECONDS)
 
 
 def _create() -> None:
     """The form that makes a class, then opens its dashboard (the teacher's link)."""
-    st.subheader("Create a class")
+    st.subheader(classroom.CREATE_TITLE)
     hours = class_hours()
-    st.markdown(
-        f"A class lasts **{hours} hours**; then it and every answer in it are deleted. Up to "
-        f"{MAX_STUDENTS} students can join, each with up to {MAX_ANSWERS_PER_STUDENT} answers "
-        f"kept. Answers are kept in {escape_markdown(str(classes_folder()))} on this server."
-    )
-    title = st.text_input("Name of the class", max_chars=MAX_TITLE_CHARS, key="class-title")
+    folder = escape_markdown(str(classes_folder()))
+    st.markdown(classroom.class_terms(hours, MAX_STUDENTS, MAX_ANSWERS_PER_STUDENT, folder))
+    title = st.text_input(classroom.CLASS_NAME, max_chars=MAX_TITLE_CHARS, key="class-title")
     choices = _set_choices()
     choice = st.selectbox("Exercise set", list(choices), key="class-set")
     chosen = _chosen_bytes(choices[choice])
@@ -139,7 +135,7 @@ def _create() -> None:
         return
     found = _checked(data, name)
     if found is None:
-        st.warning("The model has not finished checking this set yet: try again in a moment.")
+        st.warning(classroom.SET_NOT_CHECKED_YET)
         return
     if isinstance(found, ExerciseSetError):
         _problems(name, found)
@@ -184,7 +180,7 @@ def _truth(design: Design, bounds: Bounds) -> tuple[str, ...] | None:
     known = known_verdicts(design, bounds)
     if known is not None:
         return known.holds
-    with heavy_work("the model check of this exercise", wait=limits.WAIT_SECONDS) as admitted:
+    with heavy_work(classroom.CHECKING_EXERCISE, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return None
         found = verdicts(design, bounds)
@@ -194,14 +190,14 @@ def _truth(design: Design, bounds: Bounds) -> tuple[str, ...] | None:
 def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
     """One exercise: the spread of predictions (before the answer), and the wrong answers."""
     if exercise.kind == "predict":
-        st.markdown("**What the class predicted** (each student's first answer)")
+        st.markdown(classroom.PREDICTED)
         reveal = st.toggle("Reveal the answer", key=f"class-reveal-{exercise.id}")
         holds = _truth(exercise.design, exercise.bounds) if reveal else None
         spread = prediction_spread(view, exercise.id, PROPERTY_NAMES)
         st.plotly_chart(spread_figure(spread, holds), key=f"class-spread-{exercise.id}")
         st.caption("; ".join(f"{name}: {BY_NAME[name].title}" for name in PROPERTY_NAMES))
     wrong = common_wrong_answers(view, exercise.id)
-    st.markdown("**Most common wrong answers**")
+    st.markdown(classroom.WRONG_ANSWERS)
     if wrong:
         st.dataframe(
             [{"answer": answer, "students": count} for answer, count in wrong],
@@ -209,7 +205,7 @@ def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
             width="stretch",
         )
     else:
-        st.caption("No wrong answer yet.")
+        st.caption(classroom.NO_WRONG_ANSWER)
 
 
 def _students_table(view: ClassView, exercise_set: ExerciseSet) -> None:
@@ -240,7 +236,7 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
     counts = exercise_counts(view, [e.id for e in exercise_set.exercises])
     titles = {e.id: e.title for e in exercise_set.exercises}
     chosen = st.selectbox(
-        "Look at one exercise",
+        classroom.LOOK_AT_ONE,
         list(titles),
         format_func=lambda i: titles[i],
         key="class-exercise",
@@ -272,7 +268,7 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
     st.markdown("**Students**")
     _students_table(view, exercise_set)
     st.download_button(
-        "Download every answer (CSV)",
+        classroom.DOWNLOAD_ANSWERS,
         answers_csv(view),
         file_name="class-answers.csv",
         mime="text/csv",
@@ -286,45 +282,34 @@ def _dashboard(class_id: str, key: str) -> None:
     try:
         view = shared_store().view(class_id, key)
     except ClassError as error:
-        st.error(f"Nothing of this class can be shown: {escape_markdown(str(error))}.")
+        st.error(classroom.nothing_shown(escape_markdown(str(error))))
         return
     info = view.info
     st.subheader(escape_markdown(info.title), anchor=False)
     links = class_links(str(st.context.url or ""), info.id, key)
-    st.markdown("**For the students** (share it):")
+    st.markdown(classroom.FOR_STUDENTS)
     st.code(links.students, language=None)
-    st.markdown("**For you only** (it holds the class's key; keep it to come back):")
+    st.markdown(classroom.FOR_TEACHER)
     st.code(links.teacher, language=None)
     ends = datetime.fromtimestamp(info.expires, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    st.caption(
-        f"Set: {escape_markdown(info.set_name)}. The class ends at {escape_markdown(ends)}, "
-        "and its answers are deleted then. The figures below follow the answers as students "
-        "give them."
-    )
+    st.caption(classroom.class_ends(escape_markdown(info.set_name), escape_markdown(ends)))
     found = _checked(info.set_text.encode("utf-8"), info.set_name)
     if not isinstance(found, ExerciseSet):
-        st.warning("The model is still checking the class's set: look again in a moment.")
+        st.warning(classroom.SET_STILL_CHECKED)
         return
     _live(class_id, key, found)
 
 
 def render_class_page() -> None:
     """The whole page: the dashboard with the teacher's link, otherwise the creation form."""
-    st.title("Class")
-    st.markdown(
-        "Run the exercises with a class: create a class on a set, give the students their "
-        "link (no account needed, a nickname if they like), and follow their answers live. "
-        f"One server holds at most {MAX_CLASSES} classes at once."
-    )
+    st.title(classroom.TITLE)
+    st.markdown(classroom.intro(MAX_CLASSES))
     class_id = url_state.get(CLASS_PARAM)
     key = url_state.get(KEY_PARAM)
     if class_id and key:
         _dashboard(str(class_id), str(key))
         return
     if class_id:
-        st.warning(
-            "This link has no teacher's key, so nothing of the class is shown. Students: "
-            "open the student link your teacher gave you (it goes to the Exercises page)."
-        )
+        st.warning(classroom.NO_TEACHER_KEY)
         return
     _create()

@@ -11,6 +11,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
+from webapp.content import common, compare
 from webapp.screens import url_state
 from webapp.screens.cache import explore_cached, replay_cached
 from webapp.screens.player import show_traces
@@ -20,7 +21,7 @@ from webapp.show.text import escape_markdown
 from webapp.show.verdicts import compact_cell, difference, verdict_rows
 from webapp.show.views import plain_text
 
-NO_CELL = "(choose a violated cell)"
+NO_CELL = compare.NO_CELL
 DESIGN_PX = 120
 VERDICT_PX = 46
 """Column widths of the matrix: the design (pinned while the rest scrolls) and the five
@@ -76,7 +77,7 @@ def _open_cell(matrix: Matrix, cell: str) -> None:
         row.preset.design,
         matrix.bounds,
         verdict.actions or (),
-        f"{preset_name}: shortest {name} counterexample",
+        compare.counterexample_title(preset_name, name),
     )
     first = trace.first_violation(name)
     st.markdown(f"**{name}, {BY_NAME[name].title}**: {BY_NAME[name].statement}")
@@ -89,7 +90,7 @@ def _open_cell(matrix: Matrix, cell: str) -> None:
 def _matrix_section() -> None:
     """The presets x properties table and the chooser of a violated cell (a click on a cell
     reruns only this part of the page)."""
-    st.header("Every preset against every property")
+    st.header(compare.MATRIX_TITLE)
     matrix = matrix_cached(REFERENCE_BOUNDS)
     rows = []
     for row in matrix.rows:
@@ -112,13 +113,9 @@ def _matrix_section() -> None:
         on_select=lambda: _cell_clicked(matrix),
         selection_mode="single-cell",
     )
-    st.caption(
-        f"Every interleaving at {REFERENCE_BOUNDS.in_words()}. ✘ 8: violated, the shortest "
-        "violating run has 8 steps; ✔ holds; ○ holds only because nothing it checks ever "
-        "happens. Click a violated cell, or choose it below, to open its counterexample."
-    )
+    st.caption(compare.matrix_caption(REFERENCE_BOUNDS))
     cell = st.selectbox(
-        "Open the counterexample of a violated cell",
+        compare.CELL_CHOOSER,
         [NO_CELL, *matrix_cells(matrix)],
         key="cell",
         bind="query-params",
@@ -136,7 +133,7 @@ def _side_from_link(key: str, default: str) -> Design:
     try:
         return decode_design(text)
     except LinkError as error:
-        st.error(f"This link was partly not understood: {escape_markdown(str(error))}")
+        st.error(common.link_not_understood(escape_markdown(str(error))))
         return PRESETS[default].design
 
 
@@ -144,13 +141,13 @@ def _lesson_of(design: Design, found: Exploration) -> str:
     """A preset's lesson at the reference bounds, or the design in words for a custom one."""
     name = matching_preset(design)
     if name is None:
-        return f"your design ({design.in_words()})"
+        return compare.custom_lesson(design)
     return f"{name}: " + lesson_caption(PRESETS[name].as_lesson(), REFERENCE_BOUNDS, found.verdicts)
 
 
 def _with_without_section() -> None:
     """Two designs side by side: which violations disappear, and the reachable states."""
-    st.header("With versus without")
+    st.header(compare.WITH_WITHOUT_TITLE)
     left, right = st.columns(2)
     sides: list[Design | None] = []
     for column, key, label, default in (
@@ -169,19 +166,13 @@ def _with_without_section() -> None:
     first = explore_cached(first_design, REFERENCE_BOUNDS)
     second = explore_cached(second_design, REFERENCE_BOUNDS)
     diff = difference(first, second)
-    names = [matching_preset(d) or "your design" for d in (first_design, second_design)]
+    names = [matching_preset(d) or compare.YOUR_DESIGN for d in (first_design, second_design)]
     st.dataframe(verdict_rows({f"A: {names[0]}": first, f"B: {names[1]}": second}), hide_index=True)
-    lines = [
-        f"- **Disappear** going from A to B: {', '.join(diff.disappear) or 'none'}",
-        f"- **Appear**: {', '.join(diff.appear) or 'none'}",
-        f"- **Remain**: {', '.join(diff.remain) or 'none'}",
-        f"- **Reachable states**: {diff.state_change}",
-    ]
-    st.markdown("\n".join(lines))
-    if not diff.complete:
-        st.warning("Incomplete: at least one exploration hit its budget.")
+    st.markdown(compare.difference_lines(diff))
+    if (incomplete := compare.incomplete_warning(diff)) is not None:
+        st.warning(incomplete)
     st.caption(f"A: {_lesson_of(first_design, first)}  \nB: {_lesson_of(second_design, second)}")
-    st.caption("The same two checks on the command line:")
+    st.caption(compare.SAME_CHECKS)
     st.code(
         f"{check_command(first_design, REFERENCE_BOUNDS)}\n"
         f"{check_command(second_design, REFERENCE_BOUNDS)}",
@@ -191,6 +182,6 @@ def _with_without_section() -> None:
 
 def render_compare() -> None:
     """The whole page."""
-    st.title("Compare designs")
+    st.title(compare.TITLE)
     _matrix_section()
     _with_without_section()

@@ -33,6 +33,8 @@ from webapp.class_store import (
     new_token,
     shared_store,
 )
+from webapp.content import common
+from webapp.content import exercises as words
 from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
 from webapp.exercise_grading import (
     Feedback,
@@ -57,8 +59,8 @@ from webapp.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.show.playground import LinkError, Run, encode_actions, play
 from webapp.show.text import escape_markdown, safe_markdown
 
-DEFAULT_CHOICE = "The default set"
-UPLOAD_CHOICE = "Upload a set (TOML)"
+DEFAULT_CHOICE = common.DEFAULT_SET_CHOICE
+UPLOAD_CHOICE = common.UPLOAD_SET_CHOICE
 UPLOADED_KEY = "ex-uploaded-set"
 CHOICE_KEY = "ex-set-remembered"
 """Session keys that outlive the page's widgets: the uploaded set and the chosen set."""
@@ -81,10 +83,10 @@ def graded_verdicts(design: Design, bounds: Any) -> Verdicts | None:
     known = known_verdicts(design, bounds)
     if known is not None:
         return known
-    with heavy_work("the model check of this answer", wait=limits.WAIT_SECONDS) as admitted:
+    with heavy_work(words.CHECKING_ANSWER, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return None
-        with st.spinner("The model checks the design…"):
+        with st.spinner(words.CHECKING_DESIGN):
             return verdicts(design, bounds)
 
 
@@ -93,7 +95,7 @@ def default_set() -> Checked | None:
     data = read_set_file(DEFAULT_SET)
     if isinstance(data, ExerciseSetError):
         return data
-    with st.spinner("The model checks the default set…"):
+    with st.spinner(words.CHECKING_DEFAULT_SET):
         return set_checks.CHECKER.wait(data, DEFAULT_SET.name, timeout=limits.WAIT_SECONDS)
 
 
@@ -156,33 +158,25 @@ class Book:
 
 def _show_problems(name: str, error: ExerciseSetError) -> None:
     """Every problem of a refused set file, each with its line and field."""
-    st.error(
-        f"**{escape_markdown(name)} was not loaded:**\n\n"
-        + "\n".join(f"- {escape_markdown(p.text(), limit=500)}" for p in error.problems)
-    )
+    problems = [escape_markdown(p.text(), limit=500) for p in error.problems]
+    st.error(words.set_not_loaded(escape_markdown(name), problems))
 
 
 def _uploaded_set() -> ExerciseSet | None:
     """The uploaded set (kept for the rest of the session), or None with the problems shown."""
     upload = st.file_uploader(
-        f"A set file (TOML, UTF-8, at most {MAX_SET_BYTES:,} bytes)",
+        common.set_file_label(MAX_SET_BYTES),
         type=["toml"],
         key="ex-upload",
     )
     if upload is None:
         kept = st.session_state.get(UPLOADED_KEY)
         if isinstance(kept, ExerciseSet):
-            st.caption(
-                f"Using the set you uploaded earlier ({escape_markdown(kept.source)}); upload "
-                "another file to replace it."
-            )
+            st.caption(words.using_earlier_upload(escape_markdown(kept.source)))
             return kept
-        st.info(
-            "Upload a set to start. Its format is under *Write your own set* below, with a "
-            "template to download."
-        )
+        st.info(words.UPLOAD_TO_START)
         return None
-    with heavy_work("the check of your set", wait=limits.WAIT_SECONDS) as admitted:
+    with heavy_work(words.CHECKING_YOUR_SET, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return None
         try:
@@ -194,7 +188,7 @@ def _uploaded_set() -> ExerciseSet | None:
     return loaded
 
 
-@st.cache_data(show_spinner="Checking the set with the model…", max_entries=16)
+@st.cache_data(show_spinner=words.CHECKING_UPLOAD, max_entries=16)
 def parse_uploaded(data: bytes, name: str) -> ExerciseSet:
     """An uploaded set, parsed and checked once per content."""
     return parse_set(decode_upload(data), source=name)
@@ -214,15 +208,16 @@ def _folder_choices() -> dict[str, Checked | None]:
     pending = [name for name, loaded in found.items() if loaded is None]
     if pending:
         st.info(
-            "The model is still checking that every exercise of "
-            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in pending)
-            + " can be solved; each set opens here once its check is done."
+            words.sets_still_checked(
+                [escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in pending]
+            )
         )
     broken = [name for name, loaded in found.items() if isinstance(loaded, ExerciseSetError)]
     if broken:
         st.warning(
-            "Some of the teachers' set files cannot be used (choose one to see why): "
-            + ", ".join(escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in broken)
+            words.sets_unusable(
+                [escape_markdown(name.removeprefix(FOLDER_PREFIX)) for name in broken]
+            )
         )
     return found
 
@@ -293,10 +288,7 @@ def _choose_set() -> ExerciseSet | None:
 
 def _being_checked() -> None:
     """What a visitor sees of a set the model is still checking: a note and a way to look again."""
-    st.info(
-        "The model is still checking this set in the background (every exercise must be "
-        "solvable). Look again in a moment."
-    )
+    st.info(words.SET_BEING_CHECKED)
     st.button("Look again", key="ex-look-again")
 
 
@@ -316,13 +308,13 @@ def _describe(exercise: Exercise) -> None:
     """The prompt, the design in words and the bounds."""
     st.markdown(safe_markdown(exercise.prompt))
     preset = PRESETS.get(exercise.design_name)
-    design = f"`{exercise.design_name}`" + (f", {preset.mirrors}" if preset else "")
-    st.caption(f"Design: {design}. Bounds: {exercise.bounds.in_words()}.")
+    mirrors = preset.mirrors if preset else None
+    st.caption(words.design_caption(exercise.design_name, mirrors, exercise.bounds))
 
 
 def _predict(book: Book, exercise: Exercise) -> None:
     """A checkbox per property and a check button graded by the explorer."""
-    st.markdown("**Which properties does this design keep?** Tick every one that holds.")
+    st.markdown(words.PREDICT_TASK)
     for name in PROPERTY_NAMES:
         st.checkbox(
             f"{name}, {BY_NAME[name].title}",
@@ -348,10 +340,7 @@ def _break(book: Book, exercise: Exercise) -> None:
     """An inline scheduler; the run is replayed and checked when the student asks."""
     key = f"ex-run-{exercise.id}"
     actions: tuple[Action, ...] = st.session_state.get(key, ())
-    st.markdown(
-        f"**Violate {exercise.prop}** ({BY_NAME[exercise.prop].title}) in at most "
-        f"**{exercise.max_steps}** steps. You are the scheduler: click the actions."
-    )
+    st.markdown(words.break_task(exercise.prop, BY_NAME[exercise.prop].title, exercise.max_steps))
 
     def pick(action: Action) -> None:
         """Append a step to this exercise's run."""
@@ -377,7 +366,7 @@ def _break(book: Book, exercise: Exercise) -> None:
         st.error(escape_markdown(str(error)))
         st.session_state[key] = ()
         return
-    st.markdown(f"Steps so far: **{len(actions)}** of at most {exercise.max_steps}.")
+    st.markdown(words.steps_so_far(len(actions), exercise.max_steps))
     action_buttons(trace, f"ex-{exercise.id}", pick)
     tools = st.columns([1, 1, 2])
     tools[0].button("Undo", key=f"ex-{exercise.id}-undo", on_click=undo, disabled=not actions)
@@ -387,15 +376,15 @@ def _break(book: Book, exercise: Exercise) -> None:
     status_lines(trace)
     run_view(trace, f"ex-{exercise.id}")
     upload = st.file_uploader(
-        f"…or hand in a trace file from the playground (JSON, at most {MAX_TRACE_BYTES:,} bytes)",
+        words.trace_file_label(MAX_TRACE_BYTES),
         type=["json"],
         key=f"ex-{exercise.id}-trace",
     )
-    if upload is not None and st.button("Check the trace file", key=f"ex-{exercise.id}-file"):
+    if upload is not None and st.button(words.CHECK_TRACE_FILE, key=f"ex-{exercise.id}-file"):
         try:
             handed = read_trace_upload(upload.getvalue(), trace_from_json)
         except TraceError as error:
-            st.error(f"This trace file was not read: {escape_markdown(str(error))}")
+            st.error(words.trace_not_read(escape_markdown(str(error))))
             return
         if handed is None:
             return
@@ -416,11 +405,8 @@ def _fix(book: Book, exercise: Exercise) -> None:
     original = graded_verdicts(exercise.design, exercise.bounds)
     if original is None:
         return
-    kept = ", ".join(original.holds) or "nothing"
-    st.markdown(
-        f"**Make {exercise.prop} hold** ({BY_NAME[exercise.prop].title}). Today this design "
-        f"keeps {kept}. You may change: {', '.join(f'`{o}`' for o in exercise.options)}."
-    )
+    title = BY_NAME[exercise.prop].title
+    st.markdown(words.fix_task(exercise.prop, title, original.holds, exercise.options))
     cols = st.columns(min(3, len(exercise.options)))
     for index, name in enumerate(exercise.options):
         with cols[index % len(cols)]:
@@ -436,7 +422,7 @@ def _fix(book: Book, exercise: Exercise) -> None:
         try:
             design = fixed_design(exercise, changes)
         except DesignError as error:
-            feedback = Feedback(False, f"That is not a valid design: {error}")
+            feedback = Feedback(False, words.not_a_design(str(error)))
             book.record(exercise, str(changes), feedback)
             return True
         found = graded_verdicts(design, exercise.bounds)
@@ -453,7 +439,7 @@ def _feedback(progress: Progress, exercise: Exercise) -> None:
     """The last verdict on this exercise, and the hints earned by wrong answers."""
     refused = st.session_state.pop("ex-class-error", None)
     if refused:
-        st.error(f"This answer was not kept: {escape_markdown(refused)}")
+        st.error(words.answer_not_kept(escape_markdown(refused)))
     answers = progress.of(exercise.id)
     if answers:
         last = answers[-1]
@@ -461,7 +447,7 @@ def _feedback(progress: Progress, exercise: Exercise) -> None:
     if progress.solved(exercise.id):
         return
     for number, hint in enumerate(progress.hints(exercise), start=1):
-        st.info(f"Hint {number}: {safe_markdown(hint)}")
+        st.info(words.hint_line(number, safe_markdown(hint)))
 
 
 def _summary(book: Book, progress: Progress, student: str = "") -> None:
@@ -475,19 +461,13 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
         width="stretch",
     )
     if book.class_id:
-        st.caption(
-            "Your answers are kept for your teacher and come back when you reload this page "
-            "or open your link again."
-        )
+        st.caption(words.KEPT_FOR_TEACHER)
     else:
-        st.caption(
-            "Your answers are kept on this server under the `student` code in this page's "
-            "link: bookmark it to come back to them."
-        )
-        student = st.text_input("Your name (for the summary)", max_chars=80, key="ex-student")
+        st.caption(words.KEPT_UNDER_CODE)
+        student = st.text_input(words.STUDENT_NAME, max_chars=80, key="ex-student")
     left, right = st.columns(2)
     left.download_button(
-        "Download the summary (Markdown)",
+        words.DOWNLOAD_MARKDOWN,
         summary_markdown(exercise_set, progress, student),
         file_name="exercise-summary.md",
         mime="text/markdown",
@@ -495,7 +475,7 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
         icon=":material/download:",
     )
     right.download_button(
-        "Download the summary (JSON)",
+        words.DOWNLOAD_JSON,
         summary_json(exercise_set, progress, student),
         file_name="exercise-summary.json",
         mime="application/json",
@@ -506,19 +486,11 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
 
 def _writing_help() -> None:
     """How a teacher writes a set: the format, the template and the default set to download."""
-    with st.expander("Write your own set", icon=":material/edit_note:"):
-        st.markdown(
-            "A set is a TOML file: a `title`, then one `[[exercise]]` table per exercise with "
-            "an `id`, a `kind` (`predict`, `break` or `fix`), a `title`, a `prompt` and a "
-            "`preset` (or a `design` table). *Break* exercises add `property` and "
-            "`max_steps`; *fix* exercises add `property` and the `options` a student may "
-            "change. Every field is listed in docs/exercises.md (or run "
-            "`fencing exercises doc`). Before class, `fencing exercises check my-set.toml` "
-            "makes this page's checks and prints every problem at once."
-        )
+    with st.expander(words.WRITE_YOUR_OWN, icon=":material/edit_note:"):
+        st.markdown(words.SET_FORMAT)
         left, right = st.columns(2)
         left.download_button(
-            "Download the template (one exercise of each kind)",
+            words.DOWNLOAD_TEMPLATE,
             TEMPLATE_SET.read_bytes(),
             file_name="template.toml",
             mime="application/toml",
@@ -526,7 +498,7 @@ def _writing_help() -> None:
             icon=":material/download:",
         )
         right.download_button(
-            "Download the default set",
+            words.DOWNLOAD_DEFAULT,
             DEFAULT_SET.read_bytes(),
             file_name="default.toml",
             mime="application/toml",
@@ -552,7 +524,7 @@ def _solo_token() -> str:
 def _class_set(info: ClassInfo) -> ExerciseSet | None:
     """The class's set, checked by content like every set (None: not usable, said why)."""
     data = info.set_text.encode("utf-8")
-    with st.spinner("The model checks the class's set…"):
+    with st.spinner(words.CHECKING_CLASS_SET):
         loaded = set_checks.CHECKER.wait(data, info.set_name, timeout=limits.WAIT_SECONDS)
     if loaded is None:
         _being_checked()
@@ -565,13 +537,10 @@ def _class_set(info: ClassInfo) -> ExerciseSet | None:
 
 def _join(info: ClassInfo) -> None:
     """The join form of a class link: an optional nickname, then the student's own link."""
-    st.subheader(f"Join the class {escape_markdown(info.title)}")
-    st.markdown(
-        "No account is needed. Your answers are kept for your teacher under a code that is "
-        "added to this page's link; reload the page or keep the link to come back."
-    )
+    st.subheader(words.join_title(escape_markdown(info.title)))
+    st.markdown(words.JOIN_NOTE)
     nickname = st.text_input(
-        "A nickname your teacher will see (optional)",
+        words.NICKNAME,
         max_chars=MAX_NICKNAME_CHARS,
         key="ex-nickname",
     )
@@ -592,7 +561,7 @@ def _class_book() -> tuple[Book, Member, ClassInfo] | None:
         store = shared_store()
         info = store.get(class_id)
     except ClassError as error:
-        st.error(f"This class cannot be opened: {escape_markdown(str(error))}.")
+        st.error(words.class_not_opened(escape_markdown(str(error))))
         return None
     member = store.member(info.id, (url_state.get(STUDENT_PARAM) or ""))
     if member is None:
@@ -636,11 +605,8 @@ def share_link(params: dict[str, str]) -> str:
 
 def render_exercises() -> None:
     """The whole page."""
-    st.title("Exercises")
-    st.markdown(
-        "Predict what a design keeps, break it as the scheduler, or fix it by changing its "
-        "options. Every answer is checked by the model. A wrong answer earns a hint."
-    )
+    st.title(words.TITLE)
+    st.markdown(words.INTRO)
     student = ""
     if url_state.has(CLASS_PARAM):
         found = _class_book()
@@ -648,8 +614,8 @@ def render_exercises() -> None:
             return
         book, member, info = found
         student = member.nickname
-        who = f" as {escape_markdown(member.nickname)}" if member.nickname else ""
-        st.info(f"You are in the class **{escape_markdown(info.title)}**{who}.")
+        nickname = escape_markdown(member.nickname) if member.nickname else ""
+        st.info(words.in_class(escape_markdown(info.title), nickname))
     else:
         token = _solo_token()
         exercise_set = _choose_set()
@@ -664,10 +630,7 @@ def render_exercises() -> None:
         st.markdown(safe_markdown(exercise_set.description))
     exercise = _choose_exercise(exercise_set, progress)
     if not book.class_id and url_state.has(SET_PARAM):
-        st.caption(
-            "To send this exercise to someone, share this path on this server (your own "
-            "link also holds your answers' code):"
-        )
+        st.caption(words.SHARE_NOTE)
         st.code(share_link(url_state.read()), language=None)
     st.subheader(safe_markdown(exercise.title), anchor=False)
     _describe(exercise)

@@ -19,7 +19,7 @@ from model.random_search import RandomSearch
 from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import explore
-from webapp.content.home import link_not_understood
+from webapp.content.common import link_not_understood
 from webapp.screens import url_state
 from webapp.screens.cache import (
     WEB_MAX_RUNS,

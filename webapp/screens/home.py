@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from webapp.content import home
+from webapp.content import common, home
 from webapp.screens import url_state
 from webapp.show.navigation import PAGES
 from webapp.show.views import unknown_setting
@@ -16,7 +16,7 @@ def render_home() -> None:
 
     st.title(home.TITLE)
     if (problem := unknown_setting(url_state.read(), ())) is not None:
-        st.error(home.link_not_understood(problem))
+        st.error(common.link_not_understood(problem))
     st.markdown(home.INTRO)
     st.subheader(home.WHERE_TO_GO)
     for entry in PAGES[1:]:

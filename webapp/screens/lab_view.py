@@ -28,7 +28,7 @@ from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
 from model.trace import trace_to_json
 from webapp.content import lab as lab_words
-from webapp.content.shared_b import mirrors
+from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
 from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
 from webapp.show.text import escape_markdown

@@ -11,7 +11,7 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from webapp.content import playground
-from webapp.content.home import link_not_understood
+from webapp.content.common import link_not_understood
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input

@@ -19,7 +19,7 @@ from model.options import OPTIONS
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import design_picker
-from webapp.content.home import link_not_understood
+from webapp.content.common import link_not_understood
 from webapp.screens import url_state
 from webapp.screens.option_widgets import option_input
 from webapp.show.design_form import CUSTOM, design_from_values, values_of

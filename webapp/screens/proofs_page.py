@@ -20,6 +20,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import matching
 from model.trace import TraceError, replay
 from model.verdicts import PropertyVerdict, Status
+from webapp.content import proofs
 from webapp.proof_jobs import (
     WEB_PROVE_SECONDS,
     WEB_PROVE_STATES,
@@ -64,13 +65,13 @@ def _keep(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> None:
 
 def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[ProofRow, ...]]:
     """Run the proof job with a progress bar that counts its time budget down."""
-    bar = st.progress(0.0, text="z3 is proving…")
+    bar = st.progress(0.0, text=proofs.PROVING)
 
     def tick(seconds: float) -> None:
         """Move the bar (also where Streamlit stops the script if the visitor has gone)."""
         bar.progress(
             min(seconds / WEB_PROVE_SECONDS, 1.0),
-            text=f"z3 is proving… {seconds:.0f} s (its budget is {WEB_PROVE_SECONDS:g} s)",
+            text=proofs.proving_progress(seconds, WEB_PROVE_SECONDS),
         )
 
     outcome = prove_isolated(
@@ -121,7 +122,7 @@ def lesson_under_table(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...
         return None
     verdicts = {r.prop: PropertyVerdict(r.prop, r.status, r.shortest) for r in rows}
     caption = lesson_caption(found.as_lesson(), bounds, verdicts, checker="z3")
-    return f"Lesson of {found.name}: {caption}"
+    return proofs.lesson_line(found.name, caption)
 
 
 def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
@@ -129,23 +130,20 @@ def _details(design: Design, bounds: Bounds, row: ProofRow) -> None:
     st.markdown(f"#### {row.prop}, {row.title}: {row.status_word}")
     st.markdown(escape_markdown(row.summary, limit=600))
     if row.invariant or row.cti or row.reason:
-        with st.expander("The precise form (invariant, z3's reasons)"):
+        with st.expander(proofs.PRECISE_FORM):
             if row.invariant:
-                st.markdown("Every reachable state keeps this invariant:")
+                st.markdown(proofs.INVARIANT_LEAD)
                 st.code("\n∧ ".join(row.invariant), language=None)
             if row.cti:
-                st.markdown(
-                    "A state that keeps what z3 knows but breaks the property in one step "
-                    "(it may not be reachable):"
-                )
+                st.markdown(proofs.CTI_LEAD)
                 st.code(row.cti, language=None)
             if row.reason:
                 st.code(row.reason, language=None)
     if row.status is Status.VIOLATED and row.actions:
         try:
-            trace = replay(design, bounds, row.actions, title=f"z3's shortest {row.prop} violation")
+            trace = replay(design, bounds, row.actions, title=proofs.violation_title(row.prop))
         except TraceError as error:
-            st.error(f"z3's run does not replay in the model: {escape_markdown(str(error))}")
+            st.error(proofs.run_not_replayed(escape_markdown(str(error))))
             return
         show_traces([trace], param=f"proof-{row.prop}", key=f"proof-{row.prop}")
 
@@ -160,16 +158,8 @@ def _set_run() -> None:
 
 def render_proofs() -> None:
     """The whole page."""
-    st.title("Proofs")
-    st.markdown(
-        "z3 checks the same rules the explorer runs, in three ways. **Induction** finds a "
-        "fact that is true at the start and that no step can break, and shows the property "
-        "follows from it: a proof for every length of run, not just within the bounds. "
-        "**Bounded model checking** searches every run up to a length for the shortest one "
-        "that breaks the property. **Spacer** searches for such a fact by itself when the "
-        "ready-made ones are not enough. What none of them settles within the time budget "
-        "is reported as unknown."
-    )
+    st.title(proofs.TITLE)
+    st.markdown(proofs.INTRO)
     choice = choose("proof", "fencing", START_BOUNDS)
     if choice is None:
         return
@@ -177,8 +167,8 @@ def render_proofs() -> None:
     if "proof-run" not in st.session_state:
         st.session_state["proof-run"] = url_state.get("run") == "1"
     start_fork_server()
-    if not st.toggle("Run the prover", key="proof-run", on_change=_set_run):
-        st.caption("Switch on to run z3 for this design and these bounds.")
+    if not st.toggle(proofs.RUN_SWITCH, key="proof-run", on_change=_set_run):
+        st.caption(proofs.SWITCH_ON)
         return
     rows = proof_rows_for_page(choice.design, choice.bounds)
     if rows is None:

@@ -18,6 +18,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.properties import BY_NAME
 from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
 from model.trace import Trace, TraceError, replay
+from webapp.content import stack as words
 from webapp.screens import url_state
 from webapp.screens.cache import replay_cached
 from webapp.screens.limits import heavy_work
@@ -40,7 +41,7 @@ def stack_from_params(params: Mapping[str, str]) -> Stack:
     try:
         return Stack.of(token.strip(), resource.strip(), (p.strip() for p in practices))
     except DesignError as error:
-        raise LinkError(f"the link's stack is refused: {error}") from None
+        raise LinkError(words.stack_refused(str(error))) from None
 
 
 def stack_params(stack: Stack) -> dict[str, str]:
@@ -86,21 +87,21 @@ def _choose_stack(current: Stack) -> Stack:
     left, middle, right = st.columns(3)
     with left:
         token = st.selectbox(
-            "The token your lock service hands out",
+            words.TOKEN_CHOICE,
             tokens,
             index=tokens.index(current.token.id),
             format_func=_words,
         )
     with middle:
         resource = st.selectbox(
-            "How the resource writes",
+            words.RESOURCE_CHOICE,
             resources,
             index=resources.index(current.resource.id),
             format_func=_words,
         )
     with right:
         chosen = st.multiselect(
-            "What else your stack does",
+            words.PRACTICES_CHOICE,
             practices,
             default=[p.id for p in PRACTICES if p in current.practices],
             format_func=_words,
@@ -111,8 +112,8 @@ def _choose_stack(current: Stack) -> Stack:
 def _show_verdicts(advice: Advice) -> None:
     """The verdict table and, for each violated property, its story's summary."""
     st.dataframe(verdict_rows({"your stack": advice.exploration}), hide_index=True)
-    if not advice.violated:
-        st.success("Every property holds at these bounds: no change is needed.")
+    if (good_news := words.all_hold(advice)) is not None:
+        st.success(good_news)
 
 
 def _show_counterexample(advice: Advice) -> None:
@@ -142,40 +143,29 @@ def _show_counterexample(advice: Advice) -> None:
 def _show_fixes(advice: Advice) -> None:
     """The fixes, fewest changes first, each with its command line and its own run."""
     st.subheader("What to change")
-    if not advice.fixes:
-        st.info("No change of one or two parts of the catalogue improves this stack.")
+    if (nothing := words.no_fix(advice)) is not None:
+        st.info(nothing)
     prop = url_state.get("prop") or (advice.violated or ("",))[0]
     for number, fix in enumerate(advice.fixes, 1):
-        still = ", ".join(fix.still_violated) or "nothing"
         with st.container(border=True):
             for change in fix.changes:
                 st.markdown(f"**{number}.** {escape_markdown(change.build(), 600)}")
-            st.caption(f"Then {', '.join(fix.holds)} hold; still violated: {still}.")
+            st.caption(words.fix_outcome(fix))
             st.code(check_command(fix.design, advice.bounds), language="bash")
             if st.toggle("Show its run", key=f"fix-run-{number}"):
                 run = fix_run(advice, fix, prop)
                 if run is None:
-                    st.info(
-                        f"The steps of {prop}'s run cannot all happen under this change: it "
-                        "changes what the workers do."
-                    )
+                    st.info(words.steps_cannot_happen(prop))
                 else:
-                    outcome = "still violates" if prop in run.violated() else "no longer violates"
-                    st.markdown(f"The same steps under this change {outcome} {prop}.")
+                    st.markdown(words.fixed_run_outcome(prop, run))
                     show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
     for unfixed in advice.unfixed:
-        nearest = (
-            f"the nearest design that keeps it is the preset **{unfixed.nearest.name}** "
-            f"({unfixed.nearest.mirrors})"
-            if unfixed.nearest
-            else "no preset keeps it at these bounds"
-        )
-        st.warning(f"No change of one or two parts fixes {unfixed.prop}; {nearest}.")
+        st.warning(words.unfixed_warning(unfixed))
 
 
 def _show_catalogue() -> None:
     """The catalogue of parts with the options each stands for and where that comes from."""
-    with st.expander("The catalogue: each real part and what it means in the model"):
+    with st.expander(words.CATALOGUE_TITLE):
         st.dataframe(
             [
                 {
@@ -192,16 +182,12 @@ def _show_catalogue() -> None:
 
 def render_stack_page() -> None:
     """The page: choose the stack, read the verdicts, see the bug, pick the change."""
-    st.title("Check my stack")
-    st.markdown(
-        "Pick the parts your system really uses. The model checks every interleaving of "
-        "two workers with those parts, tells each bug in your stack's words, and finds the "
-        "smallest changes that fix it."
-    )
+    st.title(words.TITLE)
+    st.markdown(words.INTRO)
     try:
         current = stack_from_params(url_state.read())
     except LinkError as error:
-        st.warning(f"Part of the link was not understood: {escape_markdown(str(error))}")
+        st.warning(words.link_part_not_understood(escape_markdown(str(error))))
         current = stack_from_params({})
     chosen = _choose_stack(current)
     if chosen.ids() != current.ids():
@@ -215,23 +201,23 @@ def render_stack_page() -> None:
         st.error(escape_markdown(str(error), 600))
         return
     bounds = REFERENCE_BOUNDS
-    with heavy_work("the check of your stack") as admitted:
+    with heavy_work(words.CHECKING_WORK) as admitted:
         if not admitted:
             return
-        with st.spinner("Checking your stack and the designs next to it…"):
+        with st.spinner(words.CHECKING):
             advice = advice_cached(chosen, bounds)
-    st.caption(f"Checked at {bounds.in_words()} ({bounds.short()}).")
+    st.caption(words.checked_at(bounds))
     _show_verdicts(advice)
     if advice.violated:
         _show_counterexample(advice)
         _show_fixes(advice)
-    st.subheader("The same check on the command line")
+    st.subheader(words.SAME_CHECK)
     st.code(
         f"{advise_command(chosen, bounds)}\n{check_command(advice.design, bounds)}",
         language="bash",
     )
     st.download_button(
-        "Download a design-review note (Markdown)",
+        words.REVIEW_NOTE,
         review_note(advice),
         file_name=f"design-review-{chosen.token.id}-{chosen.resource.id}.md",
         mime="text/markdown",

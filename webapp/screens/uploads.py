@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from model.trace import Trace
+from webapp.content import common
 from webapp.screens.limits import heavy_work
 
 
@@ -21,7 +22,7 @@ def read_trace_upload(data: bytes, reader: Callable[[bytes], Trace]) -> Trace | 
     """The uploaded trace read and replayed by `reader` (`trace_from_json`, or
     `trace_from_any_json` for ITF too), or None when the server was busy (the busy message
     is shown). A bad file raises the reader's TraceError."""
-    with heavy_work("reading your trace file") as admitted:
+    with heavy_work(common.READING_TRACE_FILE) as admitted:
         if not admitted:
             return None
         return reader(data)

@@ -1,0 +1,89 @@
+"""The Check-my-stack page's words: the choices of parts, the verdicts and fixes said from the
+advisor's own results, and the downloads."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from model.advice import Advice, Fix, Unfixed
+from model.design import Bounds
+from model.trace import Trace
+
+TITLE: Final = "Check my stack"
+
+INTRO: Final = (
+    "Pick the parts your system really uses. The model checks every interleaving of "
+    "two workers with those parts, tells each bug in your stack's words, and finds the "
+    "smallest changes that fix it."
+)
+
+TOKEN_CHOICE: Final = "The token your lock service hands out"
+RESOURCE_CHOICE: Final = "How the resource writes"
+PRACTICES_CHOICE: Final = "What else your stack does"
+CHECKING_WORK: Final = "the check of your stack"
+"""The work a stack's check waits for, as the busy message names it."""
+CHECKING: Final = "Checking your stack and the designs next to it…"
+SAME_CHECK: Final = "The same check on the command line"
+REVIEW_NOTE: Final = "Download a design-review note (Markdown)"
+CATALOGUE_TITLE: Final = "The catalogue: each real part and what it means in the model"
+
+
+def stack_refused(problem: str) -> str:
+    """Why a link's stack cannot be built (the model's reason)."""
+    return f"the link's stack is refused: {problem}"
+
+
+def link_part_not_understood(problem: str) -> str:
+    """The warning over a page opened on the default stack because the link's was refused."""
+    return f"Part of the link was not understood: {problem}"
+
+
+def checked_at(bounds: Bounds) -> str:
+    """The bounds the stack was checked at, in words and in short."""
+    return f"Checked at {bounds.in_words()} ({bounds.short()})."
+
+
+def all_hold(advice: Advice) -> str | None:
+    """The good news when the stack violates no property in a finished exploration (None when
+    it violates one, or when the exploration stopped at its budget: then nothing is known)."""
+    if advice.violated or not advice.exploration.complete:
+        return None
+    return "Every property holds at these bounds: no change is needed."
+
+
+def no_fix(advice: Advice) -> str | None:
+    """What the page says when the advisor found no fix at all (None when it found one)."""
+    if advice.fixes:
+        return None
+    return "No change of one or two parts of the catalogue improves this stack."
+
+
+def fix_outcome(fix: Fix) -> str:
+    """What holds after a fix, and what it leaves violated."""
+    still = ", ".join(fix.still_violated) or "nothing"
+    return f"Then {', '.join(fix.holds)} hold; still violated: {still}."
+
+
+def steps_cannot_happen(prop: str) -> str:
+    """Why a fix shows no run: the counterexample's steps do not all exist under it."""
+    return (
+        f"The steps of {prop}'s run cannot all happen under this change: it "
+        "changes what the workers do."
+    )
+
+
+def fixed_run_outcome(prop: str, run: Trace) -> str:
+    """Whether the counterexample's steps, replayed under a fix, still violate the property."""
+    outcome = "still violates" if prop in run.violated() else "no longer violates"
+    return f"The same steps under this change {outcome} {prop}."
+
+
+def unfixed_warning(unfixed: Unfixed) -> str:
+    """A property no small change repairs, and the nearest preset that keeps it (if any)."""
+    nearest = (
+        f"the nearest design that keeps it is the preset **{unfixed.nearest.name}** "
+        f"({unfixed.nearest.mirrors})"
+        if unfixed.nearest
+        else "no preset keeps it at these bounds"
+    )
+    return f"No change of one or two parts fixes {unfixed.prop}; {nearest}."
