@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.app.helpers import page_alone  # noqa: E402
-from webapp import exercise_grading  # noqa: E402
-from webapp.exercise_data import ExerciseSetError  # noqa: E402
-from webapp.exercises import SOLVABILITY_SECONDS, parse_set  # noqa: E402
+from webapp.classroom import grading as exercise_grading  # noqa: E402
+from webapp.classroom.data import ExerciseSetError  # noqa: E402
+from webapp.classroom.sets import SOLVABILITY_SECONDS, parse_set  # noqa: E402
 
 PAGE = "exercises"
 HEAVY_BOUNDS = (

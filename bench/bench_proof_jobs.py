@@ -15,7 +15,7 @@ from typing import Final
 
 from model.design import Bounds
 from model.presets import PRESETS
-from webapp.proof_jobs import (
+from webapp.jobs.proving import (
     WEB_PROVE_SECONDS,
     WEB_PROVE_STATES,
     proof_rows,

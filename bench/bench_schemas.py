@@ -96,7 +96,7 @@ def main() -> None:
     settings = Settings(receiver="fenced", workload="rmw", workers=5, writes=4).to_dict()
     from lab.history import history_from_dict
     from model import reading
-    from webapp.exercise_schema import DEFAULT_SET
+    from webapp.classroom.schema import DEFAULT_SET
 
     set_text = DEFAULT_SET.read_text(encoding="utf-8")
     decoded = reading.load_json(history, reading.HISTORY_LIMITS)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from webapp import slots
+from webapp.jobs import slots
 from webapp.screens import limits
 
 SHORT_WAIT = 0.2

@@ -16,7 +16,7 @@ from model.design import REFERENCE_BOUNDS, Bounds
 from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST, Preset
 from model.search import SearchOptions
-from webapp.exercises import DEFAULT_SET, load_set
+from webapp.classroom.sets import DEFAULT_SET, load_set
 
 NOTE = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from model.properties import PROPERTY_NAMES
-from webapp import class_store
-from webapp.class_store import (
+from webapp.classroom import class_store
+from webapp.classroom.class_store import (
     ClassError,
     ClassStore,
     SoloProgress,

@@ -18,10 +18,10 @@ from model.properties import PROPERTY_NAMES
 from model.search import SearchOptions
 from model.stack import Stack
 from model.trace import replay
+from webapp.classroom.data import ExerciseSetError
+from webapp.classroom.grading import verdicts
+from webapp.classroom.sets import parse_set
 from webapp.content import chapters, classroom, common, compare, exercises, proofs, stack
-from webapp.exercise_data import ExerciseSetError
-from webapp.exercise_grading import verdicts
-from webapp.exercises import parse_set
 from webapp.show.verdicts import compact_cell, difference
 from webapp.show.views import unknown_setting
 

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from model.properties import PROPERTY_NAMES
-from webapp.exercise_data import ExerciseSetError
-from webapp.exercise_schema import (
+from webapp.classroom.data import ExerciseSetError
+from webapp.classroom.schema import (
     EXERCISE_FIELDS,
     KINDS,
     SET_FIELDS,
     TEMPLATE_SET,
     reference_markdown,
 )
-from webapp.exercises import parse_set
+from webapp.classroom.sets import parse_set
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "exercises.md"

@@ -10,8 +10,8 @@ import msgspec
 import pytest
 
 from model.schemas import convert_each_field
-from webapp.exercise_data import ExerciseSetError
-from webapp.exercise_schema import (
+from webapp.classroom.data import ExerciseSetError
+from webapp.classroom.schema import (
     ANY_EXERCISE_SCHEMA,
     EXERCISE_FIELDS,
     EXERCISE_SCHEMAS,
@@ -21,7 +21,7 @@ from webapp.exercise_schema import (
     TEMPLATE_SET,
     keys_of,
 )
-from webapp.exercises import parse_set
+from webapp.classroom.sets import parse_set
 
 GOOD = """title = "Schemas"
 description = "Each part typed."

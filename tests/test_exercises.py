@@ -13,9 +13,9 @@ from model.options import BY_OPTION, Kind
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.trace import replay
-from webapp import exercise_grading
-from webapp.exercise_data import Exercise, ExerciseSetError
-from webapp.exercise_grading import (
+from webapp.classroom import grading as exercise_grading
+from webapp.classroom.data import Exercise, ExerciseSetError
+from webapp.classroom.grading import (
     check_break,
     check_break_trace,
     check_fix,
@@ -24,8 +24,8 @@ from webapp.exercise_grading import (
     offered_values,
     verdicts,
 )
-from webapp.exercise_progress import Attempt, Progress, summary_json, summary_markdown
-from webapp.exercises import (
+from webapp.classroom.progress import Attempt, Progress, summary_json, summary_markdown
+from webapp.classroom.sets import (
     DEFAULT_SET,
     MAX_SET_BYTES,
     decode_upload,

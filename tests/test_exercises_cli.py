@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import run
-from webapp.exercise_data import ExerciseSetError
-from webapp.exercise_schema import DEFAULT_SET, TEMPLATE_SET, reference_markdown, template_text
-from webapp.exercises import check_set_bytes
+from webapp.classroom.data import ExerciseSetError
+from webapp.classroom.schema import DEFAULT_SET, TEMPLATE_SET, reference_markdown, template_text
+from webapp.classroom.sets import check_set_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = """title = "Guesses"

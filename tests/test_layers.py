@@ -14,8 +14,10 @@ from webapp.screens.registry import RENDERERS
 from webapp.show.navigation import PAGES
 
 WEBAPP: Final = Path(__file__).resolve().parent.parent / "webapp"
-STREAMLIT_FREE: Final = ("show", "content", "draw")
-"""Folders whose modules must not import Streamlit (directly)."""
+STREAMLIT_FREE: Final = ("show", "content", "draw", "classroom", "jobs")
+"""Folders whose modules must not import Streamlit (directly): what to show, the words, the
+figures, the exercises and classes, and the work done apart from a page (proof jobs, the
+background set checker, the heavy-work slots)."""
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -40,6 +42,13 @@ def _uses_streamlit(path: Path) -> bool:
 def test_the_layer_folders_exist_and_hold_modules() -> None:
     for folder in (*STREAMLIT_FREE, "screens"):
         assert [p for p in _modules(WEBAPP / folder) if p.name != "__init__.py"], folder
+
+
+def test_every_module_sits_in_a_layer_folder_but_the_entry_script() -> None:
+    loose = {p.name for p in WEBAPP.glob("*.py")}
+    assert loose == {"__init__.py", "app.py"}
+    folders = {p.name for p in WEBAPP.iterdir() if p.is_dir() and p.name[0].isalpha()}
+    assert folders == {*STREAMLIT_FREE, "screens"}
 
 
 @pytest.mark.parametrize("folder", STREAMLIT_FREE)

@@ -18,7 +18,7 @@ from model.design import Bounds
 from model.presets import PRESETS
 from model.trace import replay
 from model.verdicts import Status
-from webapp.proof_jobs import Ending, proof_rows, prove_isolated, run_isolated
+from webapp.jobs.proving import Ending, proof_rows, prove_isolated, run_isolated
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)

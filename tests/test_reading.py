@@ -231,8 +231,8 @@ def test_the_default_exercise_set_passes_the_scan() -> None:
 
 
 def test_an_exercise_set_too_deep_is_one_problem_with_its_line() -> None:
-    from webapp.exercise_data import ExerciseSetError
-    from webapp.exercises import parse_set
+    from webapp.classroom.data import ExerciseSetError
+    from webapp.classroom.sets import parse_set
 
     with pytest.raises(ExerciseSetError) as refused:
         parse_set("title = 'x'\n" + "a = " + "[" * 40 + "]" * 40 + "\n")

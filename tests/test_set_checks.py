@@ -10,12 +10,12 @@ import pytest
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.presets import PRESETS
 from tests.slots import all_slots_taken
-from webapp import exercise_grading
-from webapp.exercise_data import ExerciseSet, ExerciseSetError
-from webapp.exercise_grading import known_verdicts, verdicts
-from webapp.exercise_solvability import OutOfBudget, verdicts_by
-from webapp.exercises import check_set_bytes, parse_set
-from webapp.set_checks import SetChecker
+from webapp.classroom import grading as exercise_grading
+from webapp.classroom.data import ExerciseSet, ExerciseSetError
+from webapp.classroom.grading import known_verdicts, verdicts
+from webapp.classroom.set_checks import SetChecker
+from webapp.classroom.sets import check_set_bytes, parse_set
+from webapp.classroom.solvability import OutOfBudget, verdicts_by
 
 HEAVY_BOUNDS = ("horizon = 8", "horizon = 9", "horizon = 10")
 

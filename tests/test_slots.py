@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from tests.slots import free_slots
-from webapp import slots
+from webapp.jobs import slots
 
 
 def test_a_free_slot_is_taken_at_once_and_given_back() -> None:

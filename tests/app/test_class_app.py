@@ -13,9 +13,9 @@ from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text, page_alone
-from webapp import class_store
-from webapp.class_store import shared_store
-from webapp.exercise_grading import verdicts
+from webapp.classroom import class_store
+from webapp.classroom.class_store import shared_store
+from webapp.classroom.grading import verdicts
 from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import all_text, page_alone
-from webapp import set_checks
-from webapp.exercise_schema import FOLDER_ENV, TEMPLATE_SET
+from webapp.classroom import set_checks
+from webapp.classroom.schema import FOLDER_ENV, TEMPLATE_SET
 
 PAGE = "exercises"
 

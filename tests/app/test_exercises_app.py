@@ -13,10 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.helpers import all_text, page_alone
 from tests.slots import all_slots_taken
-from webapp import exercise_grading, set_checks
-from webapp.exercise_data import ExerciseSet, ExerciseSetError
-from webapp.exercises import DEFAULT_SET, check_set_bytes
-from webapp.set_checks import SetChecker
+from webapp.classroom import grading as exercise_grading
+from webapp.classroom import set_checks
+from webapp.classroom.data import ExerciseSet, ExerciseSetError
+from webapp.classroom.set_checks import SetChecker
+from webapp.classroom.sets import DEFAULT_SET, check_set_bytes
 
 PAGE = "exercises"
 SMALL = (
@@ -163,7 +164,7 @@ def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) 
 
 def test_an_uploaded_set_is_kept_for_the_session() -> None:
     """Leaving the page drops the upload widget, not the set: it is still offered on return."""
-    from webapp.exercises import parse_set
+    from webapp.classroom.sets import parse_set
     from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     at = page_alone(PAGE, default_timeout=60)

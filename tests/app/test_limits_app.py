@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.slots import free_slots
-from webapp import slots
 from webapp.content.busy import busy_sentence
+from webapp.jobs import slots
 
 
 def _page() -> None:

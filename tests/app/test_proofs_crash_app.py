@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.design import Bounds, Design
 from tests.app.helpers import page_alone, shown
-from webapp import proof_jobs
+from webapp.jobs import proving as proof_jobs
 
 PAGE = "proofs"
 LINK = {"preset": "fencing", "workers": "3", "lease": "1", "horizon": "2", "grants": "1"}

@@ -28,7 +28,7 @@ from bench.streamlit_client import Run, SessionBroken, StreamlitSession
 from model.properties import PROPERTY_NAMES
 from tests.servers import app_flags, free_port, healthy
 from webapp.content.busy import busy_sentence
-from webapp.slots import HEAVY_AT_ONCE
+from webapp.jobs.slots import HEAVY_AT_ONCE
 
 pytestmark = pytest.mark.slow
 

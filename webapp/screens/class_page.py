@@ -19,8 +19,8 @@ import streamlit as st
 
 from model.design import Bounds, Design
 from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp import set_checks
-from webapp.class_store import (
+from webapp.classroom import set_checks
+from webapp.classroom.class_store import (
     MAX_ANSWERS_PER_STUDENT,
     MAX_CLASSES,
     MAX_STUDENTS,
@@ -35,13 +35,13 @@ from webapp.class_store import (
     prediction_spread,
     shared_store,
 )
+from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.classroom.grading import known_verdicts, verdicts
+from webapp.classroom.set_checks import Checked, read_set_file, teacher_files
+from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
 from webapp.content import classroom, common
-from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.exercise_grading import known_verdicts, verdicts
-from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, decode_upload
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
-from webapp.set_checks import Checked, read_set_file, teacher_files
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"

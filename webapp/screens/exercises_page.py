@@ -21,8 +21,8 @@ from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
 from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
-from webapp import set_checks
-from webapp.class_store import (
+from webapp.classroom import set_checks
+from webapp.classroom.class_store import (
     MAX_NICKNAME_CHARS,
     SOLO,
     Answer,
@@ -33,10 +33,8 @@ from webapp.class_store import (
     new_token,
     shared_store,
 )
-from webapp.content import common
-from webapp.content import exercises as words
-from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.exercise_grading import (
+from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.classroom.grading import (
     Feedback,
     Verdicts,
     check_break,
@@ -48,14 +46,22 @@ from webapp.exercise_grading import (
     offered_values,
     verdicts,
 )
-from webapp.exercise_progress import Attempt, Progress, summary_json, summary_markdown, summary_rows
-from webapp.exercises import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from webapp.classroom.progress import (
+    Attempt,
+    Progress,
+    summary_json,
+    summary_markdown,
+    summary_rows,
+)
+from webapp.classroom.set_checks import Checked, read_set_file, teacher_files, warm
+from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from webapp.content import common
+from webapp.content import exercises as words
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
-from webapp.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.show.playground import LinkError, Run, encode_actions, play
 from webapp.show.text import escape_markdown, safe_markdown
 

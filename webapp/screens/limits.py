@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 
 from webapp.content.busy import busy_sentence, waiting_sentence
-from webapp.slots import HEAVY_AT_ONCE, WAIT_SECONDS, held_slot
+from webapp.jobs.slots import HEAVY_AT_ONCE, WAIT_SECONDS, held_slot
 
 __all__ = ["HEAVY_AT_ONCE", "WAIT_SECONDS", "heavy_work"]
 

@@ -2,7 +2,7 @@
 with the invariant, the counterexample to induction and BMC counterexamples for those who
 want the precise form. The design, bounds and the run switch live in the link.
 
-z3 never runs in the server: each proof is a job in a process of its own (webapp.proof_jobs),
+z3 never runs in the server: each proof is a job in a process of its own (webapp.jobs.proving),
 under the heavy-work limit, ended at its deadline. Finished proofs are kept, so a link
 opened again shows its result without waiting for a slot.
 """
@@ -21,7 +21,7 @@ from model.presets import matching
 from model.trace import TraceError, replay
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import proofs
-from webapp.proof_jobs import (
+from webapp.jobs.proving import (
     WEB_PROVE_SECONDS,
     WEB_PROVE_STATES,
     Ending,

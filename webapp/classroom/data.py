@@ -1,6 +1,6 @@
 """Classroom exercises as data: an exercise, a set of them, and what is wrong with a set file.
 
-Plain frozen values made by `webapp.exercises` (reading a set) and read by grading,
+Plain frozen values made by `webapp.classroom.sets` (reading a set) and read by grading,
 solvability and progress; nothing here explores, reads files or imports Streamlit.
 """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.design import BOUND_LIMITS
-from webapp.exercise_data import Exercise, ExerciseSet
+from webapp.classroom.data import Exercise, ExerciseSet
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from model.properties import PROPERTY_NAMES
 from model.rules import Action
 from model.search import SearchOptions
 from model.trace import Trace, TraceError, replay
-from webapp.exercise_data import Exercise, design_name
+from webapp.classroom.data import Exercise, design_name
 
 CHECK_MAX_STATES: Final = 300_000
 CHECK_MAX_SECONDS: Final = 10.0

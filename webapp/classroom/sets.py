@@ -8,13 +8,13 @@ Three kinds of exercise:
   it kept; the chosen design is explored.
 
 A set is a TOML file and nothing but data: it is measured and parsed (`model.reading`,
-`tomllib`), each part converted with its typed schema (`webapp.exercise_schema`'s rows,
+`tomllib`), each part converted with its typed schema (`webapp.classroom.schema`'s rows,
 through `model.schemas`: the set's top, then each exercise on its own, field by field, so
 every problem is found at once), and never evaluated. A problem names the line and
 the field, so a teacher can fix their file; a set is refused when the model finds an
-exercise nobody can solve (`webapp.exercise_solvability`). Grading an answer is
-`webapp.exercise_grading`, a student's progress `webapp.exercise_progress`, and the values
-they share `webapp.exercise_data`. Nothing here imports Streamlit.
+exercise nobody can solve (`webapp.classroom.solvability`). Grading an answer is
+`webapp.classroom.grading`, a student's progress `webapp.classroom.progress`, and the values
+they share `webapp.classroom.data`. Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.presets import PRESETS
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
 from model.schemas import NOWHERE, SchemaError, convert_each_field, value_at
-from webapp.exercise_data import Exercise, ExerciseSet, ExerciseSetError, Problem
-from webapp.exercise_schema import (
+from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError, Problem
+from webapp.classroom.schema import (
     ANY_EXERCISE_SCHEMA,
     BY_FIELD,
     DEFAULT_FIX_OPTIONS,
@@ -50,25 +50,25 @@ from webapp.exercise_schema import (
     missing_message,
     required_of,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     DEFAULT_SET as DEFAULT_SET,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     FOLDER_ENV as FOLDER_ENV,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     MAX_SET_BYTES as MAX_SET_BYTES,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     SETS_FOLDER as SETS_FOLDER,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     SOLVABILITY_SECONDS as SOLVABILITY_SECONDS,
 )
-from webapp.exercise_schema import (
+from webapp.classroom.schema import (
     TEMPLATE_SET as TEMPLATE_SET,
 )
-from webapp.exercise_solvability import (
+from webapp.classroom.solvability import (
     OutOfBudget,
     unsolvable,
 )

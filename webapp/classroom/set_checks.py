@@ -18,9 +18,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from webapp.exercise_data import ExerciseSet, ExerciseSetError
-from webapp.exercises import DEFAULT_SET, FOLDER_ENV, check_set_bytes, folder_files, read_bounded
-from webapp.slots import held_slot
+from webapp.classroom.data import ExerciseSet, ExerciseSetError
+from webapp.classroom.sets import (
+    DEFAULT_SET,
+    FOLDER_ENV,
+    check_set_bytes,
+    folder_files,
+    read_bounded,
+)
+from webapp.jobs.slots import held_slot
 
 Checked = ExerciseSet | ExerciseSetError
 """A set file's outcome: the set, or the problems that keep it from being used."""

@@ -50,7 +50,7 @@ TICK_SECONDS: Final = 0.25
 """How often the waiting side looks at the job and calls `on_tick`."""
 MEMORY_BYTES: Final = 4 * 2**30
 """Address space one job may use; past it the job fails on its own, the server is untouched."""
-PRELOADED: Final = ("proofs.report", "webapp.show.proofs_view", "webapp.proof_jobs_warmup")
+PRELOADED: Final = ("proofs.report", "webapp.show.proofs_view", "webapp.jobs.proving_warmup")
 """Modules the fork server imports once, so a job starts in milliseconds with the prover
 imported and the explorer's kernels loaded."""
 JOB_NAME: Final = "fencing lab proof job"

@@ -13,8 +13,8 @@ from typing import Any, Final
 
 from model.design import Bounds, Design, DesignError
 from model.options import BY_OPTION, Kind, Option
-from webapp.exercise_data import Exercise
-from webapp.exercise_grading import (
+from webapp.classroom.data import Exercise
+from webapp.classroom.grading import (
     CHECK_MAX_SECONDS,
     Verdicts,
     known_verdicts,
