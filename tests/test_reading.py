@@ -227,7 +227,9 @@ def test_toml_strings_and_comments_do_not_count() -> None:
 
 
 def test_the_default_exercise_set_passes_the_scan() -> None:
-    scan_toml((ROOT / "webapp" / "exercise_sets" / "default.toml").read_text(), SET_LIMITS)
+    from webapp.classroom.schema import DEFAULT_SET
+
+    scan_toml(DEFAULT_SET.read_text(encoding="utf-8"), SET_LIMITS)
 
 
 def test_an_exercise_set_too_deep_is_one_problem_with_its_line() -> None:
