@@ -28,6 +28,7 @@ from webapp.draw.swimlane import timeline_figure  # noqa: E402
 from webapp.show.events import forget_cached_facts  # noqa: E402
 from webapp.show.navigation import PAGES  # noqa: E402
 from webapp.show.playground import Run, choices, play, take  # noqa: E402
+from webapp.show.trace_swimlane import forget_cached_legends  # noqa: E402
 
 APP = str(ROOT / "webapp" / "app.py")
 BENCH_BOUNDS = Bounds(workers=3, lease=2, horizon=12, grants=4, writes=2)
@@ -101,8 +102,9 @@ def _random_trace(steps: int, seed: int) -> Trace:
 
 
 def _forget_positions() -> None:
-    """Clear the memoised step positions, events and lease bars (a cold build)."""
+    """Clear the memoised step positions, events, lease bars and legends (a cold build)."""
     forget_cached_facts()
+    forget_cached_legends()
 
 
 def bench_timeline() -> None:

@@ -272,3 +272,8 @@ def trace_facts(trace: Trace, upto: int | None = None) -> Swimlane:
         current=_mark(shown[-1]) if stepping and shown else None,
         span_room=bool(gaps(trace)),
     )
+
+
+def forget_cached_legends() -> None:
+    """Forget every run's memoised legend (with `events.forget_cached_facts`: a cold build)."""
+    _whole_run_legend.cache_clear()
