@@ -33,6 +33,7 @@ from typing import Any, Final
 from lab.etcd import free_port
 from lab.processes import Child, child_environment
 from lab.settings import LabError, LabInputError
+from lab.sysv_memory import release_segments_under
 from lab.tempdirs import make_directory, sweep_abandoned
 
 BIN_ENV: Final = "FENCING_LAB_POSTGRES_BIN"
@@ -223,7 +224,9 @@ class Cluster:
         return Cluster(directory, run_as())
 
     def remove(self) -> None:
-        """Remove the cluster's folder (stop every server on it first)."""
+        """Remove the cluster's folder (stop every server on it first), and the shared-memory
+        segment a killed server left."""
+        release_segments_under(self.directory)
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from lab.sysv_memory import release_segments_under
+
 PREFIX: Final = "fencing-lab-"
 OWNER: Final = "owner.pid"
 
@@ -46,6 +48,7 @@ def sweep_abandoned() -> int:
     for path in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
         if path.is_dir() and not _owner_alive(path):
             with contextlib.suppress(OSError):
+                release_segments_under(path)
                 shutil.rmtree(path)
                 removed += 1
     return removed

@@ -11,6 +11,8 @@ PostgreSQL is refused in one line.
 from __future__ import annotations
 
 import csv
+import ctypes
+import ctypes.util
 import io
 import os
 import signal
@@ -32,6 +34,7 @@ from lab.postgres_store import PostgresStore, final_row
 from lab.scenarios import SCENARIO_NAMES, predict, scenario
 from lab.settings import LabInputError, Settings
 from lab.storage import Holds
+from lab.sysv_memory import PID_FILE, release_segment, release_segments_under, segment_named_in
 from lab.tempdirs import sweep_abandoned
 from tests.cli_helpers import run
 from tests.lab.test_lab_cleanup import owned_directories, start_cli, state
@@ -247,6 +250,44 @@ def test_a_crash_keeps_a_durable_mark_and_loses_a_volatile_one(
     again.close()
 
 
+def _segment_alive(key: int) -> bool:
+    """Whether a System V shared-memory segment with this key exists."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    return bool(libc.shmget(ctypes.c_int(key), ctypes.c_size_t(0), ctypes.c_int(0)) != -1)
+
+
+def test_a_killed_server_leaves_no_shared_memory_once_its_cluster_is_removed() -> None:
+    """A clean stop removes the server's System V segment itself; after a SIGKILL the
+    cluster's removal releases the one its `postmaster.pid` names."""
+    cluster = Cluster.create()
+    try:
+        server = PostgresServer(cluster).start()
+        found = segment_named_in(cluster.data / PID_FILE)
+        assert found is not None and _segment_alive(found[0])
+        server.kill()
+        assert _segment_alive(found[0])  # nobody released it: the server could not
+    finally:
+        cluster.remove()
+    assert not _segment_alive(found[0])
+    assert not release_segment(*found)  # gone: nothing left to release
+
+
+def test_a_segment_of_another_key_is_left_alone(tmp_path: Path) -> None:
+    """A stale `postmaster.pid` whose key no longer names its id releases nothing."""
+    cluster = Cluster.create()
+    try:
+        with running(cluster):
+            key, shmid = segment_named_in(cluster.data / PID_FILE) or (0, 0)
+            forged = tmp_path / "data" / PID_FILE
+            forged.parent.mkdir()
+            lines = ["1", str(tmp_path), "0", "0", "", "localhost", f"{key + 1} {shmid}", "ready"]
+            forged.write_text("\n".join(lines) + "\n")
+            assert release_segments_under(tmp_path) == 0
+            assert _segment_alive(key)  # the running server's segment is untouched
+    finally:
+        cluster.remove()
+
+
 # ----- what cannot run on PostgreSQL ---------------------------------------------------------
 
 
@@ -314,10 +355,19 @@ def test_a_killed_lab_takes_its_postgresql_along(tmp_path: Path) -> None:
         return bool(postmaster)
 
     wait_for(server_ready, "the lab's PostgreSQL to be ready")
+    (pid_file,) = [
+        f / "data" / PID_FILE
+        for f in owned_directories(process.pid)
+        if (f / "data" / PID_FILE).exists()
+    ]
+    segment = segment_named_in(pid_file)
+    assert segment is not None
     family = postgres_family(postmaster[0])
     assert len(family) > 1
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=10)
     wait_for(lambda: all(state(pid) in ("", "Z") for pid in family), "the server's processes")
+    assert _segment_alive(segment[0])
     sweep_abandoned()
     assert owned_directories(process.pid) == []
+    assert not _segment_alive(segment[0])  # the sweep released what the killed server left
