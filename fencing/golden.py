@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from lab.lock_table import SERVICES_LIST
 from model.combinations import combination_table
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, Receiver
 from model.explorer import explore
@@ -183,6 +184,20 @@ def receiver_values_table(golden: dict[str, Any]) -> list[str]:
     return _table(header, rows)
 
 
+def services_table(golden: dict[str, Any]) -> list[str]:
+    """The README's lock services, rendered from the lab's service rows (no figures)."""
+    rows = [
+        [
+            f"`{service.name}`",
+            service.words,
+            ", ".join(f"{token.name} ({token.model.value})" for token in service.tokens),
+            service.mirrors,
+        ]
+        for service in SERVICES_LIST
+    ]
+    return _table(["service", "the lock", "tokens (model option)", "mirrors"], rows)
+
+
 @dataclass(frozen=True)
 class Region:
     """A generated part of a document: its file, its markers and how it is made."""
@@ -217,6 +232,7 @@ class Region:
 
 REGIONS: Final = (
     Region(README, "matrix", readme_matrix),
+    Region(README, "lock services", services_table),
     Region(MODEL_DOC, "core figures", core_table),
     Region(MODEL_DOC, "preset figures", preset_table),
     Region(MODEL_DOC, "refused combinations", refused_table),

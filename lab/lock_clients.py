@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -50,6 +51,17 @@ HOLDER_KEY: Final = "holder/"
 HOLDERS_HASH: Final = "holders"
 """Redis: a hash from each lock value to `W<n> <grant>` (the holder and the grant counter)."""
 GRANTS_COUNTER: Final = "grants"
+NUMBERED_GRANT: Final = """
+if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local number = redis.call('incr', KEYS[2])
+  redis.call('hset', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. number)
+  return number
+end
+return false
+"""
+"""SET if absent with an expiry, the grant counter's INCR and the holder's name, as one
+script: Redis runs it atomically, so a worker paused right after its SET cannot draw its
+number after a later grant's (the number is the grant's order and the counter token)."""
 RANDOM_HEX_DIGITS: Final = 15
 """Hex digits of redis-py's lock value kept as the random token (60 bits fit an int64)."""
 LOCK_API_EXTRA_SECONDS: Final = 10.0
@@ -368,7 +380,8 @@ def random_token(value: bytes | str) -> int:
 
 
 class RedisLock:
-    """redis-py's Lock: SET if absent with an expiry of one TTL; a counter numbers grants."""
+    """redis-py's Lock: SET if absent with an expiry of one TTL, numbered by a counter in the
+    same atomic script; released and kept alive by redis-py."""
 
     orders_releases = False
 
@@ -381,6 +394,7 @@ class RedisLock:
         self.ttl = ttl
         self.source = token
         self.lock: Any = None
+        self.grant: Any = self.redis.register_script(NUMBERED_GRANT)
 
     def _errors(self) -> tuple[type[BaseException], ...]:
         """The errors redis-py raises for a request that failed."""
@@ -389,21 +403,22 @@ class RedisLock:
         return (redis.RedisError, OSError)
 
     def try_acquire(self, holder: str) -> Granted | None:
-        """One non-blocking acquire; then INCR the grant counter and name the holder."""
+        """One non-blocking acquire with redis-py's kind of value (a uuid1), numbered by the
+        grant counter in the same script; redis-py's Lock then holds that value."""
+        value = uuid.uuid1().hex.encode()
+        keys = [self.name, self.prefix + GRANTS_COUNTER, self.prefix + HOLDERS_HASH]
         try:
-            self.lock = self.redis.lock(
-                self.name, timeout=self.ttl, blocking=False, thread_local=False
-            )  # not thread-local: the holder's keepalive thread extends it
-            if not self.lock.acquire(blocking=False):
+            number = self.grant(keys=keys, args=[value, int(self.ttl * 1000), holder])
+            if number is None:
                 return None
-            value = self.lock.local.token
-            number = int(self.redis.incr(self.prefix + GRANTS_COUNTER))
-            self.redis.hset(self.prefix + HOLDERS_HASH, value, f"{holder} {number}")
+            self.lock = self.redis.lock(self.name, timeout=self.ttl, thread_local=False)
+            self.lock.local.token = value  # not thread-local: the keepalive thread extends it
         except self._errors() as error:
             raise LockRequestFailed(f"a Redis request failed: {error!r}") from None
-        text = value.decode() if isinstance(value, bytes) else str(value)
-        token = number if self.source == "counter" else random_token(text)
-        return Granted(number, 1, 0, self.ttl, token, number, (("lock_value", text[:40]),))
+        text = value.decode()
+        token = int(number) if self.source == "counter" else random_token(text)
+        grant = int(number)
+        return Granted(grant, 1, 0, self.ttl, token, grant, (("lock_value", text[:40]),))
 
     def release(self, grant: Granted) -> tuple[bool, int]:
         """redis-py's release: deletes the key only if it still holds this grant's value."""

@@ -107,7 +107,8 @@ SERVICES_LIST: Final = (
     ),
     LockService(
         "redis",
-        "a single Redis with redis-py's Lock: SET if absent with an expiry of one TTL",
+        "a single Redis with redis-py's Lock: SET if absent with an expiry of one TTL, run in "
+        "one script with the grant counter's INCR",
         (
             TokenSource(
                 "random",
@@ -116,7 +117,9 @@ SERVICES_LIST: Final = (
             ),
             TokenSource(
                 "counter",
-                "an INCR counter in the same Redis, raised at each grant (kept in memory only: "
+                "an INCR counter in the same Redis, raised at each grant in the same script as "
+                "the grant's SET, so a worker paused after its SET cannot draw a later number "
+                "(kept in memory only: "
                 "a Redis restart would start it again, the model's counter-volatile; the lab "
                 "does not restart Redis, so it behaves as the model's counter)",
                 Token.COUNTER,

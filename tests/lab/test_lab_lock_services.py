@@ -4,7 +4,7 @@ model's prediction and conforms, or shows the service's documented difference.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
@@ -14,7 +14,7 @@ import pytest
 from lab.etcd import Endpoint
 from lab.experiment import run_scenario
 from lab.history import History, load_history
-from lab.lock_clients import RANDOM_HEX_DIGITS
+from lab.lock_clients import RANDOM_HEX_DIGITS, Granted, lock_client
 from lab.lock_servers import ServiceServer, missing_requirement, server_for
 from lab.lock_table import SERVICES, SERVICES_LIST
 from lab.report import LabReport
@@ -239,6 +239,50 @@ def test_redis_counter_token_fences_the_paused_worker(
     assert [int(g.token) for g in report.line.grants.values()] == [1, 2]
     assert (report.counts.accepted, report.counts.rejected) == (1, 1), report.text()
     assert report.prediction_agrees and report.conformance.allowed, report.text()
+
+
+def _redis_commands_during(url: str, work: Callable[[], object]) -> list[tuple[str, str]]:
+    """(who sent it: `lua` or `tcp`, the command's name) of every command Redis ran while
+    `work` ran, as its MONITOR reports them."""
+    import redis
+
+    watcher = redis.Redis.from_url(url, socket_timeout=5.0)
+    seen: list[tuple[str, str]] = []
+    with watcher.monitor() as monitor:  # Redis has answered MONITOR when the block starts
+        work()
+        watcher.echo("end of work")
+        while (line := monitor.next_command())["command"] != "ECHO end of work":
+            seen.append((line["client_type"], line["command"].split()[0].upper()))
+    return seen
+
+
+def test_a_redis_grant_is_set_and_numbered_by_one_atomic_script(
+    servers: dict[str, ServiceServer],
+) -> None:
+    """The key's SET, the grant counter's INCR and the holder's name are run by Redis inside
+    one script: no worker paused between its SET and its number can be numbered after a later
+    grant. A refused SET numbers nothing."""
+    server = service_of("redis", servers)
+    assert server is not None and server.address is not None
+    url = server.address.url
+    first, second = (lock_client("redis", url, "atomic/", 1, "counter") for _ in range(2))
+    grants: list[object] = []
+
+    def contend() -> None:
+        grants.append(first.try_acquire("W1"))
+        grants.append(second.try_acquire("W2"))
+
+    commands = _redis_commands_during(url, contend)
+    held, refused = grants
+    assert isinstance(held, Granted) and refused is None
+    assert (held.revision, held.token) == (1, 1)
+    writes = [(who, name) for who, name in commands if name in ("SET", "INCR", "HSET")]
+    assert writes == [("lua", "SET"), ("lua", "INCR"), ("lua", "HSET"), ("lua", "SET")]
+    asked = {name for who, name in commands if who == "tcp"} - {"HELLO"}  # a new connection
+    assert asked <= {"EVALSHA", "EVAL", "SCRIPT"}
+    first.release(held)
+    again = second.try_acquire("W2")
+    assert again is not None and (again.revision, again.token) == (2, 2)
 
 
 @pytest.mark.parametrize("service", OTHER_SERVICES)
