@@ -105,6 +105,7 @@ def review_note(advice: Any) -> str:
     """A design-review note in Markdown: the stack, verdicts, the bug, the change to make,
     and the bounds it was checked at (with what bounds mean)."""
     from fencing.command_line import check_command
+    from model.advice import changes_in_words
     from model.properties import BY_NAME
 
     result = advice.exploration
@@ -148,7 +149,7 @@ def review_note(advice: Any) -> str:
     for unfixed in advice.unfixed:
         nearest = unfixed.nearest.name if unfixed.nearest else "none"
         lines.append(
-            f"- No change of one or two parts fixes {unfixed.prop} (nearest preset: {nearest})."
+            f"- No change of {changes_in_words()} fixes {unfixed.prop} (nearest preset: {nearest})."
         )
     lines += [
         "",
@@ -190,6 +191,7 @@ def format_catalogue() -> str:
 def format_advice(advice: Any) -> str:
     """The advice as text: stack, verdicts, stories, fixes, and the command to check it."""
     from fencing.command_line import check_command
+    from model.advice import changes_in_words
     from model.properties import BY_NAME
 
     result = advice.exploration
@@ -222,7 +224,7 @@ def format_advice(advice: Any) -> str:
             if unfixed.nearest
             else "no preset keeps it at these bounds"
         )
-        lines.append(f"  No change of one or two parts fixes {unfixed.prop}; {nearest}.")
+        lines.append(f"  No change of {changes_in_words()} fixes {unfixed.prop}; {nearest}.")
     if advice.unchecked:
         lines.append(
             f"  ({advice.unchecked} neighbouring designs were not checked within the time "

@@ -26,6 +26,10 @@ from model.trace import Trace, replay
 from model.verdicts import Status
 
 MAX_FIXES: Final = 6
+MOST_CHANGES: Final = 2
+"""The most parts of the catalogue one fix changes (two only when no single change fixes
+every violated property)."""
+NUMBER_WORDS: Final = ("one", "two", "three", "four")
 """How many fixes an advice lists at most."""
 ADVICE_SECONDS: Final = 60.0
 """Time budget for one advice: the stack's exploration and its neighbours'."""
@@ -254,6 +258,13 @@ def _design_of(stack: Stack) -> Design | None:
         return None
 
 
+def changes_in_words() -> str:
+    """How many parts a fix may change, in words: `one or two parts`."""
+    words = NUMBER_WORDS[:MOST_CHANGES]
+    listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    return f"{listed} part{'s' if MOST_CHANGES > 1 else ''}"
+
+
 def find_fixes(
     stack: Stack, base: Exploration, explorations: _Explorations
 ) -> tuple[list[Fix], int]:
@@ -262,8 +273,8 @@ def find_fixes(
     fixes: list[Fix] = []
     seen: set[Design] = {base.design}
     fully_fixed_by_one = False
-    for size in (1, 2):
-        if size == 2 and fully_fixed_by_one:
+    for size in range(1, MOST_CHANGES + 1):
+        if size > 1 and fully_fixed_by_one:
             break
         for changes in candidate_changes(stack, size):
             changed = stack

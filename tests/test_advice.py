@@ -254,3 +254,16 @@ def test_a_lock_without_a_lease_is_told_and_fixed_without_assuming_away_the_cras
         _check_fix(fix, {"P6"}, REFERENCE_BOUNDS)
     (best,) = advice.fixes[:1]
     assert {c.dimension for c in best.changes} == {"resource", "lock-without-lease"}
+
+
+def test_the_fixes_words_follow_the_most_changes_a_fix_makes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sentences say how many parts a fix may change from the advisor's own bound."""
+    from model import advice as advisor
+
+    assert advisor.changes_in_words() == "one or two parts"
+    monkeypatch.setattr(advisor, "MOST_CHANGES", 3)
+    assert advisor.changes_in_words() == "one, two or three parts"
+    monkeypatch.setattr(advisor, "MOST_CHANGES", 1)
+    assert advisor.changes_in_words() == "one part"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from model.advice import Advice, Fix, Unfixed
+from model.advice import Advice, Fix, Unfixed, changes_in_words
 from model.design import Bounds
 from model.trace import Trace
 
@@ -55,7 +55,7 @@ def no_fix(advice: Advice) -> str | None:
     """What the page says when the advisor found no fix at all (None when it found one)."""
     if advice.fixes:
         return None
-    return "No change of one or two parts of the catalogue improves this stack."
+    return f"No change of {changes_in_words()} of the catalogue improves this stack."
 
 
 def fix_outcome(fix: Fix) -> str:
@@ -86,4 +86,4 @@ def unfixed_warning(unfixed: Unfixed) -> str:
         if unfixed.nearest
         else "no preset keeps it at these bounds"
     )
-    return f"No change of one or two parts fixes {unfixed.prop}; {nearest}."
+    return f"No change of {changes_in_words()} fixes {unfixed.prop}; {nearest}."
