@@ -1,10 +1,33 @@
-"""Shared pytest set-up: the repository root on sys.path, so `model` imports without install."""
+"""Shared pytest set-up: the repository root on sys.path, so `model` imports without install;
+and a run that ends with its own status, whatever a native library does at interpreter exit."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+_STATUS: list[int] = []
+"""The run's exit status, once pytest has decided it."""
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Keep the run's status for the last step of pytest's shutdown."""
+    _STATUS[:] = [int(exitstatus)]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the process with the run's status once pytest has reported it: the interpreter's
+    own teardown can abort (SIGABRT) in a native thread pool still alive at exit (Arrow's,
+    which Streamlit's tables start), and that would turn a finished run into a crash."""
+    if _STATUS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_STATUS[0])
