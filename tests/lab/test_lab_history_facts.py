@@ -3,6 +3,7 @@ the same meaning has the same look on both timelines."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -11,8 +12,8 @@ from fencing.stories import paused_worker_story
 from lab.report import analyse
 from tests.lab.histories import paused_worker
 from webapp.draw.swimlane import history_figure, swimlane_figure, timeline_figure
-from webapp.show.lab_history import STORE_LANE, history_facts, last_time
-from webapp.show.looks import GRANT, IN_NETWORK, LEASE, PAST_LEASE, PAUSED, SEND, outcome_look
+from webapp.show.lab_history import STORE_LANE, gap_spans, history_facts, last_time
+from webapp.show.looks import GAP, GRANT, IN_NETWORK, LEASE, PAST_LEASE, PAUSED, SEND, outcome_look
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.show.swimlane import LEASE_BAR, PAST_LEASE_BAR, PAUSE_BAR
 from webapp.show.trace_swimlane import trace_facts
@@ -107,3 +108,34 @@ def test_a_model_run_is_drawn_from_its_facts() -> None:
     for upto in (None, 0, 3, len(trace.steps)):
         drawn = timeline_figure(trace, upto).to_plotly_json()
         assert drawn == swimlane_figure(trace_facts(trace, upto)).to_plotly_json()
+
+
+def test_the_models_gap_is_drawn_on_the_real_times_of_its_events() -> None:
+    """The model's replay of the unfenced history has its gap from W1's lease end to W1's
+    late write; on the real timeline it runs from etcd's revocation of W1's lease (1.50 s)
+    to the store's decision on that write (1.58 s), which lands inside it."""
+    report = analyse(paused_worker("none", "accepted"))
+    (gap,) = history_facts(report).spans
+    revoked = next(g.ended for g in report.line.grants.values() if g.worker == 1)
+    late = report.line.events[-2]  # the store's decision on W1's late write
+    assert (gap.start, gap.end) == (revoked, late.t) == (1.50, 1.58)
+    assert gap.start < late.t <= gap.end
+    assert "W1's grant #1 is no longer the current lease" in gap.hover
+    assert GAP in history_facts(report).legend
+
+
+def test_under_fencing_the_real_gap_closes_when_the_store_sees_the_newer_token() -> None:
+    report = analyse(paused_worker("fenced", "rejected"))
+    (gap,) = history_facts(report).spans
+    w2_write = next(e for e in report.line.events if e.kind == "deliver" and e.worker == 2)
+    w1_write = next(e for e in report.line.events if e.kind == "deliver" and e.worker == 1)
+    assert (gap.start, gap.end) == (1.50, w2_write.t)
+    assert w1_write.t > gap.end  # W1's write comes after the gap: the store refuses it
+    assert "until the receiver saw a newer token" in gap.hover
+
+
+def test_a_history_the_model_did_not_replay_whole_has_no_gap_drawn() -> None:
+    report = analyse(paused_worker("none", "accepted"))
+    unreplayed = replace(report, conformance=replace(report.conformance, trace=None))
+    assert gap_spans(unreplayed) == ()
+    assert history_facts(unreplayed).span_room is False

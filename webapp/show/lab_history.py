@@ -1,7 +1,8 @@
 """A live-lab history as swimlane facts: seconds on the time axis, the lock service on top,
 one lane per worker, the store at the bottom; leases as bars, pauses and crashes on the
 worker's lane, each request in the network from its send to the store's decision, decisions
-marked by their outcome.
+marked by their outcome, and the gap where the model's replay of the history has one (placed
+on the real times of the events that opened and closed it).
 
 It reads a `LabReport` (the merged order of a real history) and takes its looks from
 `webapp.show.looks`, the same as a model run's, so a rejected write looks the same as in the
@@ -16,6 +17,8 @@ from lab.describe import describe
 from lab.history import Happening
 from lab.lock_table import SERVICES
 from lab.report import LabReport
+from model.actions import ActionKind
+from webapp.show.events import gaps
 from webapp.show.looks import (
     CRASH,
     ERROR,
@@ -50,12 +53,19 @@ from webapp.show.swimlane import (
     Mark,
     MarkGroup,
     Request,
+    Span,
     Swimlane,
     TimeAxis,
     legend_of,
     stacked,
 )
-from webapp.show.trace_swimlane import CRASHED_LABEL, PAUSED_LABEL
+from webapp.show.trace_swimlane import (
+    CRASHED_LABEL,
+    GAP_LABEL_LINES,
+    LATER_GAP_LABEL,
+    PAUSED_LABEL,
+    gap_hover,
+)
 
 STORE_LANE: Final = "store"
 DECISIONS: Final = ("deliver", "check", "apply")
@@ -296,6 +306,46 @@ def requests(report: LabReport) -> tuple[Request, ...]:
     return tuple(found)
 
 
+def _step_times(report: LabReport) -> list[float | None]:
+    """The real time of each step of the model's replay (None for a tick, which no event
+    made)."""
+    at = {event.index: event.t for event in report.line.events}
+    return [None if i is None else at.get(i) for i in report.conformance.step_events]
+
+
+def _lease_ends(report: LabReport) -> list[float | None]:
+    """Per grant of the model's replay, in order, when the real lease of that grant ended."""
+    conformance, by_index = report.conformance, {e.index: e for e in report.line.events}
+    assert conformance.trace is not None
+    ends: list[float | None] = []
+    for step, index in zip(conformance.trace.steps, conformance.step_events, strict=True):
+        if step.action.name is ActionKind.ACQUIRE:
+            event = by_index.get(index) if index is not None else None
+            grant = report.line.grants.get(event.get("revision")) if event else None
+            ends.append(grant.ended if grant is not None else None)
+    return ends
+
+
+def gap_spans(report: LabReport) -> tuple[Span, ...]:
+    """The model's gaps in its replay of this history, placed on the real times: from the
+    real end of the old grant's lease to the event of the step that closed the gap (the run's
+    end while it is open). None when the model did not replay the whole history."""
+    conformance = report.conformance
+    if conformance.trace is None or not conformance.allowed:
+        return ()
+    times, ends, last = _step_times(report), _lease_ends(report), last_time(report)
+    found: list[Span] = []
+    for gap in gaps(conformance.trace):
+        start = ends[gap.grant - 1] if gap.grant <= len(ends) else None
+        if start is None:
+            continue
+        later = [] if gap.end_step is None else [t for t in times[gap.end_step - 1 :] if t]
+        end = max(later[0] if later else last, start)
+        label = LATER_GAP_LABEL if found else GAP_LABEL_LINES
+        found.append(Span(start, end, label, gap_hover(gap)))
+    return tuple(found)
+
+
 def subtitle(report: LabReport) -> str:
     """What the real run was: its lock service, how long, how many grants and requests."""
     grants = len(report.line.grants)
@@ -311,6 +361,7 @@ def history_facts(report: LabReport, title: str = "") -> Swimlane:
     drawn_bars = bars(report)
     groups = mark_groups(report)
     sent = requests(report)
+    gapped = gap_spans(report)
     return Swimlane(
         title=title,
         subtitle=subtitle(report),
@@ -318,7 +369,8 @@ def history_facts(report: LabReport, title: str = "") -> Swimlane:
         bars=drawn_bars,
         groups=groups,
         requests=sent,
-        spans=(),
+        spans=gapped,
         axis=TimeAxis(0.0, last_time(report) * 1.03 + 0.05, TIME_TITLE),
-        legend=legend_of(drawn_bars, groups, sent, (), stepping=False),
+        legend=legend_of(drawn_bars, groups, sent, gapped, stepping=False),
+        span_room=bool(gapped),
     )
