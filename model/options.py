@@ -85,6 +85,12 @@ class TokenRow:
     rule: str = TOKEN_RULE
     """The rule function whose case for this token makes its value at a grant."""
 
+    @property
+    def grows_with_every_grant(self) -> bool:
+        """A fencing token: each grant's is the counter's next value, and no restart sets
+        the counter back, so a later grant always carries a higher token."""
+        return self.uses_counter and not self.reset_by_coordinator_restart
+
 
 TOKEN_TABLE: Final = (
     TokenRow(

@@ -89,7 +89,7 @@ class SeenSet:
         held = place < len(self.sorted)
         held[held] = self.sorted[place[held]] == unique[held]
         fresh = first[~held]
-        self.sorted = np.union1d(self.sorted, unique[~held])
+        self.sorted = np.insert(self.sorted, place[~held], unique[~held])
         self.count += len(fresh)
         return fresh
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from model.properties import BY_NAME
 from model.rules import Action
+
+if TYPE_CHECKING:
+    from model.design import Design
 
 
 class Status(StrEnum):
@@ -89,3 +93,10 @@ def exploration_status(violated: bool, complete: bool, exercised: bool) -> Statu
     if not complete:
         return Status.UNKNOWN
     return Status.HOLDS if exercised else Status.VACUOUS
+
+
+def vacuity_sentence(name: str, design: Design) -> str:
+    """`P6 holds vacuously: nothing in this design ever crashes, so P6 is never put to the
+    test.` The reason is the property's own, read off the design (`Property.vacuity`)."""
+    reason = BY_NAME[name].vacuity(design)
+    return f"{name} holds vacuously: {reason}, so {name} is never put to the test"

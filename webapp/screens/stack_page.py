@@ -13,6 +13,7 @@ import streamlit as st
 
 from fencing.advise import advise_command, review_note
 from fencing.command_line import check_command
+from model import advice_words
 from model.advice import Advice, Fix, advise
 from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.properties import BY_NAME
@@ -27,7 +28,7 @@ from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
 from webapp.show.verdicts import verdict_rows
 
-DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ("worker-checks-lease",))
+DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ())
 """The stack a first visit shows: the common etcd plus PostgreSQL design."""
 PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single)
 
@@ -53,7 +54,7 @@ def stack_params(stack: Stack) -> dict[str, str]:
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _advice_of(token: str, resource: str, practices: tuple[str, ...], bounds: Bounds) -> Advice:
     """The advice for a stack named by ids, computed once and shared by every visitor."""
-    return advise(Stack.of(token, resource, practices), bounds, max_seconds=30.0)
+    return advise(Stack.of(token, resource, practices), bounds)
 
 
 def advice_cached(stack: Stack, bounds: Bounds) -> Advice:
@@ -140,27 +141,44 @@ def _show_counterexample(advice: Advice) -> None:
     )
 
 
+def _show_fix(number: int, fix: Fix, advice: Advice, prop: str) -> None:
+    """One fix: its heading, each change with its snippet, what then holds, its command
+    line and, on demand, the stack's counterexample replayed under it."""
+    with st.container(border=True):
+        st.markdown(f"**{escape_markdown(advice_words.fix_heading(number, fix), 200)}**")
+        for change in fix.changes:
+            st.markdown(f"- {escape_markdown(change.build(), 800)}")
+            if change.snippet:
+                st.code(change.snippet, language=None)
+        for sentence in advice_words.fix_outcome(fix, advice):
+            st.caption(escape_markdown(sentence[:1].upper() + sentence[1:] + ".", 600))
+        st.code(check_command(fix.design, advice.bounds), language="bash")
+        if st.toggle("Show its run", key=f"fix-run-{number}"):
+            run = fix_run(advice, fix, prop)
+            if run is None:
+                st.info(words.steps_cannot_happen(prop))
+            else:
+                st.markdown(words.fixed_run_outcome(prop, run))
+                show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
+
+
 def _show_fixes(advice: Advice) -> None:
-    """The fixes, fewest changes first, each with its command line and its own run."""
-    st.subheader("What to change")
-    if (nothing := words.no_fix(advice)) is not None:
+    """The fixes, best first, each with its snippets, command line and its own run; then the
+    changes that only hide the bug, and what no change repairs."""
+    st.subheader(words.WHAT_TO_CHANGE)
+    if (nothing := advice_words.no_fix(advice)) is not None:
         st.info(nothing)
     prop = url_state.get("prop") or (advice.violated or ("",))[0]
     for number, fix in enumerate(advice.fixes, 1):
-        with st.container(border=True):
-            for change in fix.changes:
-                st.markdown(f"**{number}.** {escape_markdown(change.build(), 600)}")
-            st.caption(words.fix_outcome(fix))
-            st.code(check_command(fix.design, advice.bounds), language="bash")
-            if st.toggle("Show its run", key=f"fix-run-{number}"):
-                run = fix_run(advice, fix, prop)
-                if run is None:
-                    st.info(words.steps_cannot_happen(prop))
-                else:
-                    st.markdown(words.fixed_run_outcome(prop, run))
-                    show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
-    for unfixed in advice.unfixed:
-        st.warning(words.unfixed_warning(unfixed))
+        _show_fix(number, fix, advice, prop)
+    if advice.hiding:
+        st.markdown(f"**{words.HIDING_TITLE}**")
+        for hiding in advice.hiding:
+            st.markdown(f"- {escape_markdown(advice_words.hiding_sentence(hiding), 800)}.")
+    for sentence in advice_words.unrepaired_sentences(advice):
+        st.warning(sentence)
+    if (left := advice_words.unexplored_sentence(advice)) is not None:
+        st.caption(left)
 
 
 def _show_catalogue() -> None:
