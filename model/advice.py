@@ -350,8 +350,8 @@ def _replacements(stack: Stack, slot: Slot, targets: Sequence[Part]) -> list[Cha
 
 def dimension_moves(stack: Stack) -> list[list[Change]]:
     """For each part of the stack a fix may touch, the changes it may make there."""
-    tokens = [p for p in parts_of(Slot.TOKEN) if p.orders_grants]
-    resources = [p for p in parts_of(Slot.RESOURCE) if p.checks_atomically]
+    tokens = [p for p in parts_of(Slot.TOKEN) if p.orders_grants and p.fix_may_choose]
+    resources = [p for p in parts_of(Slot.RESOURCE) if p.checks_atomically and p.fix_may_choose]
     moves = [_replacements(stack, Slot.TOKEN, tokens)]
     moves.append(_replacements(stack, Slot.RESOURCE, resources))
     for entry in CATALOGUE:
@@ -359,7 +359,7 @@ def dimension_moves(stack: Stack) -> list[list[Change]]:
             continue
         if entry in stack.practices:
             moves.append([Change(entry.slot, entry, None)])
-        elif entry.role is Role.CHOICE and entry.fix_may_add:
+        elif entry.fix_may_choose:
             moves.append([Change(entry.slot, None, entry)])
     return [choices for choices in moves if choices]
 

@@ -115,8 +115,10 @@ class Part:
     snippet: str = ""
     """What adopting it looks like in the service's own terms (SQL, an etcd txn, …)."""
     role: Role = Role.CHOICE
-    fix_may_add: bool = True
-    """For a practice: a fix may add it (False for one that only ever loses something)."""
+    fix_target: bool = True
+    """A fix may move to it (a token, a resource) or add it (a practice); False for a part
+    that only ever loses something (a fence kept in memory, a check that refuses the
+    holder's own second write)."""
     checks_lock_of: str = ""
     """For a resource that asks the lock service: the lock service it asks (its lock key
     lives there, so the stack's token must come from it too)."""
@@ -157,6 +159,11 @@ class Part:
         )
 
     @property
+    def fix_may_choose(self) -> bool:
+        """Whether a fix may move to (or add) this part: an engineering choice its row allows."""
+        return self.role is Role.CHOICE and self.fix_target
+
+    @property
     def token(self) -> Token | None:
         """The token source it sets, if any."""
         value = self.options.get("token")
@@ -178,13 +185,12 @@ class Part:
     @property
     def checks_atomically(self) -> bool:
         """A resource that checks every write and writes in the same step (the receiver's
-        own row says so), so a fix may move to it."""
+        own row says so)."""
         receiver = self.receiver
         return (
             receiver is not None
             and receiver.checks_anything
             and not receiver.splits_check_and_write
-            and self.role is Role.CHOICE
         )
 
 
@@ -407,6 +413,7 @@ CATALOGUE: Final[tuple[Part, ...]] = (
         "do the check and the write in one UPDATE … WHERE fence < $t",
         "a strict comparison refuses the holder's own second write",
         noun="the conditional UPDATE … WHERE fence < $t",
+        fix_target=False,
     ),
     Part(
         "sql-select-then-update",
@@ -625,7 +632,7 @@ CATALOGUE: Final[tuple[Part, ...]] = (
         "keep the fence in the storage process's memory",
         "any in-memory max_seen lost on restart",
         drop="keep the fence on disk, in the same row or transaction as the data",
-        fix_may_add=False,
+        fix_target=False,
     ),
     Part(
         "lock-without-lease",
