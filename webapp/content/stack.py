@@ -9,6 +9,7 @@ from model.advice import Advice
 from model.advice_words import all_hold as advice_all_hold
 from model.design import Bounds
 from model.trace import Trace
+from model.verdicts import Status, vacuity_sentence
 
 TITLE: Final = "Check my stack"
 
@@ -19,6 +20,8 @@ INTRO: Final = (
     "complete fixes in the parts you already run first."
 )
 
+EXAMPLE_CHOICE: Final = "Start from a stack people run"
+EXAMPLE_HINT: Final = "or pick your parts below"
 TOKEN_CHOICE: Final = "The token your lock service hands out"
 RESOURCE_CHOICE: Final = "How the resource writes"
 PRACTICES_CHOICE: Final = "What else your stack does"
@@ -51,6 +54,15 @@ def all_hold(advice: Advice) -> str | None:
     """The good news when the stack violates no property in a finished exploration (None when
     it violates one, or when the exploration stopped at its budget: then nothing is known)."""
     return advice_all_hold(advice)
+
+
+def untested(advice: Advice) -> list[str]:
+    """For each property the stack never puts to the test, why (the design's own reason)."""
+    return [
+        vacuity_sentence(name, advice.design) + "."
+        for name, verdict in advice.exploration.verdicts.items()
+        if verdict.status is Status.VACUOUS
+    ]
 
 
 def steps_cannot_happen(prop: str) -> str:

@@ -17,7 +17,7 @@ from model import advice_words
 from model.advice import Advice, Fix, advise
 from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.properties import BY_NAME
-from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
+from model.stack import ASSUMED, BY_ID, CATALOGUE, EXAMPLES, Slot, Stack, parts_of
 from model.trace import Trace, TraceError, replay
 from webapp.content import stack as words
 from webapp.screens import url_state
@@ -30,7 +30,8 @@ from webapp.show.verdicts import verdict_rows
 
 DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ())
 """The stack a first visit shows: the common etcd plus PostgreSQL design."""
-PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single)
+PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single and p not in ASSUMED)
+EXAMPLE_KEY: Final = "stack-example"
 
 
 def stack_from_params(params: Mapping[str, str]) -> Stack:
@@ -80,6 +81,17 @@ def _words(identifier: str) -> str:
     return BY_ID[identifier].words.replace("`", "")
 
 
+def _choose_example() -> Stack | None:
+    """A stack people run, to start from (None until one is chosen)."""
+    titles = [example.title for example in EXAMPLES]
+    chosen = st.selectbox(
+        words.EXAMPLE_CHOICE, titles, index=None, placeholder=words.EXAMPLE_HINT, key=EXAMPLE_KEY
+    )
+    if chosen is None:
+        return None
+    return EXAMPLES[titles.index(str(chosen))].stack()
+
+
 def _choose_stack(current: Stack) -> Stack:
     """The three choices as dropdowns in words; a change goes into the link."""
     tokens = [p.id for p in parts_of(Slot.TOKEN)]
@@ -111,10 +123,14 @@ def _choose_stack(current: Stack) -> Stack:
 
 
 def _show_verdicts(advice: Advice) -> None:
-    """The verdict table and, for each violated property, its story's summary."""
+    """The verdict table, why each vacuous property was never put to the test, and the good
+    news when nothing is violated."""
     st.dataframe(verdict_rows({"your stack": advice.exploration}), hide_index=True)
     if (good_news := words.all_hold(advice)) is not None:
         st.success(good_news)
+    else:
+        for sentence in words.untested(advice):
+            st.caption(sentence)
 
 
 def _show_counterexample(advice: Advice) -> None:
@@ -207,6 +223,12 @@ def render_stack_page() -> None:
     except LinkError as error:
         st.warning(words.link_part_not_understood(escape_markdown(str(error))))
         current = stack_from_params({})
+    example = _choose_example()
+    if example is not None:
+        del st.session_state[EXAMPLE_KEY]  # the example is a starting point, not a setting
+        url_state.replace({})
+        url_state.put_all(stack_params(example))
+        st.rerun()
     chosen = _choose_stack(current)
     if chosen.ids() != current.ids():
         url_state.replace({})
