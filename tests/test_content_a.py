@@ -174,12 +174,22 @@ def test_a_replayed_run_says_whether_it_still_violates(lease_only: Exploration) 
 
 
 def test_the_fix_task_says_what_the_design_keeps_today() -> None:
-    today = verdicts(LEASE_ONLY, REFERENCE_BOUNDS)
-    assert today.complete and today.holds
-    task = exercises.fix_task("P1", "title", today.holds, ("fencing", "receiver"))
-    assert f"Today this design keeps {', '.join(today.holds)}." in task
-    assert task.endswith("You may change: `fencing`, `receiver`.")
-    assert "keeps nothing." in exercises.fix_task("P1", "title", (), ("fencing",))
+    today = verdicts(FENCING, REFERENCE_BOUNDS)
+    assert today.complete and today.holds == ("P1", "P3", "P4")
+    assert today.vacuous == ("P5", "P6")
+    task = exercises.fix_task(
+        "P2",
+        "title",
+        today.holds,
+        ("token source", "what the resource checks"),
+        today.untested_sentence(),
+    )
+    assert "Today this design keeps P1, P3, P4. P5 and P6 are never put to the test" in task
+    assert task.endswith("You may change: token source, what the resource checks.")
+    assert "`" not in task
+    lease_only = verdicts(LEASE_ONLY, REFERENCE_BOUNDS)
+    assert lease_only.holds == ()  # all it keeps, it keeps vacuously
+    assert "keeps nothing." in exercises.fix_task("P1", "title", (), ("token source",))
 
 
 def test_the_design_caption_names_a_preset_s_real_system_only_for_a_preset() -> None:

@@ -15,7 +15,7 @@ from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text, page_alone
 from webapp.classroom import class_store
 from webapp.classroom.class_store import shared_store
-from webapp.classroom.grading import verdicts
+from webapp.classroom.grading import Verdicts, verdicts
 from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,8 +153,10 @@ def test_the_spread_chart_hides_the_answer_until_it_is_revealed() -> None:
     hidden = spread_figure(spread, None)
     assert list(hidden.data[0].x) == ["P1", "P2"]
     assert list(hidden.data[0].y) == [2, 0] and list(hidden.data[1].y) == [1, 3]
-    shown = spread_figure(spread, ("P1",))
-    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ fails"]
+    spread["P6"] = (3, 0)
+    truth = Verdicts(("P1",), {"P1": None, "P2": 5, "P6": None}, True, None, ("P6",))
+    shown = spread_figure(spread, truth)
+    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ fails", "P6 ○ never tested"]
 
 
 def test_revealing_the_answer_on_the_dashboard() -> None:
@@ -167,11 +169,18 @@ def test_revealing_the_answer_on_the_dashboard() -> None:
     assert before["data"][0]["x"] == list(PROPERTY_NAMES)  # the answer is not shown yet
     teacher.toggle(key="class-reveal-lease-predict").set_value(True).run()
     assert not teacher.exception, [e.value for e in teacher.exception]
-    holds = verdicts(PRESETS["lease-only"].design, REFERENCE_BOUNDS).holds
+    truth = verdicts(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
+    assert truth.vacuous == ("P4", "P5", "P6")
     spec = json.loads(teacher.get("plotly_chart")[0].proto.spec)
     assert spec["data"][0]["x"] == [
-        f"{name} {'✔ holds' if name in holds else '✘ fails'}" for name in PROPERTY_NAMES
+        "P1 ✘ fails",
+        "P2 ✘ fails",
+        "P3 ✘ fails",
+        "P4 ○ never tested",
+        "P5 ○ never tested",
+        "P6 ○ never tested",
     ]
+    assert truth.untested_sentence() in all_text(teacher)
     assert spec["data"][0]["y"] == [int(name == "P2") for name in PROPERTY_NAMES]
     wrong = teacher.dataframe[0].value
     assert list(wrong["answer"]) == ["P2"] and list(wrong["students"]) == [1]

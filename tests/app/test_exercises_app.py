@@ -56,7 +56,9 @@ def test_predict_wrong_then_right_with_a_hint() -> None:
     at.checkbox(key="ex-lease-predict-P6").check().run()
     at.button(key="ex-lease-predict-check").click().run()
     text = all_text(at)
-    assert "Right: the design keeps P4, P5, P6" in text and "Hint 1" not in text
+    assert "Right: the design keeps none of them; P1, P2, P3 fail." in text
+    assert "P4, P5 and P6 are never put to the test in this design" in text
+    assert "Hint 1" not in text
 
 
 def test_break_it_by_clicking_and_replaying() -> None:
@@ -96,7 +98,11 @@ def test_fix_it_wrong_then_right() -> None:
     assert tokens == [word_with_mirrors(token, v) for v in token.values if v != "counter-volatile"]
     at.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("counter").run()
     at.button(key="ex-key-version-fix-p3-check").click().run()
-    assert "Right: with the preset `fencing`, the design keeps P1, P3, P4, P5" in all_text(at)
+    text = all_text(at)
+    assert (
+        "Right: with the preset `fencing`, P3 holds, put to the test, within these bounds" in text
+    )
+    assert "it still keeps P1, P4; P5, P6 never put to the test." in text
     rows = at.dataframe[0].value
     assert bool(rows.loc[rows["title"].str.startswith("8."), "solved"].iloc[0])
 
@@ -272,5 +278,6 @@ def test_with_every_slot_taken_grading_says_the_server_is_busy(
     at.run()
     assert "Make P3 hold" in all_text(at)
     at.selectbox(key="ex-choice").set_value("lease-predict").run()
+    at.checkbox(key="ex-lease-predict-P1").check().run()
     at.button(key="ex-lease-predict-check").click().run()
     assert "Not quite" in all_text(at)

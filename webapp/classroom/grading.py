@@ -10,16 +10,17 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from model.design import Bounds, Design, DesignError
 from model.explorer import explore
 from model.options import BY_OPTION, Kind, Option
-from model.properties import PROPERTY_NAMES
+from model.properties import BY_NAME
 from model.rules import Action
 from model.search import SearchOptions
 from model.trace import Trace, TraceError, replay
+from model.verdicts import Status
 from webapp.classroom.data import Exercise, design_name
 
 CHECK_MAX_STATES: Final = 300_000
@@ -37,12 +38,36 @@ class Feedback:
 
 @dataclass(frozen=True)
 class Verdicts:
-    """What the explorer says about a design: which properties hold, shortest violations."""
+    """What the explorer says about a design: which properties hold (put to the test),
+    which are never put to the test (and why), and the shortest violations."""
 
     holds: tuple[str, ...]
     shortest: dict[str, int | None]
     complete: bool
     stopped_by: str | None
+    vacuous: tuple[str, ...] = ()
+    """Properties nothing in the design puts to the test: neither right nor wrong to tick."""
+    untested_because: dict[str, str] = field(default_factory=dict)
+    """For each vacuous property, the design's own reason it is never put to the test."""
+
+    @property
+    def tested(self) -> tuple[str, ...]:
+        """The properties some run puts to the test (they hold or fail for real)."""
+        return tuple(name for name in self.shortest if name not in self.vacuous)
+
+    def untested_sentence(self) -> str:
+        """`P5 and P6 are never put to the test in this design (…), so they hold only
+        vacuously.` ("" when every property is put to the test)."""
+        if not self.vacuous:
+            return ""
+        names = self.vacuous
+        one = len(names) == 1
+        listed = names[0] if one else f"{', '.join(names[:-1])} and {names[-1]}"
+        reasons = "; ".join(dict.fromkeys(self.untested_because[n] for n in names))
+        return (
+            f"{listed} {'is' if one else 'are'} never put to the test in this design "
+            f"({reasons}), so {'it holds' if one else 'they hold'} only vacuously."
+        )
 
 
 MAX_KNOWN: Final = 512
@@ -69,11 +94,14 @@ def verdicts(design: Design, bounds: Bounds, max_seconds: float = CHECK_MAX_SECO
     result = explore(
         design, bounds, SearchOptions(max_states=CHECK_MAX_STATES, max_seconds=max_seconds)
     )
+    vacuous = tuple(n for n, v in result.verdicts.items() if v.status is Status.VACUOUS)
     found = Verdicts(
-        holds=tuple(name for name, v in result.verdicts.items() if v.holds),
+        holds=tuple(n for n, v in result.verdicts.items() if v.status is Status.HOLDS),
         shortest={name: v.shortest for name, v in result.verdicts.items()},
         complete=result.complete,
         stopped_by=result.stopped_by,
+        vacuous=vacuous,
+        untested_because={n: BY_NAME[n].vacuity(design) for n in vacuous},
     )
     if found.complete:
         with _KNOWN_LOCK:
@@ -94,20 +122,28 @@ def _incomplete(found: Verdicts) -> Feedback:
 
 
 def check_predict(exercise: Exercise, chosen: Iterable[str], found: Verdicts) -> Feedback:
-    """Right when the chosen properties are exactly those the design keeps."""
+    """Right when the chosen properties are exactly those the design keeps among the ones it
+    puts to the test; a property it never puts to the test is its own answer (it holds only
+    vacuously), so ticking it or not is never wrong, and the feedback says why."""
     if not found.complete:
         return _incomplete(found)
-    picked = set(chosen)
+    tested = found.tested
+    picked = set(chosen) & set(tested)
     truth = set(found.holds)
+    aside = f" {found.untested_sentence()}" if found.vacuous else ""
     if picked == truth:
-        kept = ", ".join(sorted(truth)) or "none of them"
-        return Feedback(True, f"Right: the design keeps {kept}; every other property fails.")
+        kept = ", ".join(n for n in tested if n in truth) or "none of them"
+        failing = [n for n in tested if n not in truth]
+        fails = (
+            f"; {', '.join(failing)} {'fails' if len(failing) == 1 else 'fail'}" if failing else ""
+        )
+        return Feedback(True, f"Right: the design keeps {kept}{fails}.{aside}")
     wrong = len(picked ^ truth)
     return Feedback(
         False,
-        f"Not quite: {wrong} of the {len(PROPERTY_NAMES)} properties "
+        f"Not quite: {wrong} of the {len(tested)} properties this design puts to the test "
         f"{'is' if wrong == 1 else 'are'} misjudged. Picture the runs the scheduler could "
-        "choose, and try again.",
+        f"choose, and try again.{aside}",
     )
 
 
@@ -192,24 +228,50 @@ def _tried_values(option: Option) -> tuple[Any, ...]:
 
 
 def required_properties(exercise: Exercise, original: Verdicts) -> tuple[str, ...]:
-    """What a fix must keep: the target property and the `keep` list (default: what held)."""
-    keep = exercise.keep if exercise.keep is not None else original.holds
+    """What a fix must keep: the target property and the `keep` list (default: every
+    property not violated before, put to the test or not)."""
+    kept_before = (*original.holds, *original.vacuous)
+    keep = exercise.keep if exercise.keep is not None else kept_before
     return tuple(sorted({exercise.prop, *keep}))
 
 
+def lost_properties(exercise: Exercise, original: Verdicts, found: Verdicts) -> list[str]:
+    """What a fix does not achieve: the target property if it does not hold put to the test
+    (vacuous fixes nothing), and every other required property it leaves violated."""
+    required = required_properties(exercise, original)
+    return [
+        name
+        for name in required
+        if (name == exercise.prop and name not in found.holds)
+        or (name != exercise.prop and found.shortest.get(name) is not None)
+    ]
+
+
 def check_fix(exercise: Exercise, design: Design, original: Verdicts, found: Verdicts) -> Feedback:
-    """Right when the new design keeps the property and every property it must keep."""
+    """Right when the new design makes the property hold, put to the test, and violates
+    nothing it must keep."""
     if not found.complete:
         return _incomplete(found)
     if design == exercise.design:
         return Feedback(False, "That is the original design: change at least one option.")
     required = required_properties(exercise, original)
-    lost = [name for name in required if name not in found.holds]
+    lost = lost_properties(exercise, original, found)
     if not lost:
+        kept = [n for n in required if n != exercise.prop and n in found.holds]
+        untested = [n for n in required if n in found.vacuous]
+        also = f"; it still keeps {', '.join(kept)}" if kept else ""
+        never = f"; {', '.join(untested)} never put to the test" if untested else ""
         return Feedback(
             True,
-            f"Right: with {design_name(design)}, the design keeps {', '.join(required)} within "
-            "these bounds.",
+            f"Right: with {design_name(design)}, {exercise.prop} holds, put to the test, within "
+            f"these bounds{also}{never}.",
+        )
+    if exercise.prop in found.vacuous:
+        return Feedback(
+            False,
+            f"With {design_name(design)}, {exercise.prop} is never put to the test "
+            f"({found.untested_because[exercise.prop]}): it holds only vacuously, which fixes "
+            "nothing.",
         )
     shortest = ", ".join(f"{name} in {found.shortest[name]} steps" for name in lost)
     if exercise.prop in lost:

@@ -18,6 +18,7 @@ from webapp.classroom.grading import (
     CHECK_MAX_SECONDS,
     Verdicts,
     known_verdicts,
+    lost_properties,
     required_properties,
     verdicts,
 )
@@ -64,6 +65,11 @@ def unsolvable(exercise: Exercise, deadline: float | None = None) -> str | None:
         )
     if exercise.kind == "break":
         shortest = found.shortest[exercise.prop]
+        if exercise.prop in found.vacuous:
+            return (
+                f"{exercise.prop} is never put to the test in this design "
+                f"({found.untested_because[exercise.prop]}), so no run can break it"
+            )
         if shortest is None:
             return (
                 f"{exercise.prop} holds in this design at these bounds, so there is no run "
@@ -77,6 +83,11 @@ def unsolvable(exercise: Exercise, deadline: float | None = None) -> str | None:
     if exercise.kind == "fix":
         if exercise.prop in found.holds:
             return f"{exercise.prop} already holds in this design at these bounds: nothing to fix"
+        if exercise.prop in found.vacuous:
+            return (
+                f"{exercise.prop} is never put to the test in this design "
+                f"({found.untested_because[exercise.prop]}): nothing to fix"
+            )
         return _no_fix(exercise, found, deadline)
     return None
 
@@ -89,7 +100,7 @@ def _no_fix(exercise: Exercise, original: Verdicts, deadline: float | None) -> s
         return None  # too many combinations to try them all: assume the teacher knows one
     for design in candidates:
         found = verdicts_by(design, exercise.bounds, deadline)
-        if found.complete and all(name in found.holds for name in required):
+        if found.complete and not lost_properties(exercise, original, found):
             return None
     return (
         f"no change of {', '.join(exercise.options)} makes {exercise.prop} hold while "

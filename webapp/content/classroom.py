@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from model.verdicts import Status
+from webapp.classroom.grading import Verdicts
+from webapp.show.style import STATUS_GLYPHS
+
 TITLE: Final = "Class"
 
 
@@ -57,6 +61,17 @@ def set_cannot_be_used(name: str, problems: Sequence[str]) -> str:
 CHECKING_EXERCISE: Final = "the model check of this exercise"
 """The work revealing an exercise's answer waits for, as the busy message names it."""
 PREDICTED: Final = "**What the class predicted** (each student's first answer)"
+
+
+def revealed(name: str, truth: Verdicts) -> str:
+    """A property's answer once revealed: it holds, it fails, or it is never put to the test."""
+    if name in truth.vacuous:
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} never tested"
+    if name in truth.holds:
+        return f"{STATUS_GLYPHS[Status.HOLDS]} holds"
+    return f"{STATUS_GLYPHS[Status.VIOLATED]} fails"
+
+
 WRONG_ANSWERS: Final = "**Most common wrong answers**"
 NO_WRONG_ANSWER: Final = "No wrong answer yet."
 """Shown under an exercise while no student has given a wrong answer."""

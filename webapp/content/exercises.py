@@ -73,7 +73,11 @@ def design_caption(design_name: str, mirrors: str | None, bounds: Bounds) -> str
 CHECKING_ANSWER: Final = "the model check of this answer"
 """The work an answer's grading waits for, as the busy message names it."""
 CHECKING_DESIGN: Final = "The model checks the design…"
-PREDICT_TASK: Final = "**Which properties does this design keep?** Tick every one that holds."
+PREDICT_TASK: Final = (
+    "**Which properties does this design keep?** Tick every one that some run puts to the "
+    "test and no run breaks. A property that nothing ever puts to the test holds only "
+    "vacuously: ticking it is neither right nor wrong, and the answer says why."
+)
 
 
 def break_task(prop: str, title: str, most_steps: int) -> str:
@@ -102,13 +106,17 @@ def trace_not_read(problem: str) -> str:
     return f"This trace file was not read: {problem}"
 
 
-def fix_task(prop: str, title: str, holds: Sequence[str], options: Sequence[str]) -> str:
-    """What a fix exercise asks: the property to make hold, what the design keeps today
-    (the explorer's verdicts), and the options the student may change."""
+def fix_task(
+    prop: str, title: str, holds: Sequence[str], options: Sequence[str], untested: str = ""
+) -> str:
+    """What a fix exercise asks: the property to make hold (put to the test), what the design
+    keeps today (the explorer's verdicts, vacuous ones said apart), and the options, in
+    words, that the student may change."""
     kept = ", ".join(holds) or "nothing"
+    aside = f" {untested}" if untested else ""
     return (
-        f"**Make {prop} hold** ({title}). Today this design "
-        f"keeps {kept}. You may change: {', '.join(f'`{o}`' for o in options)}."
+        f"**Make {prop} hold** ({title}), put to the test. Today this design keeps "
+        f"{kept}.{aside} You may change: {', '.join(options)}."
     )
 
 

@@ -7,7 +7,6 @@ answers) is shown as data in tables or escaped, never as Markdown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +35,7 @@ from webapp.classroom.class_store import (
     shared_store,
 )
 from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import known_verdicts, verdicts
+from webapp.classroom.grading import Verdicts, known_verdicts, verdicts
 from webapp.classroom.set_checks import Checked, read_set_file, teacher_files
 from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
 from webapp.content import classroom, common
@@ -152,13 +151,12 @@ def _create() -> None:
 # ----- the dashboard -----------------------------------------------------------------------
 
 
-def spread_figure(spread: dict[str, tuple[int, int]], holds: Sequence[str] | None) -> go.Figure:
+def spread_figure(spread: dict[str, tuple[int, int]], truth: Verdicts | None) -> go.Figure:
     """The class's first predictions, per property: how many say it holds, how many it fails.
-    With `holds` (once revealed), the properties that really hold are marked."""
+    With the model's verdicts (once revealed), each property is marked as holding, failing or
+    never put to the test (holding only vacuously)."""
     names = list(spread)
-    labels = [
-        f"{n} {'✔ holds' if n in holds else '✘ fails'}" if holds is not None else n for n in names
-    ]
+    labels = [f"{n} {classroom.revealed(n, truth)}" if truth is not None else n for n in names]
     figure = go.Figure(
         [
             go.Bar(name="says it holds", x=labels, y=[spread[n][0] for n in names]),
@@ -175,16 +173,16 @@ def spread_figure(spread: dict[str, tuple[int, int]], holds: Sequence[str] | Non
     return figure
 
 
-def _truth(design: Design, bounds: Bounds) -> tuple[str, ...] | None:
-    """The properties the design keeps (known, or explored under the heavy-work limit)."""
+def _truth(design: Design, bounds: Bounds) -> Verdicts | None:
+    """The model's verdicts on the design (known, or explored under the heavy-work limit)."""
     known = known_verdicts(design, bounds)
     if known is not None:
-        return known.holds
+        return known
     with heavy_work(classroom.CHECKING_EXERCISE, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return None
         found = verdicts(design, bounds)
-    return found.holds if found.complete else None
+    return found if found.complete else None
 
 
 def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
@@ -192,9 +190,11 @@ def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
     if exercise.kind == "predict":
         st.markdown(classroom.PREDICTED)
         reveal = st.toggle("Reveal the answer", key=f"class-reveal-{exercise.id}")
-        holds = _truth(exercise.design, exercise.bounds) if reveal else None
+        truth = _truth(exercise.design, exercise.bounds) if reveal else None
         spread = prediction_spread(view, exercise.id, PROPERTY_NAMES)
-        st.plotly_chart(spread_figure(spread, holds), key=f"class-spread-{exercise.id}")
+        st.plotly_chart(spread_figure(spread, truth), key=f"class-spread-{exercise.id}")
+        if truth is not None and truth.vacuous:
+            st.caption(truth.untested_sentence())
         st.caption("; ".join(f"{name}: {BY_NAME[name].title}" for name in PROPERTY_NAMES))
     wrong = common_wrong_answers(view, exercise.id)
     st.markdown(classroom.WRONG_ANSWERS)

@@ -412,7 +412,9 @@ def _fix(book: Book, exercise: Exercise) -> None:
     if original is None:
         return
     title = BY_NAME[exercise.prop].title
-    st.markdown(words.fix_task(exercise.prop, title, original.holds, exercise.options))
+    labels = [BY_OPTION[name].label.lower() for name in exercise.options]
+    untested = escape_markdown(original.untested_sentence(), 600)
+    st.markdown(words.fix_task(exercise.prop, title, original.holds, labels, untested))
     cols = st.columns(min(3, len(exercise.options)))
     for index, name in enumerate(exercise.options):
         with cols[index % len(cols)]:
