@@ -24,7 +24,7 @@ from typing import Any, Final
 from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import DEFAULT_MAX_STATES, Exploration, explore
 from model.properties import BY_NAME, PROPERTY_NAMES
-from model.search import Expander, SearchOptions, Visitor
+from model.search import Expander, SearchOptions, Tuning, Visitor
 from model.stack import (
     CATALOGUE,
     SERVICE_BY_ID,
@@ -49,6 +49,9 @@ MAX_NEIGHBOURS: Final = 64
 count, not a time, so the answer is the same on a busy machine."""
 NEIGHBOUR_STATES: Final = 2_000_000
 """States one neighbouring design may have before it counts as not settled."""
+ADVICE_SORTED_UP_TO: Final = 1 << 22
+"""The advice's designs keep their seen states in one sorted array (numpy alone): at these
+sizes that costs less than loading the compiled hash tables."""
 
 FENCING_PROPERTIES: Final = ("P1", "P3", "P4", "P5", "P6")
 """Everything a fencing token can give, checked with a holder that may crash."""
@@ -417,7 +420,11 @@ def explore_settled(
         return known
     design.check_fits(bounds)
     options = SearchOptions(
-        max_states=max_states, max_seconds=math.inf, threads=1, expander=Expander.NUMPY
+        max_states=max_states,
+        max_seconds=math.inf,
+        threads=1,
+        expander=Expander.NUMPY,
+        tuning=Tuning(sorted_up_to=ADVICE_SORTED_UP_TO),
     )
     result = explore(design, bounds, options, visitors)
     with _FINISHED_LOCK:

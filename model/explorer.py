@@ -86,7 +86,13 @@ def explore_system(
         pool = ThreadPoolExecutor(threads)
     try:
         search = BreadthFirstSearch(
-            system, options, visitors, plans, policy.for_level, SeenSet(codec, threads), pool
+            system,
+            options,
+            visitors,
+            plans,
+            policy.for_level,
+            SeenSet(codec, threads, options.tuning.sorted_up_to),
+            pool,
         )
         return search.run()
     finally:

@@ -61,6 +61,9 @@ class Tuning:
     them (loading them from the cache is cheap); smaller levels use numpy."""
     trim_from: int = 1 << 16
     """After a level with this many successors, freed memory is handed back to the system."""
+    sorted_up_to: int | None = None
+    """One-word keys stay in a sorted array (numpy alone, nothing to load) up to this many
+    states; None: the seen set's own default (`model.seen.SORTED_UP_TO`)."""
 
 
 @dataclass(frozen=True)

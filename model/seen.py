@@ -64,8 +64,9 @@ class SeenSet:
     keys never needs them: its keys stay in one sorted array (`SORTED_UP_TO`).
     """
 
-    def __init__(self, codec: KeyCodec, threads: int = 1) -> None:
+    def __init__(self, codec: KeyCodec, threads: int = 1, sorted_up_to: int | None = None) -> None:
         self.codec = codec
+        self.sorted_up_to = SORTED_UP_TO if sorted_up_to is None else sorted_up_to
         self.threads = max(1, min(threads, 2))
         self.tables: list[np.ndarray] = []
         self.rooms = np.zeros(0, dtype=np.int64)
@@ -122,7 +123,7 @@ class SeenSet:
         if not len(keys):
             return np.zeros(0, dtype=np.int64)
         if self.sorted is not None:
-            if self.count + len(keys) <= SORTED_UP_TO:
+            if self.count + len(keys) <= self.sorted_up_to:
                 return self._add_sorted(keys)
             self._leave_sorted()
         from model import probing
