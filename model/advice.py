@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations, product
@@ -27,7 +27,6 @@ from model.properties import BY_NAME, PROPERTY_NAMES
 from model.search import Expander, SearchOptions, Tuning, Visitor
 from model.stack import (
     CATALOGUE,
-    SERVICE_BY_ID,
     Part,
     Role,
     Service,
@@ -231,11 +230,12 @@ class Hiding:
 
     def to_dict(self) -> dict[str, Any]:
         """The hiding change as JSON."""
-        cost = (self.change.new or self.change.old).cost  # type: ignore[union-attr]
+        part = self.change.new or self.change.old
+        assert part is not None
         return {
             "change": self.change.to_dict(),
             "build": self.change.build(),
-            "cost": cost,
+            "cost": part.cost,
             "repaired": list(self.repaired),
             "broken": list(self.broken),
             "vacuous": list(self.untested),
@@ -320,9 +320,13 @@ def story(stack: Stack, trace: Trace, name: str) -> tuple[str, ...]:
 # ----- the changes a fix may make ------------------------------------------------------
 
 
-def _best(candidates: Sequence[Part], stack: Stack, own: str) -> list[Part]:
-    """Candidates that fit the stack's lock service, own service first, catalogue order kept."""
-    fitting = [p for p in candidates if not p.checks_lock_of or same_service(p.checks_lock_of, own)]
+def _best(candidates: Sequence[Part], stack: Stack) -> list[Part]:
+    """The candidates that fit the stack's lock service (a store that asks a lock asks the
+    stack's), those of the stack's own service first, catalogue order kept."""
+    lock = stack.lock_service
+    fitting = [
+        p for p in candidates if not p.checks_lock_of or same_service(p.checks_lock_of, lock)
+    ]
     return sorted(fitting, key=lambda p: not same_service(p.service, _service_of(p, stack)))
 
 
@@ -337,7 +341,7 @@ def _replacements(stack: Stack, slot: Slot, targets: Sequence[Part]) -> list[Cha
     current = stack.token if slot is Slot.TOKEN else stack.resource
     changes = []
     seen: list[dict[str, Any]] = []
-    for chosen in _best(targets, stack, stack.lock_service):
+    for chosen in _best(targets, stack):
         meaning = dict(chosen.options)
         if meaning in seen or meaning == dict(current.options):
             continue
@@ -662,19 +666,3 @@ def advise(
     fixes, explored, unexplored = find_fixes(stack, base, bounds)
     hiding = find_hiding(stack, base, bounds)
     return Advice(stack, design, bounds, base, stories, fixes, hiding, unexplored, explored, traces)
-
-
-def all_parts(slot: Slot) -> tuple[str, ...]:
-    """The ids of a slot's entries (for CLI choices and forms)."""
-    return tuple(p.id for p in parts_of(slot))
-
-
-def service_name(service_id: str) -> str:
-    """A service's name in a sentence."""
-    return SERVICE_BY_ID[service_id].name
-
-
-def iter_changes(fix: Fix) -> Iterator[Change]:
-    """The fix's changes, tokens first, then resources, then practices."""
-    order = {Slot.TOKEN: 0, Slot.RESOURCE: 1, Slot.WORKERS: 2, Slot.ALSO: 3}
-    yield from sorted(fix.changes, key=lambda change: order[change.slot])
