@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -14,8 +15,14 @@ from model.design import REFERENCE_BOUNDS
 from model.stack import BY_ID, EXAMPLES, Example, Stack
 from tests.app.helpers import all_text, shown
 from tests.cli_helpers import run
+from webapp.content import stack as words
 
 Opener = Callable[..., AppTest]
+
+
+def token_choice(at: AppTest) -> Any:
+    """The dropdown of the stack's token."""
+    return next(box for box in at.selectbox if box.label == words.TOKEN_CHOICE)
 
 
 def _link(example: Example) -> dict[str, str]:
@@ -66,7 +73,7 @@ def test_a_stack_that_does_not_fit_says_why(open_page: Opener) -> None:
 
 def test_changing_a_part_changes_the_link_and_the_answer(open_page: Opener) -> None:
     at = open_page("stack")
-    at.selectbox[0].set_value("etcd-create-revision").run()
+    token_choice(at).set_value("etcd-create-revision").run()
     assert not at.exception
     assert at.query_params["token"] == "etcd-create-revision"
     table = at.dataframe[0].value
@@ -135,7 +142,7 @@ def test_an_example_stack_opens_in_the_link_and_the_choice_resets(open_page: Ope
     assert at.query_params["token"] == example.token
     assert at.query_params["resource"] == example.resource
     assert at.selectbox(key="stack-example").value is None
-    at.selectbox[1].set_value("etcd-create-revision").run()  # the parts still answer
+    token_choice(at).set_value("etcd-create-revision").run()  # the parts still answer
     assert at.query_params["token"] == "etcd-create-revision"
 
 
