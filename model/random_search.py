@@ -21,13 +21,17 @@ never with a different run.
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from model.design import Bounds, Design
-from model.random_walk import GROUPS, STATES_COUNTED, WEIGHTS, Walker, group_of, walker_for
+from model.random_walk import GROUPS as GROUPS
+from model.random_walk import STATES_COUNTED, Walker, walker_for
+from model.random_walk import WEIGHTS as WEIGHTS
+from model.random_walk import group_of as group_of
 from model.rules import Action
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status
@@ -41,17 +45,6 @@ SHRINK_RUNS: Final = 2_000
 PAIR_LIMIT: Final = 60
 """Runs longer than this are not shrunk by dropping pairs of steps (their count grows as
 the square of the length)."""
-
-__all__ = [
-    "DEFAULT_RUNS",
-    "GROUPS",
-    "WEIGHTS",
-    "RandomSearch",
-    "Tried",
-    "group_of",
-    "max_run_length",
-    "random_search",
-]
 
 
 def max_run_length(design: Design, bounds: Bounds) -> int:
@@ -353,6 +346,22 @@ def random_search(
         search.shrink_steps,
         walker.engine,
     )
+
+
+def shrink_run(
+    design: Design, bounds: Bounds, actions: Sequence[Action], name: str, *, seed: int = 0
+) -> tuple[Action, ...]:
+    """A run no longer than `actions` that violates property `name` at its last step,
+    shrunk as a random search shrinks what it finds (`actions` must violate it)."""
+    system = System(design, bounds)
+    end = first_violation_at(system, actions, name)
+    if end is None:
+        raise ValueError(f"the run does not violate {name}")
+    path = [system.rules.index(system.rule_for(action)) for action in actions[:end]]
+    walker = walker_for(system)
+    search = _Search(system, walker, max_run_length(design, bounds) + 1, math.inf)
+    target = [prop.name for prop in system.properties].index(name)
+    return _checked(system, shrink(search, path, target, _seed_of(seed, name)), name)
 
 
 def first_violation_at(system: System, actions: Sequence[Action], target: str) -> int | None:
