@@ -41,6 +41,12 @@ coordinator, workers and receiver, futile restarts never (unless nothing else ca
 STATES_COUNTED: Final = 1_000_000
 """Distinct states met are counted up to this many (a bound on the memory counting takes)."""
 
+MOVES_KEPT: Final = 100_000
+"""States whose enabled steps the interpreted walk remembers (runs revisit states)."""
+
+Options = list[list[tuple[int, tuple[str, ...], State]]]
+"""A state's enabled steps by group: (rule number, violations, next state)."""
+
 MASK: Final = 2**64 - 1
 GOLDEN: Final = 0x9E3779B97F4A7C15
 """splitmix64's increment (2^64 divided by the golden ratio)."""
@@ -117,6 +123,7 @@ class InterpretedWalker:
     weights: Sequence[int]
     limit: int = STATES_COUNTED
     met: set[State] = field(default_factory=set)
+    moves: dict[State, Options] = field(default_factory=dict)
     engine: str = "interpreted"
 
     @property
@@ -129,12 +136,15 @@ class InterpretedWalker:
         if len(self.met) < self.limit:
             self.met.add(state)
 
-    def step(self, state: State, rng: int) -> tuple[int, int, tuple[str, ...], State, int] | None:
-        """One step from `state`: (rule number, group, violations, next state, generator),
-        or None when nothing is enabled."""
+    def options(self, state: State) -> Options:
+        """The enabled steps of a state by group: (rule number, violations, next state),
+        in rule order (remembered for the states met last)."""
+        found = self.moves.get(state)
+        if found is not None:
+            return found
         system = self.system
         columns = system.layout.columns
-        options: list[list[tuple[int, tuple[str, ...], State]]] = [[] for _ in GROUPS]
+        options: Options = [[] for _ in GROUPS]
         for number, rule in enumerate(system.rules):
             if not system.is_enabled(state, rule):
                 continue
@@ -142,6 +152,15 @@ class InterpretedWalker:
             changed = [c for c, a, b in zip(columns, state, after, strict=True) if a != b]
             group = GROUPS.index(group_of(rule, changed))
             options[group].append((number, system.violations(state, rule), after))
+        if len(self.moves) >= MOVES_KEPT:
+            self.moves.clear()
+        self.moves[state] = options
+        return options
+
+    def step(self, state: State, rng: int) -> tuple[int, int, tuple[str, ...], State, int] | None:
+        """One step from `state`: (rule number, group, violations, next state, generator),
+        or None when nothing is enabled."""
+        options = self.options(state)
         movable = [g for g in range(len(GROUPS)) if options[g]]
         if not movable:
             return None
