@@ -148,6 +148,11 @@ def violated_words(length: int, found: int | None) -> str:
     return f"VIOLATED (a run of {length} steps{shrunk})"
 
 
+def states_figure(result: RandomSearch) -> str:
+    """The distinct states met as a figure (`≥ 100,000` when counting stopped there)."""
+    return f"{'≥ ' if result.states_capped else ''}{result.states:,}"
+
+
 def states_words(result: RandomSearch) -> str:
     """The distinct states a random search met (counting stops at a limit)."""
     if result.states_capped:

@@ -124,12 +124,16 @@ def _seed_of(seed: int, name: str) -> int:
 
 @dataclass
 class _Search:
-    """One random search's shared parts: the walker, the step cap, the clock's limit."""
+    """One random search's shared parts: the walker, the step cap, the clock's limit, and
+    the runs and steps walked so far (searching, and shrinking)."""
 
     system: System
     walker: Walker
     max_steps: int
     deadline: float
+    runs: int = 0
+    steps: int = 0
+    longest: int = 0
     shrink_steps: int = 0
 
     def check_time(self) -> None:
@@ -137,28 +141,29 @@ class _Search:
         if time.perf_counter() > self.deadline:
             raise _OutOfTime
 
-    def find(self, target: int, runs: int, base: int) -> tuple[list[int] | None, int, int, int]:
+    def find(self, target: int, runs: int, base: int) -> list[int] | None:
         """Up to `runs` runs for a violation of property number `target`: the shortest
-        violating run (the first among equals), the runs and steps walked, the longest."""
+        violating run (the first among equals), or None. The runs and steps walked are
+        added to the totals as they go."""
         start = self.system.initial()
         batch = max(1, BATCH_STEPS // max(self.max_steps, 1))
         best: tuple[int, int] | None = None
-        done = steps = longest = 0
+        done = 0
         while done < runs:
             self.check_time()
             count = min(batch, runs - done)
             found = self.walker.runs(start, base, done, count, self.max_steps, target)
-            steps += found.steps
-            longest = max(longest, found.longest)
+            self.runs, self.steps = self.runs + count, self.steps + found.steps
+            self.longest = max(self.longest, found.longest)
             if found.best_length is not None and found.best_run is not None:
                 candidate = (found.best_length, found.best_run)
                 best = candidate if best is None else min(best, candidate)
             done += count
         if best is None:
-            return None, done, steps, longest
+            return None
         path = self.walker.path(start, base, best[1], self.max_steps, target)
         assert len(path) == best[0], "a run walked again took other steps"
-        return path, done, steps, longest
+        return path
 
     def violates_at(self, path: Sequence[int], target: int) -> int | None:
         """Where the path first violates the target (None: it does not, or cannot be taken)."""
@@ -305,28 +310,23 @@ def random_search(
     verdicts: dict[str, PropertyVerdict] = {}
     tried: dict[str, Tried] = {}
     stopped_by = None
-    total_steps = longest = 0
     for target, prop in enumerate(system.properties):
-        began = time.perf_counter()
-        unknown = PropertyVerdict(prop.name, Status.UNKNOWN)
-        if stopped_by is not None:
-            verdicts[prop.name], tried[prop.name] = unknown, Tried(0, 0, 0.0)
-            continue
-        base = _seed_of(seed, prop.name)
-        try:
-            path, done, steps, deepest = search.find(target, runs, base)
-            total_steps, longest = total_steps + steps, max(longest, deepest)
-            found = len(path) if path is not None else None
-            if path is not None:
-                path = shrink(search, path, target, base)
-        except _OutOfTime:
-            stopped_by = f"time budget of {max_seconds:g} s reached"
-            verdicts[prop.name] = unknown
-            tried[prop.name] = Tried(0, 0, time.perf_counter() - began)
-            continue
-        tried[prop.name] = Tried(done, steps, time.perf_counter() - began, found)
+        began, runs_before, steps_before = time.perf_counter(), search.runs, search.steps
+        path, found = None, None
+        if stopped_by is None:
+            try:
+                path = search.find(target, runs, _seed_of(seed, prop.name))
+                found = len(path) if path is not None else None
+                if path is not None:
+                    path = shrink(search, path, target, _seed_of(seed, prop.name))
+            except _OutOfTime:
+                stopped_by = f"time budget of {max_seconds:g} s reached"
+                path, found = None, None
+        seconds = time.perf_counter() - began
+        walked = (search.runs - runs_before, search.steps - steps_before)
+        tried[prop.name] = Tried(*walked, seconds, found)
         if path is None:
-            verdicts[prop.name] = unknown
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
         else:
             actions = _checked(system, path, prop.name)
             verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(actions), actions)
@@ -339,8 +339,8 @@ def random_search(
         verdicts,
         tried,
         walker.states,
-        total_steps,
-        longest,
+        search.steps,
+        search.longest,
         time.perf_counter() - started,
         stopped_by,
         search.shrink_steps,

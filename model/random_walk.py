@@ -38,8 +38,9 @@ WEIGHTS: Final[Mapping[str, int]] = {
 """Odds of each group when several can move: Tick and faults half as often as the
 coordinator, workers and receiver, futile restarts never (unless nothing else can move)."""
 
-STATES_COUNTED: Final = 1_000_000
-"""Distinct states met are counted up to this many (a bound on the memory counting takes)."""
+STATES_COUNTED: Final = 100_000
+"""Distinct states met are counted up to this many: beyond, the table that counts them
+would outgrow the processor's caches and slow the walk down several times."""
 
 MOVES_KEPT: Final = 100_000
 """States whose enabled steps the interpreted walk remembers (runs revisit states)."""

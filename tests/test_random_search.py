@@ -354,3 +354,29 @@ def test_random_search_refuses_a_design_that_does_not_fit_its_bounds() -> None:
 
     with pytest.raises(DesignError, match="skew lists 3 offsets"):
         random_search(Design(token="local-clock", skew=(0, 1, 0)), Bounds(workers=2), runs=1)
+
+
+def test_a_state_count_that_reached_its_limit_says_at_least() -> None:
+    from dataclasses import replace
+
+    from fencing.strategies import states_figure, states_words
+    from model.random_walk import STATES_COUNTED
+
+    found = random_search(PRESETS["fencing"].design, REFERENCE_BOUNDS, runs=5)
+    assert not found.states_capped
+    assert states_words(found) == f"{found.states:,} distinct states met"
+    capped = replace(found, states=STATES_COUNTED)
+    assert capped.states_capped
+    assert states_words(capped).startswith(f"at least {STATES_COUNTED:,} distinct states")
+    assert (states_figure(found), states_figure(capped)) == (
+        f"{found.states:,}",
+        f"≥ {STATES_COUNTED:,}",
+    )
+
+
+def test_a_search_cut_short_says_what_it_walked_before_the_stop() -> None:
+    cut = random_search(PRESETS["lease-only"].design, REFERENCE_BOUNDS, runs=10**12, max_seconds=1)
+    first = cut.tried["P1"]
+    assert cut.stopped_by and first.runs > 0 and first.steps >= first.runs
+    assert cut.steps == sum(tried.steps for tried in cut.tried.values())
+    assert all(tried.runs == 0 for name, tried in cut.tried.items() if name != "P1")
