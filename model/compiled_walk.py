@@ -3,7 +3,7 @@
 The rules are evaluated once on symbolic variables (`model.expression`), and their Python
 form is written into a small module with four functions over a state held as an int64
 array of columns: `enabled` (every rule's guard, and each enabled rule's group of
-`model.random_search.GROUPS`), `violations` (the properties a rule breaks from a state,
+`model.random_walk.GROUPS`), `violations` (the properties a rule breaks from a state,
 as bits), `apply` (the rule's effect, in place) and `pack` (the state's key, for counting
 distinct states). Beside them sits the walk itself (`WALK_SOURCE`, the same text for
 every design): random runs, each drawing who moves and then which of its enabled rules,
@@ -33,9 +33,6 @@ from model.system import State, System
 
 GROUP_NUMBER: Final = {group: number for number, group in enumerate(GROUPS)}
 """Each group's number in the compiled walk."""
-
-SUMMARY_FIELDS: Final = ("best_length", "best_run", "steps", "longest", "states")
-"""What `walk_runs` keeps in its summary array, in order."""
 
 _LOADING = threading.Lock()
 """One module is written and run at a time (sessions of the web app share the process)."""
@@ -369,7 +366,8 @@ class CompiledWalker:
         limit: int,
         path: np.ndarray,
     ) -> np.ndarray:
-        """One call of the compiled walk; its summary (`SUMMARY_FIELDS`)."""
+        """One call of the compiled walk; its summary array (the shortest violating run's
+        length and number, steps, longest run, states counted)."""
         summary = np.array([-1, -1, 0, 0, self.states], dtype=np.int64)
         self.table = self.module.walk_runs(
             np.array(start, dtype=np.int64),

@@ -299,12 +299,13 @@ def random_search(
     max_seconds: float = 60.0,
     seed: int = 0,
 ) -> RandomSearch:
-    """Search each property with `runs` random runs of at most `max_steps` steps (default:
-    as long as any run can be), then shrink each violation found. `max_seconds` is a safety
-    stop: what it cuts short is unknown."""
+    """Search each property with `runs` random runs of at most `max_steps` steps (default,
+    and at most: as long as any run can be), then shrink each violation found.
+    `max_seconds` is a safety stop: what it cuts short is unknown."""
     started = time.perf_counter()
     system = System(design, bounds)
-    steps_cap = max_steps if max_steps is not None else max_run_length(design, bounds) + 1
+    longest_run = max_run_length(design, bounds) + 1
+    steps_cap = min(max_steps, longest_run) if max_steps is not None else longest_run
     walker = walker_for(system)
     search = _Search(system, walker, steps_cap, started + max_seconds)
     verdicts: dict[str, PropertyVerdict] = {}

@@ -249,10 +249,9 @@ def test_runs_stay_within_the_step_budget_and_a_time_budget_stops_the_search() -
     short = random_search(design, REFERENCE_BOUNDS, runs=20, max_steps=3)
     assert short.longest == 3 and short.max_steps == 3
     assert all(not verdict.violated for verdict in short.verdicts.values())
-    assert (
-        max_run_length(design, REFERENCE_BOUNDS) + 1
-        == random_search(design, REFERENCE_BOUNDS, runs=1).max_steps
-    )
+    longest = max_run_length(design, REFERENCE_BOUNDS) + 1
+    assert longest == random_search(design, REFERENCE_BOUNDS, runs=1).max_steps
+    assert longest == random_search(design, REFERENCE_BOUNDS, runs=1, max_steps=10**15).max_steps
     cut = random_search(design, REFERENCE_BOUNDS, runs=10**12, max_seconds=0.5)
     assert cut.stopped_by == "time budget of 0.5 s reached"
     assert all(verdict.status is Status.UNKNOWN for verdict in cut.verdicts.values())
