@@ -5,8 +5,9 @@ and peak memory for the benchmark design
 (W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
 the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
 the reference bounds (target: under 10 s), and the random search at the reference
-bounds (the seconds it takes to find each preset's violations). Other `bench_*.py`
-scripts beside this one are run after it.
+bounds (its seconds, its steps per second, the runs it shows beside the shortest). Other
+`bench_*.py` scripts beside this one are run after it (`bench_random_walk.py`: the random
+walk beside TLC's simulation mode).
 """
 
 from __future__ import annotations
@@ -85,23 +86,28 @@ def traced_peak_mb(design: Design, bounds: Bounds) -> float:
     return peak / 1e6
 
 
-RANDOM_RUNS = 200
-"""The random search's budget per property in the tests (tests/test_random_search.py)."""
-
-
 def print_random_search() -> None:
-    """Per preset at the reference bounds: the seconds the random search took to find every
-    violation the breadth-first search finds, and to spend its whole budget."""
-    from model.random_search import random_search
+    """Per preset at the reference bounds, `fencing check --strategy random` as it runs by
+    default: its seconds (compiling included), the steps it walked per second, and the
+    length of each run it shows beside the breadth-first search's shortest."""
+    from model.random_search import DEFAULT_RUNS, random_search
 
-    print(f"\nRandom search at {REFERENCE_BOUNDS.short()}, {RANDOM_RUNS} runs per property, seed 0")
+    print(
+        f"\nRandom search at {REFERENCE_BOUNDS.short()}, {DEFAULT_RUNS:,} runs per property, "
+        "seed 0: runs shown / shortest"
+    )
     for preset in PRESETS_LIST:
-        found = random_search(preset.design, REFERENCE_BOUNDS, runs=RANDOM_RUNS, seed=0)
-        violated = [name for name, verdict in found.verdicts.items() if verdict.violated]
-        finding = sum(found.tried[name].seconds for name in violated)
+        shortest = explore(preset.design, REFERENCE_BOUNDS).verdicts
+        found = random_search(preset.design, REFERENCE_BOUNDS, seed=0)
+        walked = found.steps + found.shrink_steps
+        lengths = " ".join(
+            f"{name} {verdict.shortest}/{shortest[name].shortest}"
+            for name, verdict in found.verdicts.items()
+            if verdict.violated
+        )
         print(
-            f"  {preset.name:<28} violated {','.join(violated) or '-':<12} found in "
-            f"{finding:6.2f} s; whole search {found.seconds:6.2f} s"
+            f"  {preset.name:<28} {found.seconds:6.2f} s {walked / found.seconds:>12,.0f} "
+            f"steps/s  {lengths or '-'}"
         )
 
 

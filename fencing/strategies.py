@@ -4,7 +4,7 @@ The reference search (`model.reference`) is the plain statement of what the expl
 computes, for cross-checks at small bounds; it reports like the explorer. The random
 search's JSON has the shape of a breadth-first `check --json` (a property's `status` is
 `violated` or `unknown`, never `holds`), with the runs and steps tried per property. The
-random search itself (and Hypothesis) is only imported when it runs.
+random search itself (and its compiler) is only imported when it runs.
 """
 
 from __future__ import annotations
@@ -52,14 +52,14 @@ def add_strategy_arguments(parser: argparse.ArgumentParser, count: Callable[[str
         help="breadth-first: every reachable state, shortest counterexamples (default); "
         "reference: the same results by a plain, slow search, for cross-checks "
         f"(at most {REFERENCE_MAX_STATES:,} states); "
-        "random: random runs driven by Hypothesis, for bounds beyond exhaustive reach "
-        "(it finds violations, shrunk, and never says a property holds)",
+        "random: random runs on loops compiled from the rules, for bounds beyond exhaustive "
+        "reach (it finds violations, shrinks them, and never says a property holds)",
     )
     group.add_argument(
         "--runs",
         type=count,
         metavar="N",
-        help=f"random: runs per property before giving up on it (default {DEFAULT_RUNS:,})",
+        help=f"random: runs per property (default {DEFAULT_RUNS:,})",
     )
     group.add_argument("--seed", type=seed_number, metavar="S", help="random: the seed (default 0)")
     group.add_argument(
@@ -106,13 +106,17 @@ def random_to_dict(result: RandomSearch) -> dict[str, Any]:
             "trace": trace_to_dict(trace)["steps"] if trace else None,
             "runs": tried.runs,
             "steps": tried.steps,
+            "found": tried.found,
         }
     return {
         "strategy": RANDOM,
         "complete": False,
         "stopped_by": result.stopped_by or "a random search never shows that a property holds",
         "states": result.states,
+        "states_capped": result.states_capped,
         "transitions": result.steps,
+        "shrink_steps": result.shrink_steps,
+        "engine": result.engine,
         "depth": result.longest,
         "symmetry": False,
         "seconds": round(result.seconds, 4),
@@ -130,25 +134,52 @@ def unknown_words(runs: int, steps: int) -> str:
     return f"unknown (random search: {runs:,} runs, {steps:,} steps)"
 
 
+ENGINE_WORDS: Final = {
+    "compiled": "on loops compiled from the rules",
+    "interpreted": "on the step interpreter (the compiler was unavailable)",
+}
+"""How the report names what walked the runs."""
+
+
+def violated_words(length: int, found: int | None) -> str:
+    """What a violated property's cell says after a random search: the run shown, and the
+    run the search found before shrinking it, when that was longer."""
+    shrunk = f", shrunk from {found}" if found is not None and found > length else ""
+    return f"VIOLATED (a run of {length} steps{shrunk})"
+
+
+def states_figure(result: RandomSearch) -> str:
+    """The distinct states met as a figure (`≥ 100,000` when counting stopped there)."""
+    return f"{'≥ ' if result.states_capped else ''}{result.states:,}"
+
+
+def states_words(result: RandomSearch) -> str:
+    """The distinct states a random search met (counting stops at a limit)."""
+    if result.states_capped:
+        return f"at least {result.states:,} distinct states met (counting stops there)"
+    return f"{result.states:,} distinct states met"
+
+
 def format_random(result: RandomSearch) -> str:
     """Human report: the budget and totals, a verdict per property, the runs found."""
     from fencing.cli import format_trace
 
-    cut = f" ({result.stopped_by})" if result.stopped_by else ""
+    cut = f"; stopped early: {result.stopped_by}" if result.stopped_by else ""
     lines = [
         f"Design: {result.design.label()}",
         f"Bounds: {result.bounds.short()}",
-        f"Random search, seed {result.seed}: up to {result.runs:,} runs per property of at "
-        f"most {result.max_steps:,} steps; {result.steps:,} steps taken, "
-        f"{result.states:,} distinct states met, in {result.seconds:.2f} s{cut}",
+        f"Random search, seed {result.seed}, {ENGINE_WORDS[result.engine]}: "
+        f"{result.runs:,} runs per property of at most {result.max_steps:,} steps",
+        f"{result.steps:,} steps taken, and {result.shrink_steps:,} more while shrinking; "
+        f"{states_words(result)}; {result.seconds:.2f} s{cut}",
         "",
     ]
     for name, verdict in result.verdicts.items():
         title = f"{name} {BY_NAME[name].title}"
         tried = result.tried[name]
         status = (
-            f"VIOLATED (a run of {verdict.shortest} steps)"
-            if verdict.violated
+            violated_words(len(verdict.actions), tried.found)
+            if verdict.actions is not None
             else unknown_words(tried.runs, tried.steps)
         )
         lines.append(f"  {title:<32} {status}")

@@ -1,22 +1,21 @@
-"""Random search: Hypothesis drives random runs of the step interpreter, for large bounds.
+"""Random search: random runs on the compiled rules, for bounds beyond exhaustive reach.
 
 Breadth-first search settles every property but needs every reachable state; past a few
 tens of millions of states it stops at its budget and leaves properties unknown. A random
-run needs memory for one run only, so it reaches deep interleavings at any bounds, and
-Hypothesis' `find` turns the run that broke a property into a short one (it shrinks the
-choices that made the run). What a random search can say is one-sided: a property it
-breaks is violated, with a run that replays through the step interpreter; any other
-property is unknown, with the runs and steps tried. It never says a property holds.
+run needs memory for one run only, so it reaches deep interleavings at any bounds. What a
+random search can say is one-sided: a property it breaks is violated, with a run that
+replays through the step interpreter; any other property is unknown, with the runs and
+steps tried. It never says a property holds.
 
-Each step first chooses *who* moves (the clock, the coordinator, a worker, the receiver,
-or a fault), with the odds of `WEIGHTS`, then one of that actor's enabled actions. The
-odds keep Tick and faults rarer than the others, which lets a paused worker's write land
-late; a *futile* restart (one that changes nothing but its own counter) is never chosen
-while anything else can move, so the run's restarts are kept for when they matter.
-
-Each property gets its own search of up to `runs` runs, ending each run at the
-property's first violation; Hypothesis is seeded, so a search is repeated exactly by
-giving the same seed (unless the time budget cuts it short).
+Each property gets its own `runs` random runs (`model.random_walk`: who moves is drawn with
+the odds of `WEIGHTS`, then one of its enabled steps), each ended at the property's first
+violation. The shortest violating run found is then shrunk (`shrink`): steps and blocks of
+steps that the violation does not need are dropped, steps are moved where that lets others
+go, and from each point of the run more random runs look for a shorter way to the same
+violation. Every part of it is bounded by counts (runs, steps, candidates), never by the
+clock, so a seed gives the same answer on any machine under any load. The time budget is
+only a safety stop: a property whose search or shrinking it cut short is reported unknown,
+never with a different run.
 """
 
 from __future__ import annotations
@@ -24,51 +23,28 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from random import Random
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
 
 from model.design import Bounds, Design
-from model.rules import Action, Rule
+from model.random_walk import GROUPS as GROUPS
+from model.random_walk import STATES_COUNTED, Walker, walker_for
+from model.random_walk import WEIGHTS as WEIGHTS
+from model.random_walk import group_of as group_of
+from model.rules import Action
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status
 
-if TYPE_CHECKING:
-    from hypothesis import strategies as st
-
-GROUPS: Final = ("clock", "coordinator", "worker", "receiver", "fault", "futile")
-"""Who may move next: the clock, the coordinator, a worker, the receiver, or a fault
-(`futile`: a restart that would change nothing but its restart counter)."""
-
-WEIGHTS: Final[Mapping[str, int]] = {
-    "clock": 1,
-    "coordinator": 2,
-    "worker": 2,
-    "receiver": 2,
-    "fault": 1,
-    "futile": 0,
-}
-"""Odds of each group when several can move: Tick and faults half as often as the
-coordinator, workers and receiver, futile restarts never (unless nothing else can move)."""
-
-DEFAULT_RUNS: Final = 1000
+DEFAULT_RUNS: Final = 100_000
 """Random runs per property unless told otherwise."""
-MOVES_KEPT: Final = 100_000
-"""States whose enabled moves are remembered (runs revisit states); beyond, forgotten."""
-STATES_COUNTED: Final = 2_000_000
-"""Distinct states met are counted up to this many (a bound on the memory counting takes)."""
-
-
-def group_of(rule: Rule, changed: Sequence[str] = ()) -> str:
-    """The group of a rule: workers W1, W2, ... are one group; restarts are faults.
-
-    `changed` names the variables the transition changes; a restart that changes only
-    restart counters is futile.
-    """
-    if rule.action.row.fault:
-        return "futile" if all(name.endswith("restarts") for name in changed) else "fault"
-    return rule.action.row.actor.value
+BATCH_STEPS: Final = 1_000_000
+"""Steps (at most) the walk takes between two looks at the time budget."""
+SHRINK_RUNS: Final = 2_000
+"""Random runs that look for a shorter way on from each point of a run being shrunk."""
+PAIR_LIMIT: Final = 60
+"""Runs longer than this are not shrunk by dropping pairs of steps (their count grows as
+the square of the length)."""
 
 
 def max_run_length(design: Design, bounds: Bounds) -> int:
@@ -88,31 +64,28 @@ def max_run_length(design: Design, bounds: Bounds) -> int:
 
 
 @dataclass(frozen=True)
-class Move:
-    """One enabled transition: the rule, the state it leads to, the properties it violates."""
-
-    rule: Rule
-    after: State
-    violations: tuple[str, ...]
-
-
-Moves = dict[str, dict[str, Move]]
-"""The enabled transitions of a state, by group, then by action label."""
-
-
-@dataclass(frozen=True)
 class Tried:
-    """How much random searching a property got: runs started, steps taken, seconds spent."""
+    """How much random searching a property got: runs and steps walked, seconds spent
+    (searching and shrinking), and the length of the shortest violating run the random
+    runs found before it was shrunk (None: none found, or the search was cut short)."""
 
     runs: int
     steps: int
     seconds: float
+    found: int | None = None
 
 
 @dataclass(frozen=True)
 class RandomSearch:
     """What a random search found: a verdict per property (violated or unknown), each with
-    the runs and steps spent on it, and totals over the whole search."""
+    the runs and steps spent on it, and totals over the whole search.
+
+    `steps` counts the steps of the searching runs; `shrink_steps` those of the runs that
+    looked for shorter ways while shrinking. `states` is the number of distinct states
+    met, counted up to `model.random_walk.STATES_COUNTED`. `engine` says what walked:
+    `compiled` (loops compiled from the rules) or `interpreted` (the step interpreter,
+    when the compiler is unavailable): both take the same runs.
+    """
 
     design: Design
     bounds: Bounds
@@ -126,156 +99,270 @@ class RandomSearch:
     longest: int
     seconds: float
     stopped_by: str | None = None
+    shrink_steps: int = 0
+    engine: str = "compiled"
 
     def status(self, name: str) -> Status:
         """The property's status: violated, or unknown."""
         return self.verdicts[name].status
 
-
-class _Stop(KeyboardInterrupt):
-    """Ends a Hypothesis search from inside a run. Hypothesis lets an interruption through
-    at once, without recording the cut-short run as one that ended there (a run that
-    ends for a reason outside its choices would otherwise be reported as inconsistent)."""
-
-
-class _OutOfTime(_Stop):
-    """The time budget ran out inside a run."""
+    @property
+    def states_capped(self) -> bool:
+        """Whether more distinct states were met than were counted."""
+        return self.states >= STATES_COUNTED
 
 
-class _RunsSpent(_Stop):
-    """A property's runs were all spent without a violation."""
-
-
-@dataclass
-class _Walker:
-    """Takes random runs of one system, remembering moves, states met and violations seen."""
-
-    system: System
-    max_steps: int
-    deadline: float
-    moves: dict[State, Moves] = field(default_factory=dict)
-    met: set[int] = field(default_factory=set)
-    seen: dict[str, tuple[Action, ...]] = field(default_factory=dict)
-    """Per property, the shortest run prefix seen to violate it, whatever was searched."""
-    runs: int = 0
-    steps: int = 0
-    longest: int = 0
-
-    def moves_of(self, state: State) -> Moves:
-        """The enabled transitions of a state, by group (computed once per state)."""
-        found = self.moves.get(state)
-        if found is None:
-            found = {group: {} for group in GROUPS}
-            columns = self.system.layout.columns
-            for successor in self.system.successors(state):
-                changed = [
-                    c for c, a, b in zip(columns, state, successor.state, strict=True) if a != b
-                ]
-                move = Move(successor.rule, successor.state, successor.violations)
-                found[group_of(successor.rule, changed)][successor.rule.action.label()] = move
-            if len(self.moves) >= MOVES_KEPT:
-                self.moves.clear()
-            self.moves[state] = found
-            if len(self.met) < STATES_COUNTED:
-                self.met.add(hash(state))
-        return found
-
-    def walk(self, draw: st.DrawFn, target: str) -> tuple[Action, ...] | None:
-        """One random run, ended at `target`'s first violation (the run) or its end (None)."""
-        self.runs += 1
-        state = self.system.initial()
-        actions: list[Action] = []
-        for _ in range(self.max_steps):
-            moves = self.moves_of(state)
-            groups = tuple(group for group in GROUPS if moves[group])
-            if not groups:
-                break
-            move = _choose(draw, moves, groups)
-            state = move.after
-            actions.append(move.rule.action)
-            self.steps += 1
-            self.longest = max(self.longest, len(actions))
-            for name in move.violations:
-                known = self.seen.get(name)
-                if known is None or len(known) > len(actions):
-                    self.seen[name] = tuple(actions)
-            if target in move.violations:
-                return tuple(actions)
-            if time.perf_counter() > self.deadline:
-                raise _OutOfTime
-        return None
-
-
-def _choose(draw: st.DrawFn, moves: Moves, groups: tuple[str, ...]) -> Move:
-    """Draw who moves (by weight), then one of its enabled actions by label."""
-    odds = tuple(group for group in groups for _ in range(WEIGHTS[group]))
-    who = odds[0] if odds else groups[0]
-    if len(set(odds)) > 1:
-        who = draw(_sampled(odds))
-    options = moves[who]
-    if len(options) == 1:
-        return next(iter(options.values()))
-    return options[draw(_sampled(tuple(sorted(options))))]
-
-
-_STRATEGIES: dict[tuple[str, ...], Any] = {}
-
-
-def _sampled(options: tuple[str, ...]) -> st.SearchStrategy[str]:
-    """`sampled_from` over fixed options, built once (building strategies is not free)."""
-    found = _STRATEGIES.get(options)
-    if found is None:
-        from hypothesis import strategies as st
-
-        found = _STRATEGIES[options] = st.sampled_from(options)
-    return found  # type: ignore[no-any-return]
-
-
-def _search_one(walker: _Walker, target: str, runs: int, seed: int) -> tuple[Action, ...] | None:
-    """Hypothesis' search for a run violating `target`, shrunk; None if none was found.
-
-    At most `runs` runs are tried before one violates the property; shrinking it then
-    takes more (Hypothesis bounds those, and so does the time budget). The shortest
-    violating run met is kept aside, so a search cut short while shrinking still returns
-    the best run it had.
-    """
-    from hypothesis import HealthCheck, Phase, Verbosity, find, settings
-    from hypothesis import strategies as st
-    from hypothesis.errors import NoSuchExample
-
-    best: list[tuple[Action, ...]] = []
-    started = walker.runs
-
-    @st.composite
-    def runs_of(draw: st.DrawFn) -> tuple[Action, ...] | None:
-        if not best and walker.runs - started >= runs:
-            raise _RunsSpent
-        found = walker.walk(draw, target)
-        if found is not None and (not best or len(found) < len(best[0])):
-            best[:] = [found]
-        return found
-
-    budget = settings(
-        max_examples=runs,
-        phases=(Phase.generate, Phase.shrink),
-        database=None,
-        deadline=None,
-        verbosity=Verbosity.quiet,
-        suppress_health_check=list(HealthCheck),
-    )
-    try:
-        return find(runs_of(), lambda run: run is not None, settings=budget, random=Random(seed))
-    except (NoSuchExample, _RunsSpent):
-        return None
-    except _OutOfTime:
-        if best:
-            return best[0]
-        raise
+class _OutOfTime(Exception):
+    """The time budget ran out (a safety stop: what it cut short is unknown)."""
 
 
 def _seed_of(seed: int, name: str) -> int:
-    """Each property's own seed, so the searches of different properties try other runs."""
+    """A 64-bit number for one part of the search (a property's runs, its shrinking), so
+    each part tries other runs than the others."""
     return int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
+
+
+@dataclass
+class _Search:
+    """One random search's shared parts: the walker, the step cap, the clock's limit, and
+    the runs and steps walked so far (searching, and shrinking)."""
+
+    system: System
+    walker: Walker
+    max_steps: int
+    deadline: float
+    runs: int = 0
+    steps: int = 0
+    longest: int = 0
+    shrink_steps: int = 0
+
+    def check_time(self) -> None:
+        """Stop if the time budget is spent."""
+        if time.perf_counter() > self.deadline:
+            raise _OutOfTime
+
+    def find(self, target: int, runs: int, base: int) -> list[int] | None:
+        """Up to `runs` runs for a violation of property number `target`: the shortest
+        violating run (the first among equals), or None. The runs and steps walked are
+        added to the totals as they go."""
+        start = self.system.initial()
+        batch = max(1, BATCH_STEPS // max(self.max_steps, 1))
+        best: tuple[int, int] | None = None
+        done = 0
+        while done < runs:
+            self.check_time()
+            count = min(batch, runs - done)
+            found = self.walker.runs(start, base, done, count, self.max_steps, target)
+            self.runs, self.steps = self.runs + count, self.steps + found.steps
+            self.longest = max(self.longest, found.longest)
+            if found.best_length is not None and found.best_run is not None:
+                candidate = (found.best_length, found.best_run)
+                best = candidate if best is None else min(best, candidate)
+            done += count
+        if best is None:
+            return None
+        path = self.walker.path(start, base, best[1], self.max_steps, target)
+        assert len(path) == best[0], "a run walked again took other steps"
+        return path
+
+    def violates_at(self, path: Sequence[int], target: int) -> int | None:
+        """Where the path first violates the target (None: it does not, or cannot be taken)."""
+        return self.walker.first_violation(self.system.initial(), path, target)
+
+    def states_along(self, path: Sequence[int]) -> list[State]:
+        """The states the path passes through, from the initial state on."""
+        states = [self.system.initial()]
+        for number in path:
+            states.append(self.system.apply(states[-1], self.system.rules[number]))
+        return states
+
+
+def _kept(search: _Search, candidate: list[int], target: int) -> list[int] | None:
+    """The candidate cut at its first violation of the target, or None if it has none."""
+    end = search.violates_at(candidate, target)
+    return candidate[:end] if end is not None else None
+
+
+def drop_blocks(search: _Search, path: list[int], target: int) -> list[int]:
+    """Drop blocks of consecutive steps the violation does not need: blocks of half the run,
+    then a quarter, down to single steps, each tried from the end of the run backwards."""
+    size = max(1, len(path) // 2)
+    while True:
+        i = len(path) - size
+        while i >= 0:
+            kept = _kept(search, path[:i] + path[i + size :], target)
+            if kept is not None:
+                path = kept
+            i = min(i, len(path) - size + 1) - 1
+        if size == 1:
+            return path
+        size //= 2
+
+
+def drop_pairs(search: _Search, path: list[int], target: int) -> list[int]:
+    """Drop two steps at once, wherever they are (a request's Send and its Deliver)."""
+    if len(path) > PAIR_LIMIT:
+        return path
+    j = len(path) - 1
+    while j > 0:
+        for i in range(j - 1, -1, -1):
+            kept = _kept(search, path[:i] + path[i + 1 : j] + path[j + 1 :], target)
+            if kept is not None:
+                path = kept
+                break
+        j = min(j, len(path)) - 1
+    return path
+
+
+def move_steps(search: _Search, path: list[int], target: int) -> list[int]:
+    """Move one step elsewhere in the run where that ends the violation sooner, or lets
+    another step go (a Tick taken early that the violation needs late)."""
+    if len(path) > PAIR_LIMIT:
+        return path
+    improved = True
+    while improved:
+        improved = False
+        for i in range(len(path)):
+            for j in range(len(path)):
+                if i == j:
+                    continue
+                rest = path[:i] + path[i + 1 :]
+                moved = _kept(search, [*rest[:j], path[i], *rest[j:]], target)
+                if moved is None:
+                    continue
+                if len(moved) >= len(path):
+                    moved = _one_dropped(search, moved, target)
+                if moved is not None and len(moved) < len(path):
+                    path, improved = moved, True
+                    break
+            if improved:
+                break
+    return path
+
+
+def _one_dropped(search: _Search, path: list[int], target: int) -> list[int] | None:
+    """The path with the last step it can do without dropped, or None."""
+    for i in range(len(path) - 1, -1, -1):
+        kept = _kept(search, path[:i] + path[i + 1 :], target)
+        if kept is not None:
+            return kept
+    return None
+
+
+def resample_suffixes(search: _Search, path: list[int], target: int, base: int) -> list[int]:
+    """From each point of the run, from the last backwards, random runs look for a shorter
+    way to a violation of the target; the shortest found replaces the rest of the run."""
+    next_run = 0
+    i = len(path) - 2
+    while i >= 0:
+        search.check_time()
+        states = search.states_along(path[:i])
+        room = len(path) - i - 1
+        found = search.walker.runs(states[-1], base, next_run, SHRINK_RUNS, room, target)
+        search.shrink_steps += found.steps
+        if found.best_run is not None:
+            rest = search.walker.path(states[-1], base, found.best_run, room, target)
+            path = path[:i] + rest
+        next_run += SHRINK_RUNS
+        i = min(i, len(path) - 1) - 1
+    return path
+
+
+SHRINK_PASSES: Final[tuple[Callable[[_Search, list[int], int], list[int]], ...]] = (
+    drop_blocks,
+    drop_pairs,
+    move_steps,
+)
+"""The ways of shrinking a run by taking out or moving its own steps, in the order tried."""
+
+
+def shrink(search: _Search, path: list[int], target: int, base: int) -> list[int]:
+    """A shorter run violating the target, found from this one: every pass of
+    `SHRINK_PASSES`, then random runs from each of its points, again until a round shortens
+    it no more. Each round either shortens the run or ends, so shrinking ends."""
+    while True:
+        before = len(path)
+        for shorten in SHRINK_PASSES:
+            search.check_time()
+            path = shorten(search, path, target)
+        path = resample_suffixes(search, path, target, _seed_of(base, f"shrink:{len(path)}"))
+        if len(path) >= before:
+            return path
+
+
+def random_search(
+    design: Design,
+    bounds: Bounds,
+    *,
+    runs: int = DEFAULT_RUNS,
+    max_steps: int | None = None,
+    max_seconds: float = 60.0,
+    seed: int = 0,
+) -> RandomSearch:
+    """Search each property with `runs` random runs of at most `max_steps` steps (default,
+    and at most: as long as any run can be), then shrink each violation found.
+    `max_seconds` is a safety stop: what it cuts short is unknown."""
+    started = time.perf_counter()
+    system = System(design, bounds)
+    longest_run = max_run_length(design, bounds) + 1
+    steps_cap = min(max_steps, longest_run) if max_steps is not None else longest_run
+    walker = walker_for(system)
+    search = _Search(system, walker, steps_cap, started + max_seconds)
+    verdicts: dict[str, PropertyVerdict] = {}
+    tried: dict[str, Tried] = {}
+    stopped_by = None
+    for target, prop in enumerate(system.properties):
+        began, runs_before, steps_before = time.perf_counter(), search.runs, search.steps
+        path, found = None, None
+        if stopped_by is None:
+            try:
+                path = search.find(target, runs, _seed_of(seed, prop.name))
+                found = len(path) if path is not None else None
+                if path is not None:
+                    path = shrink(search, path, target, _seed_of(seed, prop.name))
+            except _OutOfTime:
+                stopped_by = f"time budget of {max_seconds:g} s reached"
+                path, found = None, None
+        seconds = time.perf_counter() - began
+        walked = (search.runs - runs_before, search.steps - steps_before)
+        tried[prop.name] = Tried(*walked, seconds, found)
+        if path is None:
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
+        else:
+            actions = _checked(system, path, prop.name)
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(actions), actions)
+    return RandomSearch(
+        design,
+        bounds,
+        seed,
+        runs,
+        steps_cap,
+        verdicts,
+        tried,
+        walker.states,
+        search.steps,
+        search.longest,
+        time.perf_counter() - started,
+        stopped_by,
+        search.shrink_steps,
+        walker.engine,
+    )
+
+
+def shrink_run(
+    design: Design, bounds: Bounds, actions: Sequence[Action], name: str, *, seed: int = 0
+) -> tuple[Action, ...]:
+    """A run no longer than `actions` that violates property `name` at its last step,
+    shrunk as a random search shrinks what it finds (`actions` must violate it)."""
+    system = System(design, bounds)
+    end = first_violation_at(system, actions, name)
+    if end is None:
+        raise ValueError(f"the run does not violate {name}")
+    path = [system.rules.index(system.rule_for(action)) for action in actions[:end]]
+    walker = walker_for(system)
+    search = _Search(system, walker, max_run_length(design, bounds) + 1, math.inf)
+    target = [prop.name for prop in system.properties].index(name)
+    return _checked(system, shrink(search, path, target, _seed_of(seed, name)), name)
 
 
 def first_violation_at(system: System, actions: Sequence[Action], target: str) -> int | None:
@@ -292,76 +379,10 @@ def first_violation_at(system: System, actions: Sequence[Action], target: str) -
     return None
 
 
-def shorten(
-    system: System, actions: tuple[Action, ...], target: str, deadline: float = math.inf
-) -> tuple[Action, ...]:
-    """Drop single steps from a violating run while it still violates `target` (at its
-    last step): Hypothesis shrinks the choices, this shrinks the run they made. Passes from
-    the last step to the first, until a pass drops nothing or the deadline passes."""
-    changed = True
-    while changed:
-        changed = False
-        i = len(actions) - 1
-        while i >= 0:
-            if time.perf_counter() > deadline:
-                return actions
-            candidate = actions[:i] + actions[i + 1 :]
-            end = first_violation_at(system, candidate, target)
-            if end is not None:
-                actions, changed = candidate[:end], True
-            i = min(i, len(actions)) - 1
+def _checked(system: System, path: Sequence[int], name: str) -> tuple[Action, ...]:
+    """The run's actions, after the step interpreter confirms that it violates the
+    property at its last step and not before."""
+    actions = tuple(system.rules[number].action for number in path)
+    if first_violation_at(system, actions, name) != len(actions):
+        raise AssertionError(f"the random walk's run for {name} does not replay")
     return actions
-
-
-def random_search(
-    design: Design,
-    bounds: Bounds,
-    *,
-    runs: int = DEFAULT_RUNS,
-    max_steps: int | None = None,
-    max_seconds: float = 60.0,
-    seed: int = 0,
-) -> RandomSearch:
-    """Search each property with up to `runs` random runs of at most `max_steps` steps
-    (default: as long as any run can be), within `max_seconds` for the whole search."""
-    started = time.perf_counter()
-    system = System(design, bounds)
-    steps_cap = max_steps if max_steps is not None else max_run_length(design, bounds) + 1
-    walker = _Walker(system, steps_cap, started + max_seconds)
-    found: dict[str, tuple[Action, ...]] = {}
-    tried: dict[str, Tried] = {}
-    stopped_by = None
-    for prop in system.properties:
-        before = (walker.runs, walker.steps, time.perf_counter())
-        if stopped_by is None:
-            try:
-                run = _search_one(walker, prop.name, runs, _seed_of(seed, prop.name))
-                if run is not None:
-                    found[prop.name] = run
-            except _OutOfTime:
-                stopped_by = f"time budget of {max_seconds:g} s reached"
-        spent = time.perf_counter() - before[2]
-        tried[prop.name] = Tried(walker.runs - before[0], walker.steps - before[1], spent)
-    verdicts = {}
-    for prop in system.properties:
-        run = found.get(prop.name, walker.seen.get(prop.name))
-        if run is not None:
-            run = shorten(system, run, prop.name, walker.deadline)
-        if run is None:
-            verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
-        else:
-            verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(run), run)
-    return RandomSearch(
-        design,
-        bounds,
-        seed,
-        runs,
-        steps_cap,
-        verdicts,
-        tried,
-        len(walker.met),
-        walker.steps,
-        walker.longest,
-        time.perf_counter() - started,
-        stopped_by,
-    )

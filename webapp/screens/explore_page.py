@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from fencing.command_line import bounds_flags, command, design_flags
-from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
+from fencing.strategies import BREADTH_FIRST, RANDOM, states_figure, unknown_words
 from model.claims import lesson_caption
 from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
 from model.explorer import Exploration
@@ -268,7 +268,7 @@ def random_rows(found: RandomSearch) -> list[dict[str, str]]:
             if verdict.violated
             else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
         )
-    row["states"] = f"{found.states:,}"
+    row["states"] = states_figure(found)
     row["complete"] = explore.random_not_complete(found.stopped_by)
     return [row]
 
@@ -280,7 +280,7 @@ def _random_summary(found: RandomSearch) -> None:
     cols = st.columns(4)
     cols[0].metric("runs", f"{sum(t.runs for t in found.tried.values()):,}")
     cols[1].metric("steps", f"{found.steps:,}")
-    cols[2].metric("distinct states met", f"{found.states:,}")
+    cols[2].metric("distinct states met", states_figure(found))
     cols[3].metric("seconds", f"{found.seconds:.2f}")
     st.dataframe(random_rows(found), hide_index=True)
 
