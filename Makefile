@@ -32,8 +32,8 @@ system-packages:
 	.ci/system-packages
 
 lint: $(STAMP)
-	$(BIN)/ruff check model proofs webapp fencing lab tests bench
-	$(BIN)/ruff format --check model proofs webapp fencing lab tests bench
+	$(BIN)/ruff check model advise classroom proofs webapp fencing lab tests bench
+	$(BIN)/ruff format --check model advise classroom proofs webapp fencing lab tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from model.stack import EXAMPLES  # noqa: E402
+from advise.catalogue import EXAMPLES  # noqa: E402
 
 TARGET_SECONDS = 3.0
 

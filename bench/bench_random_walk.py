@@ -3,10 +3,10 @@
 What is compared, on one thread each, for a design whose properties all hold (so no walk
 stops early at a violation) at the reference bounds and at the benchmark's:
 
-- **compiled walk**: `fencing check --strategy random`'s walk (`model.compiled_walk`):
+- **compiled walk**: `fencing check --strategy random`'s walk (`model.check.compiled_walk`):
   steps per second, every step evaluating every rule's guard, drawing who moves, applying
   the rule and checking all six properties on the transition. Compiling is timed apart.
-- **step interpreter**: the same runs on `model.system` (`model.random_walk`), the engine
+- **step interpreter**: the same runs on `model.system` (`model.check.random_walk`), the engine
   the random search walked on before (under Hypothesis, which added its own cost).
 - **TLC -simulate**: TLC's simulation mode on a TLA+ module written from the same rules
   (`bench/tla_spec.py`: the same variables, one action per rule, the same properties as an
@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tla_spec import tla_model  # noqa: E402
 
 from fencing.golden import BENCHMARK  # noqa: E402
-from model.compiled_walk import CompiledWalker  # noqa: E402
+from model.check.compiled_walk import CompiledWalker  # noqa: E402
+from model.check.random_search import max_run_length  # noqa: E402
+from model.check.random_walk import InterpretedWalker, weights_in_order  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
 from model.presets import PRESETS  # noqa: E402
-from model.random_search import max_run_length  # noqa: E402
-from model.random_walk import InterpretedWalker, weights_in_order  # noqa: E402
 from model.system import System  # noqa: E402
 
 DESIGN = "lease-aware-receiver"

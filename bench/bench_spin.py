@@ -1,6 +1,6 @@
 """The explorer beside spin on the same model: a ladder of core bounds from 0.3k to 17M states.
 
-For each rung the core design is exported to Promela (`model.promela`), compiled once,
+For each rung the core design is exported to Promela (`model.formats.promela`), compiled once,
 and searched by pan (`-c0`, every assertion checked, nothing printed per state); the
 explorer explores the same bounds in a fresh process, on two threads and on one. Printed
 per rung: states and transitions (which must agree: pan counts one transition more, its
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from fencing.spin import compile_pan, search, spin_available  # noqa: E402
 from model.design import Bounds, Design  # noqa: E402
-from model.promela import promela_model  # noqa: E402
+from model.formats.promela import promela_model  # noqa: E402
 
 LADDER = (
     Bounds(2, 2, 4, 2, 1),
@@ -43,8 +43,8 @@ BIG = Bounds(4, 3, 20, 8, 2)
 _ONE_RUN = """
 import json, resource, sys, time
 from model.design import Bounds, Design
-from model.explorer import compile_loops, explore
-from model.search import SearchOptions
+from model.check.explorer import compile_loops, explore
+from model.check.search import SearchOptions
 explore(Design(), Bounds(3, 2, 6, 3, 2))  # loads the seen set's compiled loops
 bounds = Bounds(*json.loads(sys.argv[1]))
 threads = json.loads(sys.argv[2])

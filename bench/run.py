@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 from fencing.golden import BENCHMARK  # noqa: E402
 from fencing.matrix import verdict_matrix  # noqa: E402
+from model.check.explorer import Exploration, explore  # noqa: E402
+from model.check.search import SearchOptions  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
-from model.explorer import Exploration, explore  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
-from model.search import SearchOptions  # noqa: E402
 
 BENCH_BOUNDS = BENCHMARK
 REPEATS = 3
@@ -90,7 +90,7 @@ def print_random_search() -> None:
     """Per preset at the reference bounds, `fencing check --strategy random` as it runs by
     default: its seconds (compiling included), the steps it walked per second, and the
     length of each run it shows beside the breadth-first search's shortest."""
-    from model.random_search import DEFAULT_RUNS, random_search
+    from model.check.random_search import DEFAULT_RUNS, random_search
 
     print(
         f"\nRandom search at {REFERENCE_BOUNDS.short()}, {DEFAULT_RUNS:,} runs per property, "

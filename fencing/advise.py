@@ -1,7 +1,7 @@
 """`fencing advise`: from the parts of a real stack to its verdicts, its bug and the change to make.
 
 `fencing advise --token ID --resource ID [--workers-do ID …] [--also ID …]` maps the stack
-to the model's design through the catalogue (`model/stack.py`), explores it, tells each
+to the model's design through the catalogue (`advise/catalogue.py`), explores it, tells each
 violated property's shortest counterexample for that stack, and lists the smallest sets of
 catalogue changes that fix it. `fencing advise --catalogue` prints the catalogue itself.
 Registered through the CLI's `COMMAND_MODULES`.
@@ -19,8 +19,8 @@ from model.design import REFERENCE_BOUNDS, Bounds
 
 def register(commands: Any) -> None:
     """Add `advise` to the CLI."""
-    from fencing.cli import add_bounds_arguments
-    from model.stack import Slot, parts_of
+    from advise.catalogue import Slot, parts_of
+    from fencing.arguments import add_bounds_arguments
 
     advise = commands.add_parser(
         "advise",
@@ -58,9 +58,10 @@ def register(commands: Any) -> None:
 
 def run_advise(args: argparse.Namespace) -> int:
     """`fencing advise`: the catalogue, or the advice for one stack."""
-    from fencing.cli import EXIT_USAGE, bounds_from_args
-    from model.advice import advise
-    from model.stack import Stack
+    from advise.advice import advise
+    from advise.catalogue import Stack
+    from fencing import EXIT_USAGE
+    from fencing.arguments import bounds_from_args
 
     if args.catalogue:
         print(json.dumps(catalogue_json(), indent=2) if args.json else format_catalogue())
@@ -84,8 +85,8 @@ def run_advise(args: argparse.Namespace) -> int:
 
 def advise_command(stack: Any, bounds: Bounds) -> str:
     """`fencing advise …` for this stack at these bounds."""
+    from advise.catalogue import Slot
     from fencing.command_line import bounds_flags, command
-    from model.stack import Slot
 
     words = ["fencing", "advise", "--token", stack.token.id, "--resource", stack.resource.id]
     for slot in (Slot.WORKERS, Slot.ALSO):
@@ -98,8 +99,8 @@ def advise_command(stack: Any, bounds: Bounds) -> str:
 def review_note(advice: Any) -> str:
     """A design-review note in Markdown: the stack, verdicts, the bug, the changes to make,
     and the bounds it was checked at (with what bounds mean)."""
+    from advise import words
     from fencing.command_line import check_command
-    from model import advice_words as words
     from model.properties import BY_NAME
 
     result = advice.exploration
@@ -162,14 +163,14 @@ def review_note(advice: Any) -> str:
 
 def catalogue_json() -> list[dict[str, Any]]:
     """Every catalogue entry as JSON."""
-    from model.stack import CATALOGUE
+    from advise.catalogue import CATALOGUE
 
     return [entry.to_dict() for entry in CATALOGUE]
 
 
 def format_catalogue() -> str:
     """The catalogue as text: per slot, each id, its words, the model's options and a source."""
-    from model.stack import Slot, parts_of
+    from advise.catalogue import Slot, parts_of
 
     lines: list[str] = []
     for slot in Slot:
@@ -183,8 +184,8 @@ def format_catalogue() -> str:
 
 def format_advice(advice: Any) -> str:
     """The advice as text: stack, verdicts, stories, fixes, and the command to check it."""
+    from advise import words
     from fencing.command_line import check_command
-    from model import advice_words as words
     from model.properties import BY_NAME
 
     result = advice.exploration

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from lab.lock_table import SERVICES_LIST
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.combinations import combination_table
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
 from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
-from model.search import SearchOptions
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 GOLDEN: Final = ROOT / "docs" / "golden.json"

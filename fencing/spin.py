@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from model.promela import MARKER
+from model.formats.promela import MARKER
 
 SPIN: Final = "spin"
 MODEL_FILE: Final = "model.pml"

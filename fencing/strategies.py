@@ -1,6 +1,6 @@
 """`fencing check --strategy`: breadth-first (the explorer), reference, or random.
 
-The reference search (`model.reference`) is the plain statement of what the explorer
+The reference search (`model.check.reference`) is the plain statement of what the explorer
 computes, for cross-checks at small bounds; it reports like the explorer. The random
 search's JSON has the shape of a breadth-first `check --json` (a property's `status` is
 `violated` or `unknown`, never `holds`), with the runs and steps tried per property. The
@@ -14,14 +14,14 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from model.check.random_search import DEFAULT_RUNS
+from model.formats.trace import replay, trace_to_dict
 from model.properties import BY_NAME
-from model.random_search import DEFAULT_RUNS
-from model.trace import replay, trace_to_dict
 
 if TYPE_CHECKING:
+    from model.check.explorer import Exploration
+    from model.check.random_search import RandomSearch
     from model.design import Bounds, Design
-    from model.explorer import Exploration
-    from model.random_search import RandomSearch
 
 BREADTH_FIRST: Final = "breadth-first"
 REFERENCE: Final = "reference"
@@ -84,7 +84,7 @@ def strategy_problem(args: argparse.Namespace) -> str | None:
 
 def reference_exploration(args: argparse.Namespace, design: Design, bounds: Bounds) -> Exploration:
     """`fencing check --strategy reference`: the plain search, within the run's budgets."""
-    from model.reference import reference_search
+    from model.check.reference import reference_search
 
     found = reference_search(
         design,
@@ -162,7 +162,7 @@ def states_words(result: RandomSearch) -> str:
 
 def format_random(result: RandomSearch) -> str:
     """Human report: the budget and totals, a verdict per property, the runs found."""
-    from fencing.cli import format_trace
+    from fencing.output import format_trace
 
     cut = f"; stopped early: {result.stopped_by}" if result.stopped_by else ""
     lines = [
@@ -192,8 +192,8 @@ def format_random(result: RandomSearch) -> str:
 
 def run_random_check(args: argparse.Namespace) -> int:
     """`fencing check --strategy random`: search the design at random and report."""
-    from fencing.cli import bounds_from_args, design_from_args
-    from model.random_search import random_search
+    from fencing.arguments import bounds_from_args, design_from_args
+    from model.check.random_search import random_search
 
     design, bounds = design_from_args(args), bounds_from_args(args)
     result = random_search(

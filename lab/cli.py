@@ -535,9 +535,9 @@ def replay_history(raw: bytes, path: Path) -> int | None:
     """`fencing replay FILE` for a file already read (bounded): None when it is not a lab
     history (then it is a model trace). The history is measured, decoded and validated
     (`lab.history`); what is printed has every control character escaped."""
-    from fencing.cli import terminal_safe
     from lab.history import history_from_json, looks_like_history_file
     from lab.report import analyse
+    from model.formats.terminal import terminal_safe
 
     if not looks_like_history_file(raw):
         return None

@@ -62,11 +62,11 @@ from model.design import (
     Bounds,
     Design,
 )
+from model.explain.narration import describe_step, reception_outcome
+from model.formats.trace import MAX_TRACE_STEPS, Trace, replay
 from model.layout import INT64_LIMIT, domain_sizes
-from model.narration import describe_step, reception_outcome
 from model.options import MarkStore, Workload
 from model.system import State, System
-from model.trace import MAX_TRACE_STEPS, Trace, replay
 
 LEASE_TICK_CHOICES: Final = (2, 1)
 """Ticks per lease tried, finest first: the finest whose horizon fits is used."""

@@ -15,7 +15,7 @@ the only order the checker, the conformance replay and the figures use:
 - everything else keeps the time its process recorded before acting on it.
 
 Reading a history file checks it like a trace file: its size, nesting and values are
-measured before it is decoded (`model.reading`), then it is converted through its schema
+measured before it is decoded (`model.formats.reading`), then it is converted through its schema
 (`lab.history_schema`): every field of every event has its type and range checked, a field
 the schema does not have is refused, and every text must be printable (a name from a file
 can never put a terminal escape on the screen). A bad file gets one line naming the event
@@ -45,8 +45,8 @@ from lab.history_schema import history_record
 from lab.lock import Grant
 from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
-from model import reading
-from model.reading import quoted
+from model.formats import reading
+from model.formats.reading import quoted
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
@@ -198,7 +198,7 @@ def history_from_dict(data: Any) -> History:
 
 
 def history_from_json(text: str | bytes) -> History:
-    """Measure, decode and validate a history file's text (limits: `model.reading`)."""
+    """Measure, decode and validate a history file's text (limits: `model.formats.reading`)."""
     try:
         data = reading.load_json(text, reading.HISTORY_LIMITS)
     except reading.ReadError as error:

@@ -1,7 +1,7 @@
 """The lab's file schemas: a run's settings and its history, each field one row.
 
-A history file is measured and decoded by `model.reading`, then converted here with the
-typed schemas of `model.schemas` (msgspec): a value that does not fit gets one sentence
+A history file is measured and decoded by `model.formats.reading`, then converted here with the
+typed schemas of `model.formats.schemas` (msgspec): a value that does not fit gets one sentence
 naming the place in the history and the field. The settings' schema is made from the
 `Settings` dataclass itself, so a field added there is read from a history at once (a
 history written before it existed reads with the field's default); its ranges and the
@@ -18,10 +18,10 @@ from typing import Annotated, Any, Final
 import msgspec
 
 from lab.settings import LabInputError, Settings
+from model.formats.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
+from model.formats.reading import MAX_TRACE_STEPS, shown
+from model.formats.schemas import SchemaError, Words, convert, own, value_at
 from model.properties import PROPERTY_NAMES
-from model.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
-from model.reading import MAX_TRACE_STEPS, shown
-from model.schemas import SchemaError, Words, convert, own, value_at
 
 MAX_SETTING_CHARS: Final = 40
 """Longest text a setting holds (a receiver, token or service name)."""

@@ -56,7 +56,7 @@ from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
 from lab.tempdirs import make_directory, sweep_abandoned
-from model.reading import MAX_HISTORY_BYTES as REPLAY_LIMIT_BYTES
+from model.formats.reading import MAX_HISTORY_BYTES as REPLAY_LIMIT_BYTES
 
 Progress = Callable[[float, str], None]
 """Called with the fraction done (0..1) and a few words on what is happening."""

@@ -39,9 +39,9 @@ from lab.script import (
 from lab.settings import LabInputError, Settings
 from model.actions import Action, ActionKind
 from model.design import Bounds
+from model.formats.trace import Trace, replay
 from model.properties import PROPERTY_NAMES
 from model.system import State, System
-from model.trace import Trace, replay
 
 PLAN_HORIZON: Final = 20
 PLAN_LEASE: Final = 2

@@ -16,10 +16,10 @@ from typing import Any, Final
 import z3
 
 from model.actions import Action, ActionKind
+from model.check.explorer import Exploration, explore
+from model.check.search import SearchOptions
 from model.design import Bounds, Design
-from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
-from model.search import SearchOptions
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES

@@ -15,8 +15,8 @@ from itertools import product
 
 import pytest
 
-from model import advice as advisor
-from model.advice import (
+from advise import advice as advisor
+from advise.advice import (
     FENCING_PROPERTIES,
     Advice,
     Fix,
@@ -25,11 +25,7 @@ from model.advice import (
     candidate_changes,
     dimension_moves,
 )
-from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import explore
-from model.properties import BY_NAME, PROPERTY_NAMES
-from model.search import SearchOptions
-from model.stack import (
+from advise.catalogue import (
     ASSUMED,
     BY_ID,
     CATALOGUE,
@@ -41,6 +37,10 @@ from model.stack import (
     parts_of,
     same_service,
 )
+from model.check.explorer import explore
+from model.check.search import SearchOptions
+from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
+from model.properties import BY_NAME, PROPERTY_NAMES
 from model.verdicts import Status
 from tests.cli_helpers import run
 

@@ -11,10 +11,10 @@ import pytest
 
 from fencing.golden import read_golden
 from fencing.stories import paused_worker_story
+from model.check.explorer import Exploration, explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import Exploration, explore
+from model.formats.trace import trace_to_dict, trace_to_json
 from model.presets import PRESET_NAMES, PRESETS, PRESETS_LIST
-from model.trace import trace_to_dict, trace_to_json
 from tests.cli_helpers import run
 
 GOLDEN = read_golden()

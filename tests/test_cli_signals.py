@@ -22,8 +22,7 @@ from typing import IO
 import pytest
 import z3
 
-from fencing import cli
-from fencing.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_USAGE
+from fencing import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_USAGE, cli
 from fencing.interrupts import sigint_recorded, z3_stops_on_ctrl_c
 from proofs.report import let_ctrl_c_through
 from tests.cli_helpers import run

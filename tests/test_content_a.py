@@ -9,19 +9,19 @@ from typing import Final
 
 import pytest
 
+from advise import words as advice_words
+from advise.advice import Advice, advise
+from advise.catalogue import Stack
+from classroom.data import ExerciseSetError
+from classroom.grading import verdicts
+from classroom.sets import parse_set
 from fencing.matrix import verdict_matrix
-from model import advice_words
-from model.advice import Advice, advise
+from model.check.explorer import Exploration, explore
+from model.check.search import SearchOptions
 from model.design import REFERENCE_BOUNDS
-from model.explorer import Exploration, explore
+from model.formats.trace import replay
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from model.search import SearchOptions
-from model.stack import Stack
-from model.trace import replay
-from webapp.classroom.data import ExerciseSetError
-from webapp.classroom.grading import verdicts
-from webapp.classroom.sets import parse_set
 from webapp.content import chapters, classroom, common, compare, exercises, proofs, stack
 from webapp.show.verdicts import compact_cell, difference
 from webapp.show.views import unknown_setting

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from lab.nemesis import PAUSE_TTLS
+from model.check.explorer import explore
+from model.check.random_search import random_search
+from model.check.search import OnLevel, Progress, SearchOptions
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
+from model.formats.trace import replay
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from model.random_search import random_search
-from model.search import OnLevel, Progress, SearchOptions
-from model.trace import replay
 from webapp.content import design_picker, lab, player, playground, scheduler, searching, state_space
 from webapp.content import explore as explore_words
 from webapp.content.common import link_not_understood

@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from model.design import Bounds, Design, DesignError
-from model.explorer import explore
-from model.options import BY_OPTION, Kind
-from model.rules import Action
-from model.trace import replay
-from webapp.classroom import grading as exercise_grading
-from webapp.classroom.data import Exercise, ExerciseSetError
-from webapp.classroom.grading import (
+from classroom import grading as exercise_grading
+from classroom.data import Exercise, ExerciseSetError
+from classroom.grading import (
     check_break,
     check_break_trace,
     check_fix,
@@ -23,8 +18,8 @@ from webapp.classroom.grading import (
     offered_values,
     verdicts,
 )
-from webapp.classroom.progress import Attempt, Progress, summary_json, summary_markdown
-from webapp.classroom.sets import (
+from classroom.progress import Attempt, Progress, summary_json, summary_markdown
+from classroom.sets import (
     DEFAULT_SET,
     MAX_SET_BYTES,
     decode_upload,
@@ -33,6 +28,11 @@ from webapp.classroom.sets import (
     load_set,
     parse_set,
 )
+from model.check.explorer import explore
+from model.design import Bounds, Design, DesignError
+from model.formats.trace import replay
+from model.options import BY_OPTION, Kind
+from model.rules import Action
 
 GOOD = """title = "Mini"
 

@@ -17,11 +17,11 @@ from functools import cache
 import pytest
 
 from fencing.stories import paused_worker_story
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import explore
+from model.formats.trace import Step, Trace, replay
 from model.presets import PRESETS_LIST
 from model.properties import BY_NAME
-from model.trace import Step, Trace, replay
 from webapp.show.chapters import CHAPTERS, RunSpec, build_run
 
 SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)

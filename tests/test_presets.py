@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.reference import reference_search
 from model.claims import claims_at, render
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import explore
 from model.presets import PRESET_NAMES, PRESETS, PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
-from model.reference import reference_search
 from model.system import System
 from model.verdicts import Status
 

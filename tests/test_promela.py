@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from fencing.spin import check_with_spin, spin_available
+from model.check.explorer import explore
 from model.design import Bounds, Design
-from model.explorer import explore
 from model.expression import Expr
+from model.formats.promela import promela_model
 from model.layout import symbolic_view
 from model.presets import PRESETS_LIST
-from model.promela import promela_model
 from model.system import System
 from model.terms import all_of, any_of, not_, select
 

@@ -1,4 +1,4 @@
-"""The random strategy (`model.random_search`, `fencing check --strategy random`).
+"""The random strategy (`model.check.random_search`, `fencing check --strategy random`).
 
 At the reference bounds it must find every violation the breadth-first search finds,
 within a fixed budget and seed, with runs that replay through the step interpreter to
@@ -15,12 +15,10 @@ import json
 
 import pytest
 
-import model.random_search as search_module
+import model.check.random_search as search_module
 from fencing.strategies import unknown_words, violated_words
-from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
-from model.presets import PRESETS, PRESETS_LIST, Preset
-from model.random_search import (
+from model.check.explorer import explore
+from model.check.random_search import (
     DEFAULT_RUNS,
     RandomSearch,
     first_violation_at,
@@ -28,10 +26,12 @@ from model.random_search import (
     random_search,
     shrink_run,
 )
-from model.random_walk import InterpretedWalker, weights_in_order
+from model.check.random_walk import InterpretedWalker, weights_in_order
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.formats.trace import replay
+from model.presets import PRESETS, PRESETS_LIST, Preset
 from model.rules import Action
 from model.system import System
-from model.trace import replay
 from model.verdicts import PropertyVerdict, Status
 from tests.cli_helpers import run
 
@@ -359,7 +359,7 @@ def test_a_state_count_that_reached_its_limit_says_at_least() -> None:
     from dataclasses import replace
 
     from fencing.strategies import states_figure, states_words
-    from model.random_walk import STATES_COUNTED
+    from model.check.random_walk import STATES_COUNTED
 
     found = random_search(PRESETS["fencing"].design, REFERENCE_BOUNDS, runs=5)
     assert not found.states_capped

@@ -1,5 +1,5 @@
-"""The compiled random walk against the step interpreter (`model.compiled_walk`,
-`model.random_walk`, `model.system`).
+"""The compiled random walk against the step interpreter (`model.check.compiled_walk`,
+`model.check.random_walk`, `model.system`).
 
 At every state that random runs reach, on every preset at the reference bounds and on a
 few designs at larger bounds (keys of one word in bit fields, one mixed-radix word, two
@@ -16,25 +16,25 @@ import warnings
 import numpy as np
 import pytest
 
-from model.compiled_walk import (
+from model.check.compiled_walk import (
     GROUP_NUMBER,
     CompiledWalker,
     WalkModule,
     load_walk,
     walk_module_source,
 )
-from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.keys import KeyCodec
-from model.presets import PRESETS, PRESETS_LIST
-from model.random_walk import (
+from model.check.keys import KeyCodec
+from model.check.random_search import walker_for
+from model.check.random_walk import (
     GROUPS,
     InterpretedWalker,
     below,
     group_of,
     mix,
-    walker_for,
     weights_in_order,
 )
+from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.presets import PRESETS, PRESETS_LIST
 from model.system import State, System
 
 LARGER: list[tuple[str, Design, Bounds]] = [
@@ -195,12 +195,12 @@ def test_the_module_text_is_the_rules_text() -> None:
 def test_an_unavailable_compiler_leaves_the_interpreter_walking(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import model.compiled_walk
+    import model.check.compiled_walk
 
     def refuse(*_: object) -> None:
         raise RuntimeError("no compiler here")
 
-    monkeypatch.setattr(model.compiled_walk, "load_walk", refuse)
+    monkeypatch.setattr(model.check.compiled_walk, "load_walk", refuse)
     system = System(Design(), REFERENCE_BOUNDS)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESET_NAMES, PRESETS
 
 README = Path(__file__).resolve().parents[1] / "README.md"

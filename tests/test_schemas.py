@@ -15,10 +15,10 @@ from fencing.stories import paused_worker_story
 from lab.history import history_from_dict, history_from_json, history_to_json
 from lab.history_schema import EVENT_FIELDS, SETTINGS_SCHEMA, settings_of
 from lab.settings import LabInputError, Settings
-from model.itf import trace_from_any_json, trace_to_itf
-from model.reading import MAX_HISTORY_VALUES, MAX_TRACE_STEPS
-from model.schemas import SchemaError, Words, convert
-from model.trace import TraceError, trace_from_json, trace_to_dict
+from model.formats.itf import trace_from_any_json, trace_to_itf
+from model.formats.reading import MAX_HISTORY_VALUES, MAX_TRACE_STEPS
+from model.formats.schemas import SchemaError, Words, convert
+from model.formats.trace import TraceError, trace_from_json, trace_to_dict
 from tests.lab.histories import paused_worker
 
 Change = Callable[[dict[str, Any]], None]

@@ -14,8 +14,8 @@ import pytest
 from fencing.stories import paused_worker_story
 from lab.history import History
 from lab.report import analyse
+from model.formats.trace import Trace
 from model.presets import PRESETS
-from model.trace import Trace
 from tests.lab.histories import nemesis, paused_worker
 from tests.test_timeline import _runs, _stale_after_expiry
 from webapp.draw.swimlane import (

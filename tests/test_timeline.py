@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencing.stories import PAUSED_WORKER_BOUNDS, paused_worker_story
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
+from model.formats.trace import Trace, replay
 from model.presets import PRESETS
 from model.rules import Action
 from model.system import System
-from model.trace import Trace, replay
 from webapp.draw.swimlane import timeline_figure
 from webapp.show.chapters import BY_NUMBER, build_run
 from webapp.show.events import (

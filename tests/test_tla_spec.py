@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESETS
 from model.system import System
 

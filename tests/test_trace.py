@@ -7,10 +7,10 @@ import json
 import pytest
 
 from fencing.stories import PAUSED_WORKER_ACTIONS, paused_worker_story
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
+from model.formats.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
 from model.rules import Action
-from model.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
 
 
 def test_paused_worker_story_fails_without_fencing_and_holds_with_it() -> None:

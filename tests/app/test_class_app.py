@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom import class_store
+from classroom.class_store import shared_store
+from classroom.grading import Verdicts, verdicts
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text, page_alone
-from webapp.classroom import class_store
-from webapp.classroom.class_store import shared_store
-from webapp.classroom.grading import Verdicts, verdicts
 from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,8 +188,8 @@ def test_revealing_the_answer_on_the_dashboard() -> None:
 
 def kept_by_lease_only() -> list[str]:
     """The properties the lease alone keeps at the reference bounds, asked of the model."""
+    from model.check.explorer import explore
     from model.design import REFERENCE_BOUNDS
-    from model.explorer import explore
     from model.presets import PRESETS
 
     found = explore(PRESETS["lease-only"].design, REFERENCE_BOUNDS)

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, page_alone
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom.schema import FOLDER_ENV, TEMPLATE_SET
 from tests.app.helpers import all_text, page_alone
-from webapp.classroom import set_checks
-from webapp.classroom.schema import FOLDER_ENV, TEMPLATE_SET
+from webapp.jobs import set_checks
 
 PAGE = "exercises"
 

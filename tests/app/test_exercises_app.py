@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom import grading as exercise_grading
+from classroom.data import ExerciseSet, ExerciseSetError
+from classroom.sets import DEFAULT_SET, check_set_bytes
 from tests.app.helpers import all_text, page_alone
 from tests.slots import all_slots_taken
-from webapp.classroom import grading as exercise_grading
-from webapp.classroom import set_checks
-from webapp.classroom.data import ExerciseSet, ExerciseSetError
-from webapp.classroom.set_checks import SetChecker
-from webapp.classroom.sets import DEFAULT_SET, check_set_bytes
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import SetChecker
 
 PAGE = "exercises"
 SMALL = (
@@ -170,7 +170,7 @@ def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) 
 
 def test_an_uploaded_set_is_kept_for_the_session() -> None:
     """Leaving the page drops the upload widget, not the set: it is still offered on return."""
-    from webapp.classroom.sets import parse_set
+    from classroom.sets import parse_set
     from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     at = page_alone(PAGE, default_timeout=60)

@@ -81,7 +81,8 @@ def test_hostile_links_give_a_message_never_a_traceback_or_markup(params: dict[s
 def test_the_page_shows_the_command_that_runs_the_same_search() -> None:
     import shlex
 
-    from fencing.cli import bounds_from_args, build_parser, design_from_args
+    from fencing.arguments import bounds_from_args, design_from_args
+    from fencing.cli import build_parser
     from model.design import Bounds, Design
 
     at = explore_page(token="random", receiver="none", horizon="5")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from fencing.strategies import unknown_words
+from model.check.random_search import random_search
 from model.design import Bounds
 from model.presets import PRESETS
-from model.random_search import random_search
 from tests.app.conftest import APP, TIMEOUT
 from tests.app.helpers import shown as plain
 from tests.app.helpers import switch_to

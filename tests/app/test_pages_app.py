@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, shown
 from webapp.show.chapters import BY_NUMBER, chapter_traces, choice_traces

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from model.advice import advise
+from advise.advice import advise
+from advise.catalogue import BY_ID, EXAMPLES, Example, Stack
 from model.design import REFERENCE_BOUNDS
-from model.stack import BY_ID, EXAMPLES, Example, Stack
 from tests.app.helpers import all_text, shown
 from tests.cli_helpers import run
 from webapp.content import stack as words

@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from model.advice import advise
+from advise.advice import advise
+from advise.catalogue import BY_ID, Stack
 from model.design import REFERENCE_BOUNDS
-from model.stack import BY_ID, Stack
 from tests.browser.conftest import WAIT_MS, ConsoleLog, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from lab.history import MAX_EVENTS, History, history_to_json, load_history
+from model.formats.reading import MAX_HISTORY_BYTES
 from model.properties import PROPERTY_NAMES
-from model.reading import MAX_HISTORY_BYTES
 from tests.cli_helpers import run
 from tests.lab.histories import paused_worker
 

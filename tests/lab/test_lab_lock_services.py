@@ -21,9 +21,9 @@ from lab.report import LabReport
 from lab.scenarios import SCENARIO_NAMES, planned_actions, scenario
 from lab.settings import LabInputError, Settings
 from model.design import Bounds
+from model.formats.trace import replay
 from model.rules import Action
 from model.system import System
-from model.trace import replay
 from tests.cli_helpers import run
 from tests.lab.conftest import SESSION_PIDS
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from model.design import Bounds
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.chapters import RunSpec
 
 NO_SUCH_RUN: Final = "it names no run of this chapter"

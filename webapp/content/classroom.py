@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from classroom.grading import Verdicts
 from model.verdicts import Status
-from webapp.classroom.grading import Verdicts
 from webapp.show.style import STATUS_GLYPHS
 
 TITLE: Final = "Class"

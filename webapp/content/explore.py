@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from model.check.explorer import Exploration
+from model.check.random_search import RandomSearch
 from model.design import Bounds, Design
-from model.explorer import Exploration
 from model.presets import Preset
 from model.properties import BY_NAME
-from model.random_search import RandomSearch
 from model.verdicts import PropertyVerdict
 from webapp.content.common import mirrors
 from webapp.show.design_form import limits_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 from webapp.show.text import counted, is_or_are
 

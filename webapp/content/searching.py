@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from model.explorer import Progress
+from model.check.explorer import Progress
 
 EXPLORING: Final = "Exploring every interleaving…"
 """The progress bar's words before the first breadth-first level is done."""

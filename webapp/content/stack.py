@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from model.advice import Advice
-from model.advice_words import all_hold as advice_all_hold
+from advise.advice import Advice
+from advise.words import all_hold as advice_all_hold
 from model.design import Bounds
-from model.trace import Trace
+from model.formats.trace import Trace
 from model.verdicts import Status, vacuity_sentence
 
 TITLE: Final = "Check my stack"

@@ -21,7 +21,7 @@ from typing import Any, Final
 import plotly.graph_objects as go
 
 from lab.report import LabReport
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.lab_history import history_facts
 from webapp.show.looks import CRASHED, CURRENT, GAP, GREY, IN_NETWORK, Look
 from webapp.show.style import (

@@ -11,12 +11,12 @@ from typing import Final
 
 import streamlit as st
 
+from model.check.explorer import Exploration, Progress, explore
+from model.check.random_search import RandomSearch
+from model.check.search import OnLevel, SearchOptions
 from model.design import Bounds, Design
-from model.explorer import Exploration, Progress, explore
-from model.random_search import RandomSearch
+from model.formats.trace import Trace, replay
 from model.rules import Action
-from model.search import OnLevel, SearchOptions
-from model.trace import Trace, replay
 from webapp.content import searching
 from webapp.show.chapters import chapter_traces
 
@@ -61,7 +61,7 @@ def random_search_cached(
     design: Design, bounds: Bounds, runs: int, seed: int, max_seconds: float = WEB_MAX_SECONDS
 ) -> RandomSearch:
     """A random search once per design, bounds, runs and seed, within the web time budget."""
-    from model.random_search import random_search
+    from model.check.random_search import random_search
 
     with st.spinner(searching.searching_at_random(runs)):
         return random_search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)

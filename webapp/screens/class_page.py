@@ -16,10 +16,7 @@ from urllib.parse import urlencode, urlsplit
 import plotly.graph_objects as go
 import streamlit as st
 
-from model.design import Bounds, Design
-from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.classroom import set_checks
-from webapp.classroom.class_store import (
+from classroom.class_store import (
     MAX_ANSWERS_PER_STUDENT,
     MAX_CLASSES,
     MAX_STUDENTS,
@@ -34,11 +31,14 @@ from webapp.classroom.class_store import (
     prediction_spread,
     shared_store,
 )
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import Verdicts, known_verdicts, verdicts
-from webapp.classroom.set_checks import Checked, read_set_file, teacher_files
-from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
+from classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from classroom.grading import Verdicts, known_verdicts, verdicts
+from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
+from model.design import Bounds, Design
+from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import classroom, common
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.show.text import escape_markdown

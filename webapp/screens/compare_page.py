@@ -6,9 +6,9 @@ import streamlit as st
 
 from fencing.command_line import check_command
 from fencing.matrix import Matrix, verdict_matrix
+from model.check.explorer import Exploration
 from model.claims import lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import common, compare

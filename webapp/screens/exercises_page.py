@@ -15,14 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from model.design import Design, DesignError
-from model.options import BY_OPTION
-from model.presets import PRESETS
-from model.properties import BY_NAME, PROPERTY_NAMES
-from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
-from webapp.classroom import set_checks
-from webapp.classroom.class_store import (
+from classroom.class_store import (
     MAX_NICKNAME_CHARS,
     SOLO,
     Answer,
@@ -33,8 +26,8 @@ from webapp.classroom.class_store import (
     new_token,
     shared_store,
 )
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import (
+from classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from classroom.grading import (
     Feedback,
     Verdicts,
     check_break,
@@ -46,17 +39,24 @@ from webapp.classroom.grading import (
     offered_values,
     verdicts,
 )
-from webapp.classroom.progress import (
+from classroom.progress import (
     Attempt,
     Progress,
     summary_json,
     summary_markdown,
     summary_rows,
 )
-from webapp.classroom.set_checks import Checked, read_set_file, teacher_files, warm
-from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from model.design import Design, DesignError
+from model.formats.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
+from model.options import BY_OPTION
+from model.presets import PRESETS
+from model.properties import BY_NAME, PROPERTY_NAMES
+from model.rules import Action
 from webapp.content import common
 from webapp.content import exercises as words
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input

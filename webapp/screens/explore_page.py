@@ -9,14 +9,14 @@ import streamlit as st
 
 from fencing.command_line import bounds_flags, command, design_flags
 from fencing.strategies import BREADTH_FIRST, RANDOM, states_figure, unknown_words
+from model.check.explorer import Exploration
+from model.check.random_search import RandomSearch
 from model.claims import lesson_caption
 from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
-from model.explorer import Exploration
-from model.itf import trace_to_itf_json
+from model.formats.itf import trace_to_itf_json
+from model.formats.trace import trace_to_json
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
-from model.random_search import RandomSearch
-from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import explore
 from webapp.content.common import link_not_understood

@@ -26,10 +26,11 @@ from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, LabScenario, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
-from model.trace import trace_to_json
+from model.formats.trace import trace_to_json
 from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
+from webapp.screens.page_links import page_named
 from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
 from webapp.show.text import escape_markdown
 
@@ -248,8 +249,6 @@ def _properties_table(report: LabReport) -> list[dict[str, Any]]:
 
 def _model_links(report: LabReport, key: str) -> None:
     """The model's trace of the history: its timeline, Be the scheduler, and a download."""
-    from webapp.screens.registry import page_named  # the registry lists this page too
-
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return

@@ -21,7 +21,7 @@ from typing import Final
 import plotly.graph_objects as go
 import streamlit as st
 
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.content import player
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
-from model.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from webapp.content import playground
 from webapp.content.common import link_not_understood
 from webapp.screens import limits, url_state

@@ -17,8 +17,8 @@ import streamlit as st
 
 from model.claims import lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.formats.trace import TraceError, replay
 from model.presets import matching
-from model.trace import TraceError, replay
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import proofs
 from webapp.jobs.proving import (

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from model.formats.trace import Trace
 from model.rules import Action
-from model.trace import Trace
 from webapp.content import scheduler
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens.player import show_narration, show_state_table

@@ -1,7 +1,7 @@
 """Check my stack: real parts in, verdicts, the bug on the timeline, and the change to make.
 
 The stack lives in the link (`token`, `resource`, `does`), so a design review can be
-shared; the answer is `model.advice.advise`, exactly what `fencing advise` prints.
+shared; the answer is `advise.advice.advise`, exactly what `fencing advise` prints.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Final
 
 import streamlit as st
 
+from advise import words as advice_words
+from advise.advice import Advice, Fix, advise
+from advise.catalogue import ASSUMED, BY_ID, CATALOGUE, EXAMPLES, Slot, Stack, parts_of
 from fencing.advise import advise_command, review_note
 from fencing.command_line import check_command
-from model import advice_words
-from model.advice import Advice, Fix, advise
 from model.design import REFERENCE_BOUNDS, Bounds, DesignError
+from model.formats.trace import Trace, TraceError, replay
 from model.properties import BY_NAME
-from model.stack import ASSUMED, BY_ID, CATALOGUE, EXAMPLES, Slot, Stack, parts_of
-from model.trace import Trace, TraceError, replay
 from webapp.content import stack as words
 from webapp.screens import url_state
 from webapp.screens.cache import replay_cached

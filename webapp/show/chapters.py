@@ -21,11 +21,11 @@ from fencing.stories import (
     WHY_A_LEASE_BOUNDS,
 )
 from model.actions import Action, ActionKind
+from model.check.explorer import explore
 from model.claims import render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
+from model.formats.trace import Trace, replay
 from model.presets import PRESETS
-from model.trace import Trace, replay
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ from typing import Final
 
 from model.actions import Action, ActionKind, Actor
 from model.design import Expiry
+from model.explain.narration import carries_token
+from model.formats.trace import Step, Trace
 from model.layout import Vars
-from model.narration import carries_token
 from model.rules import lease_is_current
 from model.system import State
-from model.trace import Step, Trace
 from webapp.show.style import (
     ACCEPTED,
     CHECKED,

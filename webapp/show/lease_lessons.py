@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from model.explorer import Exploration
+from model.check.explorer import Exploration
 from model.presets import PRESETS
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 

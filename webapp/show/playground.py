@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.actions import ACTION_ROWS, BY_CODE, Action
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.design import Bounds, Design, DesignError
-from model.explorer import explore
+from model.formats.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
 from model.properties import PROPERTIES
-from model.search import SearchOptions
-from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
 from webapp.show.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
 MAX_PLAY_STEPS: Final = 200

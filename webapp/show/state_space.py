@@ -16,13 +16,13 @@ from typing import Final
 
 import networkx as nx
 
+from model.check.explorer import EdgeBatch, explore
+from model.check.search import OnEdges, SearchOptions
 from model.design import Bounds, Design, DesignError
-from model.explorer import EdgeBatch, explore
+from model.formats.trace import replay
 from model.properties import PROPERTY_NAMES
 from model.rules import Action
-from model.search import OnEdges, SearchOptions
 from model.system import System
-from model.trace import replay
 
 GRAPH_NODE_LIMIT: Final = 2_000
 """Largest state graph drawn; above it the page shows only the counts and the depth chart."""

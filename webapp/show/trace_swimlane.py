@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Final
 
 from model.actions import ActionKind
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.events import (
     LEASE_PAST,
     Crashed,

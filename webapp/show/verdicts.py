@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from model.explorer import Exploration
+from model.check.explorer import Exploration
 from model.properties import PROPERTY_NAMES
 from webapp.show.style import STATUS_GLYPHS, verdict_label
 
