@@ -22,5 +22,5 @@ def provide(make: Callable[[str], st.Page]) -> None:
 def page_named(url_path: str) -> st.Page:
     """The Streamlit page at this URL path, for a link to it."""
     if not _MAKERS:
-        raise RuntimeError("the page registry is not loaded")
+        raise RuntimeError("no page registry")
     return _MAKERS[0](url_path)
