@@ -1,6 +1,6 @@
 """Conformance: a lab history mapped to the model's actions and replayed by its interpreter.
 
-The mapping (documented in the README):
+The mapping (documented in docs/lab.md):
 
 - design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
   key-version, lease ID ↔ random (every lock service's token sources map as

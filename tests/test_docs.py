@@ -372,7 +372,18 @@ def github_anchor(title: str) -> str:
 def repository_files() -> list[Path]:
     """The repository's own source and documentation files."""
     found = []
-    for folder in ("model", "proofs", "webapp", "fencing", "tests", "bench", "docs"):
+    for folder in (
+        "model",
+        "advise",
+        "classroom",
+        "proofs",
+        "webapp",
+        "fencing",
+        "lab",
+        "tests",
+        "bench",
+        "docs",
+    ):
         found += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md", ".toml")]
     return [*found, ROOT / "README.md"]
 
