@@ -9,8 +9,11 @@ etcd watch, so the history's merge and the witnesses read every service alike:
   a key queued behind another is not a grant, only the oldest key is, and only while its
   lease has time left (a caller's lease runs out while it queues: nobody renews it, and
   etcd then answers the lock call with "session is expired");
-- `ZooKeeperObserver` polls the lock znode's children: the lowest sequence holds it;
-- `RedisObserver` polls the lock key's value (redis-py's random value).
+- `ZooKeeperObserver` polls the lock znode's children: the lowest sequence holds it (its
+  record names the znode, and its sequence as `token`);
+- `RedisObserver` polls the lock key's value (redis-py's random value, kept as
+  `lock_value`, with the random token read off it as `token`) and the grant number the
+  grant's script filed under it (`revision`).
 
 ZooKeeper and Redis give the end of a grant no number of the same order as the grants, so
 a `lock-delete` there carries the grant's own number as its revision and its time is when
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -131,6 +135,11 @@ class PollingObserver:
         self.current: dict[str, Any] | None = None
         self.done = threading.Event()
         self.misses = 0
+        self.slowest = 0.0
+        """The longest from the start of one look at the service to the end of the next:
+        how late the observer may have seen a change (seconds)."""
+        self.looked: float | None = None
+        """When the last look started (the run's monotonic clock)."""
         self.thread = threading.Thread(target=self._loop, name="fencing-lab-lock", daemon=True)
 
     def start(self) -> None:
@@ -148,6 +157,7 @@ class PollingObserver:
 
     def poll(self) -> None:
         """One look: record a deletion and a new holder when the holder changed."""
+        asked = time.monotonic()
         try:
             found = self.holder_now()
         except Exception:  # the service restarting or gone: counted, seen by the run
@@ -155,6 +165,9 @@ class PollingObserver:
             return
         self.misses = 0
         at = self.now()
+        if self.looked is not None and not self.done.is_set():
+            self.slowest = max(self.slowest, time.monotonic() - self.looked)
+        self.looked = asked
         current = self.current
         if current is not None and (found is None or found["revision"] != current["revision"]):
             self.record(
@@ -175,6 +188,7 @@ class PollingObserver:
                 lease=found["lease"],
                 holder=found["holder"],
                 token=found["token"],
+                **found.get("extra", {}),
             )
             self.current = found
 
@@ -240,6 +254,7 @@ class ZooKeeperObserver(PollingObserver):
                 "lease": int(stat.ephemeralOwner),
                 "holder": data.decode(errors="replace")[:5],
                 "token": sequence_of(node),
+                "extra": {"node": node[:100]},
             }
         return None
 
@@ -270,7 +285,14 @@ class RedisObserver(PollingObserver):
         if filed is None:
             return None
         holder, number = decode_filed(filed)
-        return {"revision": number, "lease": 0, "holder": holder, "token": random_token(value)}
+        text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        return {
+            "revision": number,
+            "lease": 0,
+            "holder": holder,
+            "token": random_token(value),
+            "extra": {"lock_value": text[:40]},
+        }
 
     def counter(self) -> int:
         """The grant counter's value now (0 if absent: never raised, or Redis restarted)."""

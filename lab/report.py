@@ -6,7 +6,7 @@ end shows: the CLI's text and `--json`, `fencing replay`, the web page and the t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,12 @@ from lab.checker import (
     crash_outcomes,
 )
 from lab.conformance import Conformance, check_conformance
+from lab.contradiction import Impossible
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
 from lab.lock_table import SERVICES
 from lab.nemesis import faults_to_data, summary
+from lab.scenarios import stored_prediction_problem
 from lab.witness import Witnessed, cross_check
 
 
@@ -248,6 +250,10 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
     """Check a history on its own and against the model."""
     line = timeline(history)
     witnessed = cross_check(line)
+    problem = stored_prediction_problem(history)
+    if problem:
+        refusal = Impossible("prediction", None, 0.0, problem)
+        witnessed = replace(witnessed, impossible=(refusal, *witnessed.impossible))
     return LabReport(
         history,
         line,

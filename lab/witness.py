@@ -41,18 +41,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lab.allowances import allowances, measured
+from lab.contradiction import Impossible
+from lab.grant_witness import grant_checks
 from lab.history import Happening, Timeline, etcd_order_key
 from lab.lock_table import SERVICES
+from lab.nemesis_witness import nemesis_checks
+from lab.store_witness import store_life_checks
 
 REQUEST_FLOOR_SECONDS: Final = 0.5
 """The smallest request latency allowed for when comparing etcd's order with observed times
-(a thread of a loaded machine can be descheduled this long between an answer and its record)."""
-REVOCATION_DEFAULT_SECONDS: Final = 0.5
-"""The revocation delay assumed when a history carries no measurement (etcd's lessor looks
-for expired leases every 500 ms)."""
-REVOCATION_SLACK_SECONDS: Final = 1.0
-"""Added to the measured revocation delay before a lease counts as revoked too late: one
-measurement of etcd's periodic sweep does not bound every later one on a busy machine."""
+(a worker's thread of a loaded machine can be descheduled this long between an answer and
+its record)."""
 WORKER_KINDS: Final = (
     "send",
     "reply",
@@ -65,20 +65,6 @@ WORKER_KINDS: Final = (
     "renew",
 )
 """Kinds a worker records about itself (its own clock, its own actions)."""
-
-
-@dataclass(frozen=True)
-class Impossible:
-    """One contradiction between the witnesses: its code, where, and why in words."""
-
-    code: str
-    event: int | None
-    t: float
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"code": self.code, "event": self.event, "t": self.t, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -115,12 +101,6 @@ class Witnessed:
     def refused(self) -> bool:
         """Whether no order of real events allows the history."""
         return bool(self.impossible)
-
-
-def measured(line: Timeline, name: str) -> float | None:
-    """A figure the run measured (seconds), from the history's `measured` object."""
-    value = line.history.measured.get(name)
-    return float(value) if isinstance(value, int | float) else None
 
 
 def request_bound(line: Timeline) -> float:
@@ -184,15 +164,13 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                         "double-grant",
                         e.index,
                         e.t,
-                        f"{service.name} granted the lock to W{e.worker} ({number} {revision}) "
+                        f"{service.short} granted the lock to W{e.worker} ({number} {revision}) "
                         f"{_at(e)} while W{previous.worker}'s key ({number} {before}) "
                         "had not been deleted: two holders at once"
                         + (" (a key put with no lease never expires)" if never else ""),
                     )
                 )
         previous = e
-    delay = measured(line, "revocation_seconds")
-    allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
     for revision, e in grants.items():
         end = ends.get(revision)
         if end is None or end[1].kind != "revoked":
@@ -208,50 +186,86 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                 )
             )
             continue
-        ttl = float(e.get("ttl") or line.history.settings.ttl)
-        asked = e.get("asked")
-        start = float(asked) if isinstance(asked, int | float) else e.t - latency
-        renewed = _last_renewal(line, revision, end[1].t)
-        if renewed is not None:
-            start = max(start, float(renewed.get("asked", renewed.t - latency)))
-            ttl = float(renewed.get("ttl") or ttl)
-        last = renewed.t if renewed is not None else e.t
-        if end[1].t - start < ttl and service.lease_from_grant:
-            found.append(
-                Impossible(
-                    "lease-early",
-                    end[1].index,
-                    end[1].t,
-                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
-                    f"{_at(end[1])}, "
-                    f"{end[1].t - start:.3f} s after it was asked for: before its TTL of "
-                    f"{ttl:g} s",
-                )
-            )
-        elif end[1].t - last > ttl + allowance + latency:
-            since = "the grant" if renewed is None else "its last keepalive"
-            found.append(
-                Impossible(
-                    "lease-late",
-                    end[1].index,
-                    end[1].t,
-                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
-                    f"{_at(end[1])}, "
-                    f"{end[1].t - last:.3f} s after {since}: later than its TTL of {ttl:g} s "
-                    f"plus the revocation delay allowed ({allowance:.3f} s) and one request "
-                    f"({latency:.3f} s)",
-                )
-            )
+        found.extend(_lease_span(line, e, end[1]))
     return found
 
 
-def _last_renewal(line: Timeline, revision: int, before: float) -> Happening | None:
-    """The grant's last keepalive etcd took (or may have taken: `info`) that was asked for
-    before a time."""
+def _lease_span(line: Timeline, grant: Happening, end: Happening) -> list[Impossible]:
+    """A lease the service ended: not before its TTL from its last start (the grant or a
+    keepalive it took, as asked for: no allowance is due), nor later than its TTL plus the
+    run's allowance from the last moment it may have started again (for ZooKeeper, whose
+    session lasts while its client runs, from when the holder stopped running)."""
+    service = SERVICES[line.history.settings.lock_service]
+    revision = int(grant.get("revision"))
+    ttl = float(grant.get("ttl") or line.history.settings.ttl)
+    asked = grant.get("asked")
+    start = float(asked) if isinstance(asked, int | float) else None
+    taken = _last_renewal(line, revision, end.t, taken_only=True)
+    if taken is not None:
+        start = float(taken.get("asked")) if taken.get("asked") is not None else None
+        ttl = float(taken.get("ttl") or ttl)
+    if service.lease_from_grant and start is not None and end.t - start < ttl:
+        return [
+            Impossible(
+                "lease-early",
+                end.index,
+                end.t,
+                f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+                f"{end.t - start:.3f} s after it was asked for: before its TTL of {ttl:g} s",
+            )
+        ]
+    maybe = _last_renewal(line, revision, end.t, taken_only=False)
+    last, since = (grant.t, "the grant") if maybe is None else (maybe.t, "its last keepalive")
+    if not service.lease_from_grant:
+        stopped = _stopped_since(line, grant.worker, end.t)
+        if stopped is None:
+            return []  # its client ran until the end: its session was heard meanwhile
+        if stopped > last:
+            last, since = stopped, f"W{grant.worker} stopped running"
+    allowed = allowances(line)
+    if end.t - last <= ttl + allowed.lease_end:
+        return []
+    return [
+        Impossible(
+            "lease-late",
+            end.index,
+            end.t,
+            f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+            f"{end.t - last:.3f} s after {since}: later than its TTL of {ttl:g} s plus the "
+            f"{allowed.lease_end:.3f} s allowed ({allowed.end_from}, plus the run's latency of "
+            f"{allowed.latency:.3f} s)",
+        )
+    ]
+
+
+def _stopped_since(line: Timeline, w: int, before: float) -> float | None:
+    """When worker w stopped running (SIGSTOP seen delivered, or SIGKILL asked for) and
+    stayed stopped until `before`; None if it was running just before then."""
+    stopped: float | None = None
+    for e in line.events:
+        if e.t > before:
+            break
+        if e.worker != w:
+            continue
+        if e.kind == "pause":
+            stopped = float(e.get("stopped_at") or e.t)
+        elif e.kind == "resume":
+            stopped = None
+        elif e.kind == "crash":
+            stopped = float(e.get("asked") or e.t)
+    return stopped
+
+
+def _last_renewal(
+    line: Timeline, revision: int, before: float, taken_only: bool
+) -> Happening | None:
+    """The grant's last keepalive the service took (with `taken_only` False: or may have
+    taken, an `info`) that was asked for before a time."""
     found = None
     for e in line.events:
         same = e.get("grant") is not None and int(e.get("grant")) == revision
-        if not same or not (e.kind == "renew" or (e.kind == "info" and e.get("op") == "renew")):
+        maybe = e.kind == "info" and e.get("op") == "renew" and not taken_only
+        if not same or not (e.kind == "renew" or maybe):
             continue
         asked = e.get("asked")
         if (float(asked) if isinstance(asked, int | float) else e.t) <= before:
@@ -260,27 +274,36 @@ def _last_renewal(line: Timeline, revision: int, before: float) -> Happening | N
 
 
 def _renewal_checks(line: Timeline) -> list[Impossible]:
-    """No keepalive is taken for a lease whose key etcd had already deleted."""
+    """No keepalive is taken that was asked for after its lease ended (revoked, expired or
+    released): the worker records its request before it leaves, and the end's time is an
+    upper bound of when the service ended it, so no allowance is due."""
     ended = {
         int(e.get("grant")): e
         for e in line.events
         if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
     }
-    latency = request_bound(line)
+    service = SERVICES[line.history.settings.lock_service]
     found = []
     for e in line.events:
         end = ended.get(int(e.get("grant", 0))) if e.kind == "renew" else None
+        if end is None:
+            continue
         asked = e.get("asked")
         sent = float(asked) if isinstance(asked, int | float) else e.t
-        if end is not None and end.kind == "revoked" and sent - end.t > latency:
+        if sent >= end.t:
+            how = (
+                f"{service.lapsed} at {end.t:.3f} s"
+                if end.kind == "revoked"
+                else f"W{end.worker} had released it at {end.t:.3f} s"
+            )
             found.append(
                 Impossible(
                     "renew-after-end",
                     e.index,
                     e.t,
-                    f"etcd took W{e.worker}'s keepalive for grant {e.get('grant')}, asked for at "
-                    f"{sent:.3f} s, but it had revoked that lease at {end.t:.3f} s: an expired "
-                    "lease cannot be kept alive",
+                    f"{service.short} took W{e.worker}'s keepalive for grant {e.get('grant')}, "
+                    f"asked for at {sent:.3f} s, but {how}: a lease that has ended cannot be "
+                    "kept alive",
                 )
             )
     return found
@@ -477,6 +500,8 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
     s = line.history.settings
     state = _Receiver(keeps_mark=s.keeps_mark, durable=s.hwm == "durable")
     found: list[Impossible] = []
+    lives = _key_lives(line)
+    checked: set[str] = set()
 
     def refuse(code: str, e: Happening, words: str) -> None:
         found.append(Impossible(code, e.index, e.t, words))
@@ -501,6 +526,11 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
         before = e.get("version_before")
         if before is not None:
             _check_version(e, who, int(before), state, refuse)
+        broken = _rule_broken(e, s.receiver, state, lives, checked)
+        if broken:
+            refuse("receiver-rule", e, f"the store {broken}")
+        if e.kind == "check" and e.get("passed"):
+            checked.add(str(e.get("request")))
         if not e.is_write_accepted:
             after = e.get("version_after")
             if after is not None and before is not None and int(after) != int(before):
@@ -522,17 +552,89 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
                 )
             state.version = int(after)
         state.value = e.get("value")
-        if state.keeps_mark and e.get("mark_after") is not None:
+        if state.keeps_mark:
             token = int(e.get("token"))
-            if int(e.get("mark_after")) != token:
+            if e.get("mark_after") is not None and int(e.get("mark_after")) != token:
                 refuse(
                     "mark-token",
                     e,
                     f"the store recorded mark {e.get('mark_after')} after accepting {who} with "
                     f"token {token} {_at(e)}: accepting a write sets the mark to its token",
                 )
-            state.mark = int(e.get("mark_after"))
+            recorded = e.get("mark_after")
+            state.mark = int(recorded) if recorded is not None else token
     return found, state
+
+
+def _key_lives(line: Timeline) -> dict[int, tuple[int, int | None]]:
+    """Each grant's lock key in etcd's revisions: created at, and deleted at (None: never)."""
+    ends = {
+        int(e.get("grant")): int(
+            e.get("revision") if e.kind == "revoked" else e.get("etcd_revision")
+        )
+        for e in line.events
+        if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
+    }
+    return {revision: (revision, ends.get(revision)) for revision in line.grants}
+
+
+def _rule_broken(
+    e: Happening,
+    receiver: str,
+    state: _Receiver,
+    lives: Mapping[int, tuple[int, int | None]],
+    checked: set[str],
+) -> str:
+    """How a decision of the store breaks its receiver's own rule, in words ('' when it
+    keeps it): a plain store accepts every write; a fenced one accepts a token exactly when
+    it is at least the mark (at once, or at the check of a non-atomic one, whose apply
+    follows a passed check); etcd-txn writes exactly when the writer's key still exists."""
+    if e.get("op") == "read":
+        return (
+            ""
+            if e.kind == "deliver" and e.get("outcome") == "read"
+            else (
+                f"answered W{e.worker}'s read {e.get('request')} with '{e.get('outcome')}' {_at(e)}"
+            )
+        )
+    token, who = int(e.get("token")), f"W{e.worker}'s write {e.get('request')}"
+    accepted = e.is_write_accepted or (e.kind == "check" and bool(e.get("passed")))
+    if receiver == "none":
+        return "" if accepted else f"rejected {who} {_at(e)}, but a plain store accepts every write"
+    if receiver in ("fenced", "fenced-nonatomic") and e.kind != "apply":
+        if accepted == (token >= state.mark):
+            return ""
+        verb = "let" if accepted else "refused"
+        return (
+            f"{verb} {who} with token {token} {_at(e)} with its mark at {state.mark}: a fenced "
+            "store accepts a token exactly when it is at least the mark"
+        )
+    if e.kind == "apply":
+        if str(e.get("request")) in checked:
+            return ""
+        return f"applied {who} {_at(e)} without a check it passed"
+    at = e.get("etcd_revision")
+    if receiver != "etcd-txn" or at is None:
+        return ""
+    created, deleted = lives.get(int(e.get("grant")), (None, None))
+    revision = int(at)
+    if accepted:
+        alive = (
+            created is not None and created < revision and (deleted is None or deleted > revision)
+        )
+    else:
+        alive = (
+            created is not None and created <= revision and (deleted is None or deleted > revision)
+        )
+    if alive == accepted:
+        return ""
+    state_words = "still existed" if alive else "no longer existed"
+    verb = "wrote" if accepted else "refused"
+    return (
+        f"{verb} {who} at etcd revision {revision} {_at(e)}, but W{e.worker}'s lock key "
+        f"(grant {e.get('grant')}) {state_words} there: etcd-txn writes exactly when the "
+        "writer's key exists"
+    )
 
 
 def _check_start(e: Happening, receiver: str, hwm: str, state: _Receiver, refuse: Any) -> None:
@@ -710,6 +812,9 @@ def cross_check(line: Timeline) -> Witnessed:
     data, applied = _final_data_checks(final, state, unknown)
     found = [
         *_grant_checks(line),
+        *grant_checks(line),
+        *store_life_checks(line),
+        *nemesis_checks(line),
         *_order_checks(line),
         *_pause_checks(line),
         *_crash_checks(line),
