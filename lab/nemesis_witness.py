@@ -586,3 +586,41 @@ def nemesis_checks(line: Timeline) -> list[Impossible]:
         *_clock_checks(history, raw),
         *_script_checks(history, raw),
     ]
+
+
+@dataclass(frozen=True)
+class FaultAccount:
+    """What became of a schedule's faults, by kind: scheduled, took effect, skipped (by why)."""
+
+    scheduled: dict[str, int]
+    took: dict[str, int]
+    skipped: dict[str, int]
+    """Skipped faults by the reason's words."""
+
+    def sentence(self) -> str:
+        """`scheduled 9 pause, 2 hold; took effect: 4 pause, 1 hold; skipped: 5 ... (why)`."""
+        scheduled = ", ".join(f"{n} {kind}" for kind, n in self.scheduled.items() if n)
+        took = ", ".join(f"{n} {kind}" for kind, n in self.took.items() if n) or "none"
+        skipped = "; ".join(f"{n} because {why}" for why, n in self.skipped.items() if n)
+        return f"scheduled {scheduled or 'no faults'}; took effect: {took}" + (
+            f"; skipped: {skipped}" if skipped else ""
+        )
+
+
+def fault_account(history: History) -> FaultAccount:
+    """Each fault of the schedule by what became of it (a randomized run's)."""
+    kinds = [fault.kind for fault in history.nemesis]
+    scheduled = {kind: kinds.count(kind) for kind in EFFECT_OF if kind in kinds}
+    took = dict.fromkeys(scheduled, 0)
+    skipped: dict[str, int] = {}
+    for e in history.events:
+        number = e.get("fault")
+        if not isinstance(number, int) or not 1 <= number <= len(kinds):
+            continue
+        kind = kinds[number - 1]
+        if e["kind"] == EFFECT_OF[kind]:
+            took[kind] += 1
+        elif e["kind"] == "fault-skipped":
+            why = SKIP_REASONS.get(str(e.get("why")), str(e.get("why")))
+            skipped[why] = skipped.get(why, 0) + 1
+    return FaultAccount(scheduled, took, skipped)

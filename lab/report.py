@@ -6,10 +6,12 @@ end shows: the CLI's text and `--json`, `fencing replay`, the web page and the t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lab.allowances import allowances
 from lab.checker import (
     CHECKED,
     TITLES,
@@ -25,8 +27,9 @@ from lab.contradiction import Impossible
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
 from lab.lock_table import SERVICES
-from lab.nemesis import faults_to_data, summary
-from lab.scenarios import stored_prediction_problem
+from lab.nemesis import faults_to_data
+from lab.nemesis_witness import clock_rates, fault_account
+from lab.scenarios import model_prediction, stored_prediction_problem
 from lab.witness import Witnessed, cross_check
 
 
@@ -41,6 +44,9 @@ class LabReport:
     conformance: Conformance
     witnessed: Witnessed
     path: Path | None = None
+    prediction: Mapping[str, Any] | None = None
+    """The model's prediction for the scripted scenario, made again from the history's
+    settings (never the file's word); None for a run that stores none."""
 
     @property
     def crashes(self) -> tuple[CrashOutcome, ...]:
@@ -72,7 +78,7 @@ class LabReport:
     @property
     def prediction_agrees(self) -> bool | None:
         """Whether reality matched the model's prediction (None: no prediction, a random run)."""
-        prediction = self.history.prediction
+        prediction = self.prediction
         if not prediction:
             return None
         predicted = {name: bool(prediction["properties"][name]["violated"]) for name in CHECKED}
@@ -124,10 +130,10 @@ class LabReport:
             data.update(faults=s.faults, members=s.members)
         if self.history.nemesis:
             data["nemesis"] = faults_to_data(self.history.nemesis)
-        if self.history.prediction:
+        if self.prediction:
             data["prediction"] = {
-                "summary": self.history.prediction["summary"],
-                "properties": self.history.prediction["properties"],
+                "summary": self.prediction["summary"],
+                "properties": self.prediction["properties"],
                 "agrees": self.prediction_agrees,
             }
         return data
@@ -156,12 +162,11 @@ class LabReport:
             if verdict.count > 3:
                 lines.append(f"      … and {verdict.count - 3} more")
         lines += self.witness_lines()
-        if self.history.prediction:
+        if self.prediction:
             lines += ["", "What happened:", *self.narrated(skip=("reply",))]
-        if self.history.prediction:
             agrees = "reality agreed" if self.prediction_agrees else "REALITY DIFFERED"
-            lines += ["", f"The model predicted: {self.history.prediction['summary']} ({agrees})."]
-            lines.extend(f"  · {sentence}" for sentence in self.history.prediction["sentences"])
+            lines += ["", f"The model predicts: {self.prediction['summary']} ({agrees})."]
+            lines.extend(f"  · {sentence}" for sentence in self.prediction["sentences"])
         c = self.conformance
         lines += [
             "",
@@ -193,31 +198,26 @@ class LabReport:
         return "\n".join(lines)
 
     def nemesis_lines(self) -> list[str]:
-        """The nemesis's schedule and what of it took effect, for a randomized run."""
+        """The nemesis's schedule and what became of each fault, and each worker's own
+        clock, for a randomized run."""
         if not self.history.nemesis:
             return []
-        took = {
-            kind: sum(1 for e in self.line.events if e.kind == kind)
-            for kind in (
-                "pause",
-                "hold",
-                "storage-kill",
-                "crash",
-                "member-kill",
-                "member-pause",
-                "skew",
-            )
-        }
-        happened = ", ".join(f"{n} {kind}" for kind, n in took.items() if n) or "none"
-        return [
-            f"  Nemesis (seed {self.history.settings.seed}, {self.history.settings.faults}): "
-            f"scheduled {summary(self.history.nemesis)}; took effect: {happened}"
-        ]
+        s = self.history.settings
+        given = "given by the caller" if self.history.nemesis_given else f"seed {s.seed}"
+        lines = [f"  Nemesis ({given}, {s.faults}): {fault_account(self.history).sentence()}"]
+        skewed = any(fault.kind == "skew" for fault in self.history.nemesis)
+        if skewed:
+            lines.extend(f"  Clock: {rate.sentence()}" for rate in clock_rates(self.history))
+        return lines
 
     def witness_lines(self) -> list[str]:
         """The cross-checks of the witnesses and the writes of unknown outcome, in words."""
         found = self.witnessed.impossible
-        lines = ["", "Cross-checks of the witnesses (workers, store, watch, final reads):"]
+        lines = [
+            "",
+            "Cross-checks of the witnesses (workers, store, lock service, nemesis, final reads):",
+            *allowances(self.line).lines(),
+        ]
         if not found:
             lines.append("  consistent: no contradiction between the witnesses")
         else:
@@ -254,6 +254,7 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
     if problem:
         refusal = Impossible("prediction", None, 0.0, problem)
         witnessed = replace(witnessed, impossible=(refusal, *witnessed.impossible))
+    made = model_prediction(history)
     return LabReport(
         history,
         line,
@@ -262,6 +263,7 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
         check_conformance(line, witnessed.unknown),
         witnessed,
         path,
+        made,
     )
 
 

@@ -456,6 +456,16 @@ PREDICTED_FACTS: Final = ("properties", "accepted", "rejected", "design", "bound
 and the report shows the model's words, recomputed)."""
 
 
+def model_prediction(history: History) -> dict[str, Any] | None:
+    """The model's own prediction for a history that stores one (its scenario and settings
+    replayed again), as JSON; None when it stores none or names no scenario the lab has."""
+    chosen = SCENARIOS.get(history.scenario)
+    if not history.prediction or chosen is None:
+        return None
+    made: dict[str, Any] = json.loads(json.dumps(predict(chosen, history.settings).to_dict()))
+    return made
+
+
 def stored_prediction_problem(history: History) -> str:
     """Why a history's stored prediction is not what the model predicts for its scenario and
     settings ('' when it is, or when it stores none): recomputed, never taken on the file's
@@ -469,7 +479,7 @@ def stored_prediction_problem(history: History) -> str:
             f"the history stores a prediction for scenario {history.scenario!r}, which the "
             "lab does not have, so the model cannot have made it"
         )
-    model = json.loads(json.dumps(predict(chosen, history.settings).to_dict()))
+    model = model_prediction(history) or {}
     for name in PREDICTED_FACTS:
         if stored.get(name) != model[name]:
             return (
