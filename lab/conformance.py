@@ -45,10 +45,12 @@ ways the model allows.
 
 from __future__ import annotations
 
+import bisect
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Final
 
 from lab.checker import CHECKED, check_properties
@@ -790,14 +792,21 @@ class _Segmenter:
     unheard: frozenset[int]
     """The real grants only the lock service's record shows (their workers never heard)."""
 
+    @cached_property
+    def grant_list(self) -> tuple[tuple[int, int, int], ...]:
+        """(index, revision, token) of every grant, in order."""
+        return tuple(
+            (e.index, int(e.get("revision")), int(e.get("token")))
+            for e in self.line.events
+            if e.kind == "grant"
+        )
+
     def window(self, begin: int) -> list[tuple[int, int]]:
         """(revision, token) of the grants from `begin` that a segment there may map."""
-        found = [
-            (int(e.get("revision")), int(e.get("token")))
-            for e in self.line.events[begin:]
-            if e.kind == "grant"
+        first = bisect.bisect_left(self.grant_list, (begin,))
+        return [
+            (revision, token) for _, revision, token in self.grant_list[first : first + MAX_GRANTS]
         ]
-        return found[:MAX_GRANTS]
 
     def piece(
         self, mapping: Mapping, cut: int, carried: Carried | None, names: Names | None

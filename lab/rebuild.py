@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.actions import Action, ActionKind
-from model.design import Bounds, Design
+from model.design import MAX_GRANTS, Bounds, Design
 from model.layout import slot
 from model.narration import delay_note, describe_step, explain_violation, reception_outcome
 from model.system import State, System
@@ -106,21 +106,25 @@ class Names:
     grants: dict[int, int]
     """Real grant revision -> the new grant number."""
     top_token: int
+    """The largest token value the carried state uses."""
     top_grant: int
 
 
 def names_for(carried: Carried, random: bool, window: Sequence[tuple[int, int]]) -> Names:
     """New names for the carried tokens and grants; `window` lists the real (revision, token)
     of the grants that may follow in the segment (ranked with the carried tokens when the
-    tokens are random, since the model then picks each grant's value by its rank)."""
+    tokens are random, since the model then picks each grant's value by its rank: only as
+    many as leave every rank within the model's grants)."""
     pairs = carried.real_tokens()
+    room = max(0, MAX_GRANTS - len({real for _, real in pairs}))
+    window = window[:room]
     ranks: dict[int, int] = {}
     if random:
         reals = sorted({real for _, real in pairs} | {token for _, token in window})
         rank_of = {real: rank for rank, real in enumerate(reals, start=1)}
         tokens = {value: rank_of[real] for value, real in pairs}
         ranks = {revision: rank_of[token] for revision, token in window}
-        top_token = len(reals)
+        top_token = max(tokens.values(), default=0)
     else:
         values = sorted({value for value, _ in pairs})
         tokens = {value: rank for rank, value in enumerate(values, start=1)}

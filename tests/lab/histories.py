@@ -165,7 +165,8 @@ def paused_worker(receiver: str, late_outcome: str) -> History:
 def busy_history(cycles: int, seconds: float = 60.0) -> History:
     """The busiest randomized run the lab can have, as its processes record it: five
     workers in turn, each grant four read-modify-write writes checked then applied (seven
-    events each), spread over `seconds`, with every field the real processes write."""
+    events each), spread over `seconds`, with every field the real processes write (a
+    nemesis with no fault kinds: nothing disturbs it)."""
     events: list[dict[str, Any]] = []
     step = seconds / max(1, cycles * 34)
     t, revision, version, mark = 0.5, 1, 0, 0
@@ -275,7 +276,13 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
         gap=0.0,
         seconds=seconds,
         seed=1,
+        faults="",
     )
+    events.append({"t": 0.4, "source": "lab", "kind": "nemesis-start"})
+    for w in range(1, 6):
+        real = round(t - 0.4, 6)
+        clock = {"wall_seconds": real, "real_seconds": real}
+        events.append({"t": t, "source": f"W{w}", "kind": "clock", "worker": w, **clock})
     return History("random", settings, recorded(events, "fenced-nonatomic"), seconds=seconds)
 
 
