@@ -819,3 +819,19 @@ def test_a_scenario_whose_lesson_needs_a_token_the_service_lacks_is_refused(serv
         "--lock-service etcd or etcd-lock-api, or choose another --token"
     )
     assert scenario("paused-worker").settings(lock_service=service).token != "version"
+
+
+def test_the_guide_lists_every_refusal_in_the_labs_own_words() -> None:
+    """docs/lab.md's table of refusals is the lab's table, row for row."""
+    import re
+    from pathlib import Path
+
+    from lab.contradiction import REFUSALS
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "lab.md").read_text()
+    rows = re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", guide, flags=re.MULTILINE)
+    assert rows == list(REFUSALS.items())
+    with pytest.raises(ValueError, match="unknown contradiction 'made-up'"):
+        from lab.contradiction import Impossible
+
+        Impossible("made-up", None, 0.0, "")
