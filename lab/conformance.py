@@ -277,6 +277,7 @@ class Conformance:
                 for name, pair in self.agreement.items()
             },
             "coverage": self.coverage.to_dict() if self.coverage else None,
+            "refused_segment_from_event": self.segment[0] if self.segment else None,
         }
 
 
@@ -720,6 +721,25 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
             )
         )
     return replace(chosen, unknown=tuple(outcomes))
+
+
+def start_words(trace: Trace) -> str:
+    """What a segment's rebuilt starting state holds, in words: each worker's grant and
+    token, a request in flight, the receiver's mark (the model's renamed numbers)."""
+    if not trace.steps:
+        return "nothing"
+    system = trace.system
+    s = system.view(trace.steps[0].before)
+    parts = []
+    for w in range(1, system.bounds.workers + 1):
+        if s.tok[w]:
+            flight = " with a request in flight" if s.pending[w] else ""
+            parts.append(f"W{w} holds grant #{s.gid[w]} (token {s.tok[w]}){flight}")
+    if system.design.receiver.keeps_high_water_mark and s.hwm:
+        parts.append(f"the receiver's mark is {s.hwm}")
+    if s.holder and s.expires > s.now:
+        parts.append(f"W{s.holder}'s lease runs until t={s.expires}")
+    return "; ".join(parts) or "no grant held, no mark"
 
 
 def crashed_holders(system: System, state: State) -> set[tuple[int, int]]:

@@ -59,6 +59,10 @@ class LockService:
     own measured latency is added."""
     end_delay_words: str = "etcd's lessor looks for expired leases every 500 ms"
     """Where `end_delay` comes from, in words (printed with the allowances)."""
+    records_every_grant: bool = True
+    """Whether the lab's record of the service lists every grant it made (etcd's watch sees
+    every change; Redis's grant script logs each one); otherwise (ZooKeeper's lowest znode,
+    looked at every few milliseconds) a grant released between two looks is not on it."""
 
     @property
     def token_names(self) -> tuple[str, ...]:
@@ -122,6 +126,7 @@ SERVICES_LIST: Final = (
         lapsed="its ZooKeeper session expired",
         end_delay=0.1,
         end_delay_words="ZooKeeper expires sessions at its next tick (the lab's tick: 100 ms)",
+        records_every_grant=False,
         keepalive="kazoo keeps the ZooKeeper session (and so the lock) alive by itself while "
         "the holder runs, so there is no keepalive to send",
     ),

@@ -5,11 +5,13 @@ and by the model at the planted event; the run without it is allowed and covered
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lab.history import History, timeline
+from fencing.cli import main
+from lab.history import History, history_to_json, timeline
 from lab.report import analyse
 from lab.settings import Settings
 from lab.witness import cross_check
@@ -185,3 +187,17 @@ def test_a_random_token_reused_across_the_run_is_refused() -> None:
     settings = Settings(receiver="none", workers=3, token="lease-id")
     found = cross_check(timeline(History("ids", settings, tuple(events)))).impossible
     assert [f.code for f in found if f.code == "token-reused"] == ["token-reused"], found
+
+
+def test_fencing_replay_tells_the_refused_segment_from_its_rebuilt_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "long.json"
+    path.write_text(history_to_json(long_run(4, 9)))
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "from the state the one before ended in (core (fencing), W=3 L=2 T=0 G=8 K=1); there "
+        "W3 holds grant #1 (token 1); the receiver's mark is 2:"
+    ) in out
+    assert "W3's write carrying token 1 is rejected" in out  # the model's own receiver
