@@ -5,10 +5,10 @@ the merged order, stated as the model states it so the two can be compared step 
 
 - P1 monotonic acceptance: the write's token is not lower than any earlier accepted
   write's (the highest accepted before it);
-- P2 no write outside its lease: the writer's grant is etcd's newest grant and its key had
-  not been deleted yet (revoked by etcd's sweep, or released);
-- P3 grant order: the writer's grant is not older (lower create revision) than the newest
-  grant any earlier accepted write came from;
+- P2 no write outside its lease: the writer's grant is the lock service's newest grant and
+  its lock had not ended yet (its lease run out, or released);
+- P3 grant order: the writer's grant is not older than the newest grant any earlier
+  accepted write came from;
 - P5 no lost update: in read-modify-write, the version the worker read is still the
   store's version when its write lands;
 - P6 lock freed after a crash: when the nemesis kills (SIGKILL) the worker whose key is the
