@@ -46,6 +46,7 @@ ways the model allows.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import statistics
 from collections.abc import Sequence
@@ -158,6 +159,8 @@ class Mapping:
     forced: bool = False
     """Whether the mapping stopped at a worker's next step after a grant it never heard of
     (a segment must end there: the worker does not hold that grant)."""
+    final_clock: ClockState | None = None
+    """The clock after the last event mapped."""
 
 
 @dataclass(frozen=True)
@@ -532,6 +535,7 @@ def map_history(
         tuple(clocks),
         tuple(tallies),
         forced,
+        clock.snapshot(),
     )
 
 
@@ -550,6 +554,7 @@ def _beyond(grants: int, ticks: int, steps: int, restarts: int, crashes: int = 0
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _too_many_states(
     settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int, crashes: int
 ) -> str | None:
@@ -783,6 +788,8 @@ class _Piece:
     """The real grants of the crashed holders the model flagged for P6."""
     carried: Carried | None = None
     """The state the piece starts from (None: the model's initial state)."""
+    system: System | None = None
+    """The interpreter it was replayed with."""
 
 
 def _acting(line: Timeline, applied: dict[int, list[Happening]]) -> dict[int, int]:
@@ -829,10 +836,15 @@ class _Segmenter:
         ]
 
     def piece(
-        self, mapping: Mapping, cut: int, carried: Carried | None, names: Names | None
+        self,
+        mapping: Mapping,
+        cut: int,
+        carried: Carried | None,
+        names: Names | None,
+        narrate: bool = True,
     ) -> _Piece | None:
         """The replay of the mapped events before `cut` (None when the carried state does
-        not fit this piece's bounds)."""
+        not fit this piece's bounds); `narrate` False leaves its steps without sentences."""
         line, settings = self.line, self.line.history.settings
         k = cut - mapping.begin
         whole = k >= mapping.checked
@@ -892,13 +904,13 @@ class _Segmenter:
 
         title = f"Live lab: {line.history.scenario} ({settings.label()})"
         walk = replay_from(
-            design,
-            bounds,
+            system,
             start,
             [m.action for m in items],
             [m.optional for m in items],
             title,
             check,
+            narrate,
         )
         kept = tuple(items[i] for i in walk.taken)
         refused = None
@@ -938,6 +950,7 @@ class _Segmenter:
             counts,
             flagged,
             carried,
+            system,
         )
         return replace(piece, mapping=replace(piece.mapping, ticks=ticks))
 
@@ -960,7 +973,7 @@ class _Segmenter:
     def carry_from(self, piece: _Piece, cut: int, names: Names | None) -> Carried | None:
         """The state at the end of a piece, carried into the next segment (None when the run
         cannot be cut there)."""
-        system = piece.trace.system
+        system = piece.system or piece.trace.system
         starting = (
             start_state(system, piece.carried, names)
             if piece.carried is not None and names is not None
@@ -977,7 +990,8 @@ class _Segmenter:
                 real_of[token] = int(item.event.get("token"))
         revision_of = self._revisions(system, starting, piece.trace, piece.kept, names)
         k = cut - piece.mapping.begin
-        clock = piece.mapping.clocks[k] if k < len(piece.mapping.clocks) else None
+        clocks = piece.mapping.clocks
+        clock = clocks[k] if k < len(clocks) else piece.mapping.final_clock
         if clock is None:
             return None
         acting = {w for w, last in self.last_step.items() if last >= cut}
@@ -1038,17 +1052,22 @@ def _pieces(line: Timeline, applied: dict[int, list[Happening]]) -> tuple[list[_
             line, lease_ticks, applied, begin, carried, names, segments.tick_seconds
         )
         stop = begin + mapping.checked
+        narrate = not pieces  # the first segment's run is shown; a later one if refused
         if stop >= total and not mapping.forced:
-            final = segments.piece(mapping, total, carried, names)
+            final = segments.piece(mapping, total, carried, names, narrate)
             if final is not None:
+                if final.refused is not None and not narrate:
+                    final = segments.piece(mapping, total, carried, names) or final
                 pieces.append(final)
                 return pieces, None
         following: tuple[Carried, Names] | None = None
         for cut in range(min(stop, total - 1), begin, -1):
-            piece = segments.piece(mapping, cut, carried, names)
+            piece = segments.piece(mapping, cut, carried, names, narrate)
             if piece is None:
                 continue
             if piece.refused is not None:
+                if not narrate:
+                    piece = segments.piece(mapping, cut, carried, names) or piece
                 pieces.append(piece)
                 return pieces, None
             nxt = segments.carry_from(piece, cut, names)
@@ -1060,7 +1079,7 @@ def _pieces(line: Timeline, applied: dict[int, list[Happening]]) -> tuple[list[_
             begin = cut
             break
         if following is None:
-            piece = segments.piece(mapping, stop, carried, names)
+            piece = segments.piece(mapping, stop, carried, names, narrate)
             if piece is not None:
                 pieces.append(piece)
             return pieces, mapping.limit or "no point where the run could be cut"

@@ -15,6 +15,9 @@ still taken). Only names change, so the next segment fits the model's bounds:
 - a worker that takes no further step of the model lets go of its grant (it never acts on
   it again), and so does a worker whose grant it never heard of (a grant only the lock
   service's record shows, under which it took no step: it asks for the lock again);
+- when nobody holds a grant any more and every later token is at least every earlier one
+  (a counter, a key's version), the mark and the last accepted token and grant are let go
+  too: they decide nothing a fresh model would not decide alike;
 - a read-modify-write's versions keep only what P5 compares: whether what a worker read is
   still the current version.
 
@@ -29,9 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.actions import Action, ActionKind
-from model.design import MAX_GRANTS, Bounds, Design
+from model.design import MAX_GRANTS
 from model.layout import slot
-from model.narration import delay_note, describe_step, explain_violation, reception_outcome
+from model.narration import (
+    Reason,
+    delay_note,
+    describe_step,
+    explain_violation,
+    reception_outcome,
+)
 from model.system import State, System
 from model.trace import Step, Trace
 
@@ -238,12 +247,18 @@ def carry(
     hwm = int(s.hwm) if design.receiver.keeps_high_water_mark else 0
     last = int(s.last)
     lastg = revision_of.get(int(s.lastg), 0)
+    newest = revision_of.get(int(s.grants), 0)
+    if not held and not design.token.row.picks_unused_value:
+        # Nobody holds a grant that could still act: every later grant's token is at least
+        # every one before (a counter, or a key's version), so the mark, the last accepted
+        # token and grant decide nothing any more that a fresh model would not decide alike.
+        hwm = last = lastg = newest = 0
     return Carried(
         index,
         tuple(held),
         int(s.holder),
         max(0, int(s.expires) - now) if leased else 0,
-        revision_of.get(int(s.grants), 0),
+        newest,
         (hwm, real_of.get(hwm, hwm)) if hwm else None,
         (last, real_of.get(last, last)) if last else None,
         lastg,
@@ -274,18 +289,19 @@ class Walk:
 
 
 def replay_from(
-    design: Design,
-    bounds: Bounds,
+    system: System,
     start: State,
     actions: Sequence[Action],
     optional: Sequence[bool],
     title: str,
     check: Any = None,
+    narrate: bool = True,
 ) -> Walk:
     """Step the actions through the interpreter from `start`, as `model.trace.replay` does
     from the initial state (skipping an optional action the model does not allow there);
-    `check(system, before, rule, after, position)` may refuse a step with a reason."""
-    system = System(design, bounds)
+    `check(system, before, rule, after, position)` may refuse a step with a reason. Without
+    `narrate` the steps carry their violations but no sentences (a segment nobody reads)."""
+    design, bounds = system.design, system.bounds
     state = start
     steps: list[Step] = []
     taken: list[int] = []
@@ -309,12 +325,15 @@ def replay_from(
         decided = checked_in.pop(action.worker, None) if action.name is ActionKind.APPLY else None
         if action.name is ActionKind.CHECK:
             checked_in[action.worker] = state
-        sentence = describe_step(system, state, rule, after, decided)
-        now = system.view(state).now
-        if action.row.sends:
-            sent_at[action.worker] = now
-        elif action.row.arrival and sent_at.get(action.worker, now) < now:
-            sentence += delay_note(sent_at[action.worker], now)
+        sentence, reasons = "", tuple[Reason, ...]()
+        if narrate:
+            sentence = describe_step(system, state, rule, after, decided)
+            now = system.view(state).now
+            if action.row.sends:
+                sent_at[action.worker] = now
+            elif action.row.arrival and sent_at.get(action.worker, now) < now:
+                sentence += delay_note(sent_at[action.worker], now)
+            reasons = tuple(explain_violation(system, state, rule, v, decided) for v in violations)
         steps.append(
             Step(
                 number=len(steps) + 1,
@@ -324,10 +343,8 @@ def replay_from(
                 after=after,
                 violations=violations,
                 sentence=sentence,
-                reasons=tuple(
-                    explain_violation(system, state, rule, v, decided) for v in violations
-                ),
-                outcome=reception_outcome(system, state, rule),
+                reasons=reasons,
+                outcome=reception_outcome(system, state, rule) if narrate else None,
             )
         )
         state = after
