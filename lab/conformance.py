@@ -427,9 +427,7 @@ def _receptions(settings: Settings, send: Happening) -> list[Mapped]:
     return [Mapped(Action(ActionKind.DELIVER, w), send, "accepted")]
 
 
-def _grant_bound(
-    settings: Settings, grants: int, names: Names | None, ranks: dict[int, int], top: int
-) -> int:
+def _grant_bound(settings: Settings, grants: int, names: Names | None, top: int) -> int:
     """The model's G for a piece: its grants and the grants still held or remembered where
     it starts, and room for every token value it uses (a counter's next values, or the
     random values' ranks)."""
@@ -498,7 +496,7 @@ def map_history(
             action, optional = Action(ActionKind.RENEW, event.worker), True
         inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
         steps = len(actions) + (tick - clock.now) + (1 if action else 0) + len(inserted)
-        bound = _grant_bound(settings, more_grants, names, ranks, more_top)
+        bound = _grant_bound(settings, more_grants, names, more_top)
         down = more_crashes + kept_crashed
         limit = _beyond(bound, tick, steps, more_restarts, down) or _too_many_states(
             settings, lease_ticks, tick, bound, more_restarts, down
@@ -861,7 +859,7 @@ class _Segmenter:
             workers=settings.workers,
             lease=mapping.lease_ticks,
             horizon=ticks,
-            grants=_grant_bound(settings, grants, names, {}, top),
+            grants=_grant_bound(settings, grants, names, top),
             writes=settings.writes,
         )
         system = System(design, bounds)
@@ -926,7 +924,7 @@ class _Segmenter:
             )
             refused = Refusal(item.event, item.action.label(), reason, service)
             stop = item.event.index
-        revision_of = self._revisions(system, start, walk.trace, kept, names)
+        revision_of = self._revisions(system, walk.trace, kept, names)
         flagged = frozenset(
             revision_of.get(gid, 0)
             for step in walk.trace.steps
@@ -955,12 +953,7 @@ class _Segmenter:
         return replace(piece, mapping=replace(piece.mapping, ticks=ticks))
 
     def _revisions(
-        self,
-        system: System,
-        start: State,
-        trace: Trace,
-        kept: Sequence[Mapped],
-        names: Names | None,
+        self, system: System, trace: Trace, kept: Sequence[Mapped], names: Names | None
     ) -> dict[int, int]:
         """Each model grant number of the piece, as the real grant revision it stands for."""
         found = {number: revision for revision, number in (names.grants if names else {}).items()}
@@ -988,7 +981,7 @@ class _Segmenter:
             if step.action.name is ActionKind.ACQUIRE and item.event is not None:
                 token = int(system.view(step.after).tok[step.action.worker])
                 real_of[token] = int(item.event.get("token"))
-        revision_of = self._revisions(system, starting, piece.trace, piece.kept, names)
+        revision_of = self._revisions(system, piece.trace, piece.kept, names)
         k = cut - piece.mapping.begin
         clocks = piece.mapping.clocks
         clock = clocks[k] if k < len(clocks) else piece.mapping.final_clock

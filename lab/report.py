@@ -140,12 +140,12 @@ class LabReport:
 
     def text(self) -> str:
         """A human report: the run, its counts, each property, the prediction, conformance."""
-        s, etcd = self.history.settings, self.history.etcd
+        s = self.history.settings
         lines = [
             *([f"Partial history: {self.history.partial}"] if self.history.partial else []),
             f"Live lab: {self.history.scenario} ({s.label()})",
-            f"  etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}, "
-            f"{s.workers} workers, lease TTL {s.ttl} s, {self.history.seconds:.1f} s",
+            f"  {self._where()}, {s.workers} workers, lease TTL {s.ttl} s, "
+            f"{self.history.seconds:.1f} s",
             f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
             f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
@@ -196,6 +196,16 @@ class LabReport:
         if self.path:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
+
+    def _where(self) -> str:
+        """Where the lock service ran: `etcd 3.5.1 at URL`, or `ZooKeeper at URL (etcd ...
+        beside it)`."""
+        etcd = self.history.etcd
+        own = f"etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}"
+        service = etcd.get("lock_service")
+        if self.history.settings.lock_service in ("etcd", "etcd-lock-api") or not service:
+            return own
+        return f"{self.service_name} at {service} ({own} beside it)"
 
     def nemesis_lines(self) -> list[str]:
         """The nemesis's schedule and what became of each fault, and each worker's own

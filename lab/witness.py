@@ -410,12 +410,14 @@ def _lock_checks(line: Timeline, final: Happening | None) -> list[Impossible]:
     present = {int(key.get("create_revision", 0)) for key in final.get("locks")}
     if live == present:
         return []
+    service = SERVICES[line.history.settings.lock_service]
+    numbers = "create revisions" if service.ordered else "grants"
     return [
         Impossible(
             "final-locks",
             final.index,
             final.t,
-            f"etcd's lock keys at the end have create revisions {sorted(present) or 'none'}, "
+            f"{service.short}'s lock keys at the end have {numbers} {sorted(present) or 'none'}, "
             f"but the history leaves {sorted(live) or 'none'} undeleted",
         )
     ]
