@@ -11,7 +11,8 @@ was recorded before it left, the end after it happened). The allowances that rem
   history with no measurement gets `UNMEASURED_SECONDS`;
 - the service's end delay: how long past a lease's TTL the service itself may take to end
   it (the lock service table's row: etcd's 500 ms lessor, ZooKeeper's tick, Redis's reads),
-  or the run's own probe lease, if etcd took longer than that to revoke it.
+  or the run's own probe leases (one after another while the run goes), if etcd took longer
+  than that to revoke one.
 
 A lease ends late when it ends more than its TTL plus the end delay plus the latency after
 it last started.
@@ -85,5 +86,5 @@ def allowances(line: Timeline) -> Allowances:
     end, end_from = service.end_delay, service.end_delay_words
     probe = measured(line, "revocation_seconds")
     if service.ordered and probe is not None and probe > end:
-        end, end_from = probe, f"the run's probe lease was revoked {probe:.3f} s past its TTL"
+        end, end_from = probe, f"the run's probe leases were revoked up to {probe:.3f} s late"
     return Allowances(latency, latency_from, end, end_from)

@@ -96,7 +96,8 @@ class History:
     """Why the run stopped before its end (interrupted, a process died); '' when it did not."""
     measured: Mapping[str, float] = field(default_factory=dict)
     """Figures the run measured: `request_seconds` (the slowest status request to etcd),
-    `revocation_seconds` (how long after its TTL a probe lease was revoked) and
+    `revocation_seconds` (how long after its TTL etcd revoked the latest of the run's probe
+    leases) and
     `observer_seconds` (the slowest look of a polled lock service's observer)."""
     nemesis: tuple[Fault, ...] = ()
     """A randomized run's fault schedule, drawn before it started (lab.nemesis)."""

@@ -88,6 +88,8 @@ SIZE_CHECK_SECONDS: Final = 0.2
 PROBE_KEY: Final = "probe"
 """A key of the run (outside the watched lock keys) on a probe lease whose revocation is timed."""
 PROBE_LEASE_LIMIT_SECONDS: Final = 10.0
+PROBE_POLL_SECONDS: Final = 0.05
+"""How often a probe lease's key is looked for (a late look only makes the allowance larger)."""
 """How long past its TTL the probe lease is watched before the measurement is given up."""
 STOP_SEEN_SECONDS: Final = 1.0
 """How long a pause waits to see the worker stopped."""
@@ -238,7 +240,10 @@ class LabRun:
         self.probe: EtcdProbe | None = None
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
-        """How long after its TTL (from asking for it) etcd revoked a probe lease."""
+        """How long after its TTL (from asking for it) etcd revoked the latest of the run's
+        probe leases."""
+        self.lease_probe_done = threading.Event()
+        """Set when the run's processes have stopped: no more probe leases."""
         self.postgres: Cluster | None = None
         """The run's PostgreSQL cluster (with `--database postgres`)."""
         self.may_finish = False
@@ -278,6 +283,7 @@ class LabRun:
 
     def close(self) -> None:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
+        self.lease_probe_done.set()
         self.children.stop_all()
         if self.observer is not None:
             self.observer.close()
@@ -383,6 +389,7 @@ class LabRun:
                 self.resume(w)
         self.children.stop_all()
         self.finished = time.monotonic()
+        self.lease_probe_done.set()
         if self.etcd_process is None or self.etcd_process.alive():
             with contextlib.suppress(Exception):
                 self.drain_watch(DRAIN_SECONDS)
@@ -393,19 +400,29 @@ class LabRun:
     # ----- measurements and final reads ---------------------------------------------------
 
     def _measure_revocation(self) -> None:
-        """Grant a probe lease of the run's TTL with a key on it and time its revocation."""
+        """Probe leases of the run's TTL, one after another for as long as the run goes,
+        each with a key on it: how late etcd revoked the latest of them (the lease
+        allowance of the run's checks, measured while its own load was on)."""
         client = self.endpoint.client()
         key = self.prefix + PROBE_KEY
+        while not self.watch_done.is_set() and not self.lease_probe_done.is_set():
+            late = self._probe_lease(client, key)
+            if late is None:
+                return
+            self.revocation = max(late, self.revocation or 0.0)
+
+    def _probe_lease(self, client: Any, key: str) -> float | None:
+        """One probe lease: how long past its TTL its key was seen gone (None: not seen)."""
         with contextlib.suppress(Exception):
             asked = time.monotonic()
             lease, ttl = grant_lease(client, self.settings.ttl)
             client.put(key, "probe", lease=etcd3gw.Lease(lease, client))
             limit = asked + ttl + PROBE_LEASE_LIMIT_SECONDS
-            while time.monotonic() < limit and not self.watch_done.is_set():
+            while time.monotonic() < limit and not self.lease_probe_done.is_set():
                 if not key_exists(client, key):
-                    self.revocation = max(0.0, time.monotonic() - asked - ttl)
-                    return
-                time.sleep(POLL * 2)
+                    return max(0.0, time.monotonic() - asked - ttl)
+                time.sleep(PROBE_POLL_SECONDS)
+        return None
 
     def measured(self) -> dict[str, float]:
         """What the run measured: the slowest status request to etcd, the probe lease's
@@ -892,6 +909,7 @@ class LabRun:
         self.check_processes(finished_ok=True)
         self.drain_watch()
         self.finished = time.monotonic()
+        self.lease_probe_done.set()
         self.children.stop_all()
         self.final_read()
 
