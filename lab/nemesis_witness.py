@@ -59,12 +59,13 @@ END_OF: Final = {
 }
 """The event that ends a fault of each kind that lasts."""
 FAULT_EVENTS: Final = frozenset(EFFECT_OF.values())
-CLOCK_SPAN_SECONDS: Final = 0.5
+CLOCK_SPAN_SECONDS: Final = 1.0
 """The shortest stretch of a worker's clock reports its rate is measured over."""
-CLOCK_TOLERANCE: Final = 0.1
+CLOCK_TOLERANCE: Final = 0.15
 """How far (relatively) a worker's measured clock rate may be from the one it should run at:
-the two readings of each report are taken microseconds apart, so over half a second this
-leaves room for a thread descheduled for 50 ms between them."""
+the two readings of each report are taken microseconds apart, so over a second this leaves
+room for a thread descheduled for 50 ms between them; the skews the nemesis draws (0.5x,
+0.7x, 1.5x, 2x) are each more than twice as far from real speed."""
 
 
 def fault_words(fault: Fault) -> str:
