@@ -45,6 +45,15 @@ class Allowances:
         the observation latency."""
         return self.end_delay + self.latency
 
+    def to_dict(self) -> dict[str, float | str]:
+        """JSON form: each allowance in seconds, and where it comes from."""
+        return {
+            "latency_seconds": round(self.latency, 6),
+            "latency_from": self.latency_from,
+            "lease_end_seconds": round(self.lease_end, 6),
+            "end_delay_from": self.end_from,
+        }
+
     def lines(self) -> list[str]:
         """The allowances in words, for the report."""
         return [

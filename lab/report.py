@@ -120,6 +120,7 @@ class LabReport:
             "conformance": self.conformance.to_dict(),
             "refused": self.refused,
             "impossible": [found.to_dict() for found in self.witnessed.impossible],
+            "allowances": allowances(self.line).to_dict(),
             "unknown_writes": [write.to_dict() for write in self.witnessed.unknown],
             "final_read": _final_dict(self.line),
             "history": str(self.path) if self.path else None,

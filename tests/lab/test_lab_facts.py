@@ -473,6 +473,12 @@ def test_the_report_prints_the_allowances_it_measured() -> None:
     ) in text
     unmeasured = analyse(witnessed()).text()
     assert "Allowed for: 0.500 s of observation latency (the history measured none)" in unmeasured
+    assert analyse(w2_lease_ends(1.75)).to_dict()["allowances"] == {
+        "latency_seconds": 0.02,
+        "latency_from": "the slowest of the run's status requests to etcd, 0.020 s",
+        "lease_end_seconds": 0.52,
+        "end_delay_from": "etcd's lessor looks for expired leases every 500 ms",
+    }
 
 
 # ----- the nemesis: its schedule drawn again, each fault accounted for ----------------------------
