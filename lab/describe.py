@@ -107,6 +107,10 @@ def describe(event: Happening, service: str = DEFAULT_SERVICE) -> str:
             return NEMESIS_SENTENCES[kind].format(w=w, **event.data)
         except (KeyError, ValueError, TypeError):  # a history file without a field
             return f"the nemesis: {kind}"
+    if kind == "leader":
+        return (
+            f"etcd's raft term is {event.get('term')} (a leader elected in it renews every lease)"
+        )
     if kind == "storage-kill":
         return "the nemesis kills the storage process (SIGKILL)"
     if kind == "storage-start":

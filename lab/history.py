@@ -73,6 +73,7 @@ KNOWN_KINDS: Final = (
     "info",
     "final-read",
     "renew",
+    "leader",
     *NEMESIS_KINDS,
 )
 MEASURED_FIGURES: Final = ("request_seconds", "revocation_seconds", "observer_seconds")

@@ -205,6 +205,7 @@ EVENT_FIELDS: Final[dict[str, Field]] = {
     "client_says_held": TRUTH,
     "rate": Field(float, Words("a number")),
     "fault": whole(),
+    "term": whole(),
     "why": NAME,
     "by": whole(),
     "wall": SECONDS,

@@ -21,8 +21,10 @@ still taken). Only names change, so the next segment fits the model's bounds:
 - a read-modify-write's versions keep only what P5 compares: whether what a worker read is
   still the current version.
 
-A cut is not made while a killed worker still holds the current lock and the model has not
-yet flagged P6 for it (its crash time would be lost); every other point can be cut.
+A killed worker is carried while its request is still in flight (the network and the store
+do not know it died) or while it holds the current lock; a cut is not made while it holds
+that lock and the model has not yet flagged P6 for it (its crash time would be lost); every
+other point can be cut.
 """
 
 from __future__ import annotations
@@ -221,10 +223,10 @@ def carry(
         current = int(s.holder) == w and int(s.grants) == int(s.gid[w])
         taken = current and (not leased or now < int(s.expires))
         if crashed:
-            if not taken:
-                continue  # a dead worker that holds nothing that matters any more
-            if revision not in flagged:
+            if taken and revision not in flagged:
                 return None
+            if not taken and int(s.pending[w]) == 0:
+                continue  # a dead worker with nothing in flight and no lock that matters
         elif w not in acting:
             continue  # it takes no step of the model any more
         elif revision in unheard and int(s.sent[w]) == 0 and int(s.pending[w]) == 0:

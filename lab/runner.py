@@ -161,10 +161,14 @@ def stop_reason(error: BaseException, at: float, etcd_url: str) -> str:
 
 
 class EtcdProbe:
-    """A thread asking etcd for its status every `PROBE_SECONDS`, counting misses in a row."""
+    """A thread asking etcd for its status every `PROBE_SECONDS`, counting misses in a row,
+    and recording each raft term its answers show (`leader`: a new leader was elected, and
+    a new leader renews every lease by its TTL)."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, record: Callable[..., object] | None = None) -> None:
         self.client = endpoint.client(timeout=PROBE_TIMEOUT_SECONDS)
+        self.record = record
+        self.term: int | None = None
         self.misses = 0
         self.last_error = ""
         self.slowest = 0.0
@@ -178,12 +182,21 @@ class EtcdProbe:
         while not self.done.wait(PROBE_SECONDS):
             try:
                 asked = time.monotonic()
-                self.client.status()
+                status = self.client.status()
                 self.slowest = max(self.slowest, time.monotonic() - asked)
                 self.misses = 0
+                self._term(status)
             except Exception as error:  # etcd3gw raises several kinds for a gone server
                 self.last_error = type(error).__name__
                 self.misses += 1
+
+    def _term(self, status: Any) -> None:
+        """Record the raft term a status answer shows, when it is a new one."""
+        raw = status.get("raftTerm") if isinstance(status, dict) else None
+        term = int(raw) if isinstance(raw, str | int) and str(raw).isdigit() else None
+        if term is not None and term != self.term and self.record is not None:
+            self.term = term
+            self.record("leader", term=term)
 
     def silent(self) -> bool:
         """Whether etcd has missed `PROBE_MISSES` status requests in a row."""
@@ -264,7 +277,7 @@ class LabRun:
 
     def __enter__(self) -> LabRun:
         try:
-            self.probe = EtcdProbe(self.endpoint)
+            self.probe = EtcdProbe(self.endpoint, self.log.record)
             threading.Thread(
                 target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
             ).start()

@@ -37,18 +37,24 @@ completion at all when the run stopped, and no decision in the store's log) are
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from lab.allowances import allowances, measured
+from lab.cluster import ELECTION_MS
 from lab.contradiction import Impossible
 from lab.grant_witness import grant_checks
 from lab.history import Happening, Timeline, etcd_order_key
 from lab.lock_table import SERVICES
 from lab.nemesis_witness import nemesis_checks
+from lab.runner import PROBE_SECONDS
 from lab.store_witness import store_life_checks
 
+ELECTION_SECONDS: Final = ELECTION_MS / 1000
+"""The election timeout of the lab's etcd cluster: a new leader renews every lease by its
+TTL plus this."""
 REQUEST_FLOOR_SECONDS: Final = 0.5
 """The smallest request latency allowed for when comparing etcd's order with observed times
 (a worker's thread of a loaded machine can be descheduled this long between an answer and
@@ -223,8 +229,21 @@ def _lease_span(line: Timeline, grant: Happening, end: Happening) -> list[Imposs
         if stopped > last:
             last, since = stopped, f"W{grant.worker} stopped running"
     allowed = allowances(line)
-    if end.t - last <= ttl + allowed.lease_end:
+    due, since = _lease_due(line, last, ttl, since, end.t)
+    if end.t - due <= allowed.lease_end:
         return []
+    if due > last + ttl:
+        return [
+            Impossible(
+                "lease-late",
+                end.index,
+                end.t,
+                f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+                f"{end.t - last:.3f} s after {since}: later than the "
+                f"{allowed.lease_end:.3f} s allowed past that ({allowed.end_from}, plus the "
+                f"run's latency of {allowed.latency:.3f} s)",
+            )
+        ]
     return [
         Impossible(
             "lease-late",
@@ -236,6 +255,73 @@ def _lease_span(line: Timeline, grant: Happening, end: Happening) -> list[Imposs
             f"{allowed.latency:.3f} s)",
         )
     ]
+
+
+def _lease_due(
+    line: Timeline, last: float, ttl: float, since: str, ended: float
+) -> tuple[float, str]:
+    """When a lease that last started at `last` was due to end, and since what, in words:
+    its TTL later, unless its etcd cluster had no quorum to revoke it (then a TTL and an
+    election timeout after it had one again) or elected a new leader meanwhile (a new
+    leader renews every lease: a TTL and an election timeout after the new term was seen)."""
+    due = last + ttl
+    for lost, back in _without_quorum(line):
+        if lost < due and back > last and back + ttl + ELECTION_SECONDS > due:
+            due = back + ttl + ELECTION_SECONDS
+            since = (
+                f"{since}, and {ttl + ELECTION_SECONDS:.3f} s after the cluster had a quorum "
+                f"again at {back:.3f} s (a new leader renews every lease)"
+            )
+    seen = PROBE_SECONDS + allowances(line).latency
+    for elected in _new_terms(line):
+        if last < elected < ended + seen and elected + ttl + ELECTION_SECONDS > due:
+            due = elected + ttl + ELECTION_SECONDS
+            since = (
+                f"{since}, and {ttl + ELECTION_SECONDS:.3f} s after a new term of etcd's "
+                f"leader was seen at {elected:.3f} s (a new leader renews every lease)"
+            )
+    return due, since
+
+
+def _new_terms(line: Timeline) -> list[float]:
+    """When the run's etcd was seen with a new raft term (a new leader), after its first."""
+    terms = [e for e in line.events if e.kind == "leader"]
+    return [
+        later.t
+        for earlier, later in itertools.pairwise(terms)
+        if later.get("term") != earlier.get("term")
+    ]
+
+
+def _without_quorum(line: Timeline) -> list[tuple[float, float]]:
+    """When the run's etcd cluster had no quorum (a majority of its members killed or
+    stopped): from the moment it lost one to the moment it had one again (the end of the
+    history, if it never did). Without one etcd revokes no lease, and the leader elected
+    after it renews every lease by its TTL."""
+    members = line.history.settings.members
+    if members < 2 or not line.history.settings.lock_service.startswith("etcd"):
+        return []
+    down: set[int] = set()
+    found: list[tuple[float, float]] = []
+    lost: float | None = None
+    majority = members // 2 + 1
+    for e in line.events:
+        member = e.get("member")
+        if e.kind in ("member-kill", "member-pause"):
+            down.add(int(member or 0))
+        elif e.kind in ("member-start", "member-resume"):
+            down.discard(int(member or 0))
+        else:
+            continue
+        quorum = members - len(down) >= majority
+        if not quorum and lost is None:
+            lost = e.t
+        elif quorum and lost is not None:
+            found.append((lost, e.t))
+            lost = None
+    if lost is not None:
+        found.append((lost, line.events[-1].t if line.events else lost))
+    return found
 
 
 def _stopped_since(line: Timeline, w: int, before: float) -> float | None:

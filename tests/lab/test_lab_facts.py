@@ -841,3 +841,59 @@ def test_the_guide_lists_every_refusal_in_the_labs_own_words() -> None:
         from lab.contradiction import Impossible
 
         Impossible("made-up", None, 0.0, "")
+
+
+def cluster_lease(*extra: Event) -> History:
+    """W2's lease (granted at 0.30 s) revoked at 2.55 s by a three-member cluster, with the
+    run's measurements and the given events about the cluster."""
+    history = measured(
+        witnessed(
+            revoke2=revoked(2.55, 2, 4, 5),
+            final=final_read(2.7, 2_000_001, 2, 4, []),
+            extra=[lab(0.05, "leader", term=2), *extra],
+        )
+    )
+    return dataclasses.replace(history, settings=dataclasses.replace(history.settings, members=3))
+
+
+@pytest.mark.parametrize(
+    ("what", "extra", "allowed"),
+    [
+        ("the same leader throughout", (), False),
+        ("a new leader seen at 1.20 s", (lab(1.2, "leader", term=3),), True),
+        (
+            "no quorum from 1.10 s to 1.50 s",
+            (
+                lab(1.0, "member-kill", member=2, pid=501),
+                lab(1.01, "member-seen", member=2, by=1),
+                lab(1.1, "member-pause", member=3),
+                lab(1.5, "member-resume", member=3),
+                lab(2.0, "member-start", member=2, pid=502),
+            ),
+            True,
+        ),
+        (
+            "one member down: the cluster keeps its quorum",
+            (
+                lab(1.0, "member-kill", member=2, pid=501),
+                lab(1.01, "member-seen", member=2, by=1),
+                lab(2.0, "member-start", member=2, pid=502),
+            ),
+            False,
+        ),
+    ],
+)
+def test_a_clusters_lease_may_outlive_its_ttl_only_by_a_new_leader_or_a_lost_quorum(
+    what: str, extra: tuple[Event, ...], allowed: bool
+) -> None:
+    """etcd revokes no lease without a quorum, and a newly elected leader renews every
+    lease by its TTL: a lease that lived 2.25 s of a 1 s TTL is allowed only then."""
+    found = reasons(cluster_lease(*extra), "lease-late")
+    assert (found == []) == allowed, (what, found)
+    if allowed:
+        return
+    assert found == [
+        "etcd ended W2's lease (grant 4) at 2.550 s, 2.250 s after the grant: later than its "
+        "TTL of 1 s plus the 0.520 s allowed (etcd's lessor looks for expired leases every "
+        "500 ms, plus the run's latency of 0.020 s)"
+    ]

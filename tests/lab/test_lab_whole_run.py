@@ -201,3 +201,38 @@ def test_fencing_replay_tells_the_refused_segment_from_its_rebuilt_state(
         "W3 holds grant #1 (token 1); the receiver's mark is 2:"
     ) in out
     assert "W3's write carrying token 1 is rejected" in out  # the model's own receiver
+
+
+def test_a_killed_workers_request_in_flight_crosses_the_cut() -> None:
+    """W3's write is held at the store, W3 is killed, and the store decides the write many
+    grants (and a cut) later: the model carries the dead worker's request across the cut and
+    its receiver rejects it, as the store did."""
+    history = long_run(stale_grant=4)
+    events = list(history.events)
+    stale = next(e for e in events if e["kind"] == "grant" and e["worker"] == STALE)
+    t, revision = stale["t"], stale["revision"]
+    events += [
+        send(round(t + 0.01, 6), STALE, 1, revision, revision, value=99),
+        {"t": round(t + 0.011, 6), "source": "storage", "kind": "hold", "worker": STALE}
+        | {"request": f"W{STALE}-1", "phase": "deliver", "op": "write"},
+        {"t": round(t + 0.05, 6), "source": "lab", "kind": "crash", "worker": STALE}
+        | {"pid": 123, "asked": round(t + 0.049, 6)},
+    ]
+    last = max(e["t"] for e in events if e["kind"] != "final-read")
+    decided = {"mark_before": 2 + 3 * (GRANTS - 1), "version_before": GRANTS - 1}
+    events += [
+        {"t": round(last + 0.01, 6), "source": "storage", "kind": "unhold", "worker": STALE}
+        | {"request": f"W{STALE}-1", "phase": "deliver"},
+        deliver(round(last + 0.011, 6), STALE, 1, revision, revision, "rejected", value=99)
+        | decided
+        | {"version_after": GRANTS - 1},
+    ]
+    final = next(e for e in events if e["kind"] == "final-read")
+    events = [e for e in events if e is not final] + [{**final, "t": round(last + 0.1, 6)}]
+    report = analyse(History("long", history.settings, tuple(events)))
+    assert report.witnessed.impossible == (), report.witness_lines()
+    conformance = report.conformance
+    assert conformance.allowed, conformance.verdict()
+    assert conformance.coverage is not None and conformance.coverage.segments >= 2
+    assert conformance.coverage.fraction == 1.0
+    assert conformance.design.crashes == 1
