@@ -124,9 +124,7 @@ def recorded(
 ) -> tuple[dict[str, Any], ...]:
     """Hand-made events completed with what every real run records besides: the storage
     process's start (before anything else, when the events have none) and each worker's
-    acquire before each grant it heard.
-    The additions come after the hand-made events, which keep their positions in the file
-    (a history is ordered by time when it is read)."""
+    acquire before each grant it heard. Everything in time order, as a history is read."""
     events = list(events)
     added: list[dict[str, Any]] = []
     if not any(e["kind"] == "storage-start" for e in events):
@@ -137,7 +135,7 @@ def recorded(
             continue
         asked = float(e.get("asked", e["t"] - 0.001))
         added.append(invoke_acquire(round(max(0.0, asked - 0.0005), 6), int(e["worker"])))
-    return (*events, *added)
+    return tuple(sorted([*events, *added], key=lambda e: e["t"]))
 
 
 def paused_worker(receiver: str, late_outcome: str) -> History:
