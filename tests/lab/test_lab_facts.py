@@ -897,3 +897,14 @@ def test_a_clusters_lease_may_outlive_its_ttl_only_by_a_new_leader_or_a_lost_quo
         "TTL of 1 s plus the 0.520 s allowed (etcd's lessor looks for expired leases every "
         "500 ms, plus the run's latency of 0.020 s)"
     ]
+
+
+def test_lab_run_refuses_the_scenario_in_one_line_and_status_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.cli_helpers import run
+
+    code, out, err = run(["lab", "run", "version-token", "--lock-service", "zookeeper"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("fencing: error: the version-token scenario's lesson is the lock key's")
