@@ -2,25 +2,34 @@
 
 A lab history has several witnesses that do not trust each other: each worker records its
 own client operations (invoke, then ok, fail or info), the storage process records its
-decisions, the controller's watch records the lock key's changes, the nemesis records its
-pauses, and at the end the controller reads the database and the lock keys itself. A
-history is *refused* when the witnesses contradict each other or the lock service breaks
-its own contract; each refusal has a code and one sentence:
+decisions and its starts, the lab's observer records the lock service's own record of each
+grant and its end, the nemesis records its faults, and at the end the controller reads the
+database and the lock itself. A history is *refused* when the witnesses contradict each
+other or the lock service breaks its own contract; each refusal has a code (one row of
+`lab.contradiction.REFUSALS`) and one sentence. The checks run over the whole history,
+independent of the model's segments. This module checks the lock's grants and leases, the
+workers' pauses and kills, the store's marks, versions and receiver rule, the replies and
+the final reads; it gathers the checks of the grants' tokens (lab.grant_witness), the
+store's life (lab.store_witness) and the nemesis and clocks (lab.nemesis_witness):
 
-- `double-grant`: etcd made a grant while the previous grant's key still existed;
-- `lease-early`, `lease-late`: a lease ended before its TTL, or later than the TTL plus the
-  revocation delay measured for the run (and one request's latency);
+- `double-grant`: the service made a grant while the previous grant's lock still existed;
+- `lease-early`, `lease-late`: a lease ended before its TTL (counted from when it was asked
+  for: no allowance is due), or later than its TTL plus the run's measured allowance
+  (lab.allowances; on an etcd cluster, a TTL after it had a quorum again or elected a new
+  leader, which renews every lease);
 - `revision-order`: etcd's revision order contradicts the times observed by more than the
   measured request latency (the merge would have had to move a time back that far);
 - `sent-while-paused`: a worker recorded a step while it was stopped by SIGSTOP;
 - `step-after-crash`: a worker recorded a step after the nemesis killed it (SIGKILL);
-- `renew-while-down`: etcd took a keepalive (`renew` ok) from a worker that was stopped or
-  killed;
-- `renew-after-end`: etcd took a keepalive asked for after it had revoked the lease (a
-  keepalive asked for before a pause may be heard, and recorded, after it);
+- `renew-while-down`: the service took a keepalive from a worker stopped or killed;
+- `renew-after-end`: the service took a keepalive asked for after the lease ended (revoked,
+  expired or released; a keepalive asked for before a pause may be heard after it);
 - `no-lease-revoked`: a lock key put with no lease (expiry `never`) was deleted by nobody's
   release (a grant to another worker while such a key exists is a `double-grant`);
-- `receiver`: the store says it ran another receiver or mark than the settings;
+- `receiver`, `receiver-rule`: the store says it ran another receiver or mark than the
+  settings, or decided a write as its own receiver's rule does not (a plain store rejecting,
+  a fenced one letting a token below its mark in, an apply without a passed check, etcd-txn
+  writing without the writer's key);
 - `mark-token`, `mark-drift`, `mark-restart`: the store's recorded mark is not the token it
   accepted, not the mark it last set, or a durable mark came back changed after a restart;
 - `version-back`, `version-gap`, `version-step`: data versions went back, jumped without a
@@ -28,7 +37,7 @@ its own contract; each refusal has a code and one sentence:
 - `reply-contradicts`, `reply-undecided`: a worker heard another outcome than the store
   decided, or heard an outcome of a request the store never decided;
 - `final-version`, `final-value`, `final-mark`, `final-locks`: the final reads of the
-  database and of etcd disagree with the accepted writes and the grants.
+  database and of the lock disagree with the accepted writes and the grants.
 
 Writes whose outcome no witness knows (the worker's reply never came: `info`, or no
 completion at all when the run stopped, and no decision in the store's log) are
