@@ -42,7 +42,7 @@ from lab.history_schema import MAX_EVENT_SECONDS as MAX_EVENT_SECONDS
 from lab.history_schema import MAX_FINAL_LOCKS as MAX_FINAL_LOCKS
 from lab.history_schema import MAX_MEASURED_SECONDS as MAX_MEASURED_SECONDS
 from lab.history_schema import history_record
-from lab.lock import Grant
+from lab.lock_table import recorded_token
 from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
 from model.formats import reading
@@ -73,8 +73,11 @@ KNOWN_KINDS: Final = (
     "info",
     "final-read",
     "renew",
+    "leader",
     *NEMESIS_KINDS,
 )
+MEASURED_FIGURES: Final = ("request_seconds", "revocation_seconds", "observer_seconds")
+"""The figures a run measures (lab.allowances reads them)."""
 CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
 """The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
 
@@ -93,10 +96,15 @@ class History:
     partial: str = ""
     """Why the run stopped before its end (interrupted, a process died); '' when it did not."""
     measured: Mapping[str, float] = field(default_factory=dict)
-    """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
-    and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
+    """Figures the run measured: `request_seconds` (the slowest status request to etcd),
+    `revocation_seconds` (how long after its TTL etcd revoked the latest of the run's probe
+    leases) and
+    `observer_seconds` (the slowest look of a polled lock service's observer)."""
     nemesis: tuple[Fault, ...] = ()
     """A randomized run's fault schedule, drawn before it started (lab.nemesis)."""
+    nemesis_given: bool = False
+    """Whether the schedule was given by the caller (the lab's Python interface) rather than
+    drawn from the settings' seed; a drawn one is drawn again when the history is read."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -113,6 +121,7 @@ class History:
             **ending,
             **({"measured": dict(self.measured)} if self.measured else {}),
             **({"nemesis": faults_to_data(self.nemesis)} if self.nemesis else {}),
+            **({"nemesis_given": True} if self.nemesis_given else {}),
             "events": list(self.events),
         }
 
@@ -158,6 +167,7 @@ REQUIRED: Final = {
     "lock-delete": ("revision",),
     "release": ("worker", "grant", "etcd_revision", "deleted"),
     "deliver": ("worker", "token", "grant"),
+    "check": ("worker", "token", "grant"),
     "apply": ("worker", "token", "grant"),
     "renew": ("worker", "grant"),
     "crash": ("worker",),
@@ -190,10 +200,11 @@ def history_from_dict(data: Any) -> History:
         partial=record.partial,
         measured={
             name: value
-            for name in ("request_seconds", "revocation_seconds")
+            for name in MEASURED_FIGURES
             if (value := getattr(measured, name, None)) is not None
         },
         nemesis=faults_from_data(data.get("nemesis"), settings.workers, settings.members),
+        nemesis_given=record.nemesis_given,
     )
 
 
@@ -344,7 +355,7 @@ def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     return None
 
 
-def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple[Event, str]]:
+def _merge_lock_events(events: Sequence[Event], settings: Settings) -> list[tuple[Event, str]]:
     """Join each grant and each deletion seen twice; a deletion nobody asked for is `revoked`."""
     puts = {int(e["revision"]): e for e in events if e["kind"] == "lock-put"}
     deletes = {int(e["revision"]): e for e in events if e["kind"] == "lock-delete"}
@@ -370,7 +381,7 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
         if revision not in seen_puts and put.get("create_revision") == revision:
             worker = int(str(put.get("holder", "W0"))[1:] or 0)
             granted[revision] = worker
-            merged.append((_grant_seen_by_etcd(put, worker, token_source), "grant"))
+            merged.append((_grant_seen_by_etcd(put, worker, settings), "grant"))
     released = {int(e.get("grant", 0)) for e in events if e["kind"] == "release"}
     releasing = {
         int(e.get("grant", 0)): e
@@ -407,32 +418,27 @@ def _release_seen_by_etcd(gone: Event, asked: Event) -> Event:
     }
 
 
-def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
-    """A grant that only the watch saw (its worker never heard the answer)."""
-    revision, version, lease = (
-        int(put["revision"]),
-        int(put.get("version", 1)),
-        int(put.get("lease", 0)),
-    )
+def _grant_seen_by_etcd(put: Event, worker: int, settings: Settings) -> Event:
+    """A grant that only the service's observer saw (its worker never heard the answer):
+    its token is the one the observer's record holds for the run's token source."""
+    token = recorded_token(put, settings.lock_service, settings.token)
     return {
         "t": put["t"],
         "source": "etcd",
         "kind": "grant",
         "worker": worker,
-        "revision": revision,
-        "version": version,
-        "lease": lease,
-        "token": int(put["token"])
-        if isinstance(put.get("token"), int)
-        else Grant(revision, version, lease, 0).token(token_source),
-        **({"order_revision": put["order_revision"]} if "order_revision" in put else {}),
+        "revision": int(put["revision"]),
+        "version": int(put.get("version", 1)),
+        "lease": int(put.get("lease", 0)),
+        "token": token if token is not None else 0,
+        **{name: put[name] for name in ("order_revision", "node", "lock_value") if name in put},
         "unanswered": True,
     }
 
 
 def timeline(history: History) -> Timeline:
     """The history's events merged into one order (see the module docstring)."""
-    merged = _merge_lock_events(history.events, history.settings.token)
+    merged = _merge_lock_events(history.events, history.settings)
     keyed = sorted(
         (key, position)
         for position, (event, kind) in enumerate(merged)

@@ -204,6 +204,11 @@ EVENT_FIELDS: Final[dict[str, Field]] = {
     "lock_value": NAME,
     "client_says_held": TRUTH,
     "rate": Field(float, Words("a number")),
+    "fault": whole(),
+    "term": whole(),
+    "why": NAME,
+    "by": whole(),
+    "wall": SECONDS,
     "real_seconds": SECONDS,
     "wall_seconds": SECONDS,
     "data": Field(FinalData | None, Words("an object")),
@@ -298,6 +303,7 @@ class Measured(msgspec.Struct, forbid_unknown_fields=True):
 
     request_seconds: MeasuredSeconds | None = None
     revocation_seconds: MeasuredSeconds | None = None
+    observer_seconds: MeasuredSeconds | None = None
 
 
 EtcdValue = (
@@ -326,6 +332,8 @@ class HistoryFile(msgspec.Struct, forbid_unknown_fields=True):
     measured: Measured | None = None
     nemesis: list[dict[str, Any]] | None = None
     """A randomized run's fault schedule (each fault read by the lab's fault table)."""
+    nemesis_given: bool = False
+    """Whether the schedule was given by the caller, not drawn from the seed."""
 
     def __post_init__(self) -> None:
         for text, kind, what in (
@@ -356,6 +364,7 @@ HISTORY_WORDS: Final = {
     "partial": TEXT_WORDS,
     "measured": Words("an object"),
     "nemesis": Words("a list of faults"),
+    "nemesis_given": TRUTH_WORDS,
     "summary": TEXT_WORDS,
     "accepted": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
     "rejected": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
@@ -367,6 +376,9 @@ HISTORY_WORDS: Final = {
         "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
     ),
     "revocation_seconds": Words(
+        "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
+    ),
+    "observer_seconds": Words(
         "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
     ),
 }

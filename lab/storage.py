@@ -21,6 +21,7 @@ worker's next request at the door or between check and apply, and let it go late
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import socketserver
 import sqlite3
@@ -398,6 +399,7 @@ def serve(args: argparse.Namespace, store: Store, holds: Holds, log: EventLog) -
         log.record(
             "storage-start",
             incarnation=args.incarnation,
+            pid=os.getpid(),
             receiver=args.receiver,
             hwm=args.hwm,
             mark=store.start_mark(),

@@ -249,8 +249,8 @@ def test_two_runs_started_together_in_one_folder_write_two_files(
         for n in (1, 2)
     ]
     for run in runs:
-        run.communicate(timeout=90)
-        assert run.returncode == 0
+        _, err = run.communicate(timeout=90)
+        assert run.returncode == 0, err
     files = sorted(tmp_path.glob("lab-random-none-*.json"))
     assert len(files) == 2
     for path in files:

@@ -226,8 +226,8 @@ REFUSALS: list[tuple[str, dict[str, Any], str, str]] = [
         "renewed after the revocation",
         {"extra": [renew(2.5, 2, 4)]},
         "renew-after-end",
-        "etcd took W2's keepalive for grant 4, asked for at 2.498 s, but it had revoked that "
-        "lease at 1.450 s: an expired lease cannot be kept alive",
+        "etcd took W2's keepalive for grant 4, asked for at 2.498 s, but etcd revoked its "
+        "lease at 1.450 s: a lease that has ended cannot be kept alive",
     ),
 ]
 
