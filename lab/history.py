@@ -41,45 +41,17 @@ from lab.events import Event
 from lab.history_schema import MAX_EVENT_SECONDS as MAX_EVENT_SECONDS
 from lab.history_schema import MAX_FINAL_LOCKS as MAX_FINAL_LOCKS
 from lab.history_schema import MAX_MEASURED_SECONDS as MAX_MEASURED_SECONDS
-from lab.history_schema import history_record
+from lab.history_schema import history_record, settings_of
 from lab.lock_table import recorded_token
-from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
+from lab.nemesis import Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
 from model.formats import reading
 from model.formats.reading import quoted
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
-KNOWN_KINDS: Final = (
-    "grant",
-    "lock-put",
-    "lock-delete",
-    "release",
-    "send",
-    "reply",
-    "deliver",
-    "check",
-    "apply",
-    "pause",
-    "resume",
-    "hold",
-    "unhold",
-    "storage-kill",
-    "storage-start",
-    "lease-check",
-    "error",
-    "invoke",
-    "fail",
-    "info",
-    "final-read",
-    "renew",
-    "leader",
-    *NEMESIS_KINDS,
-)
 MEASURED_FIGURES: Final = ("request_seconds", "revocation_seconds", "observer_seconds")
 """The figures a run measures (lab.allowances reads them)."""
-CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
-"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
 
 
 @dataclass(frozen=True)
@@ -161,18 +133,6 @@ def looks_like_history_file(raw: bytes) -> bool:
 MAX_HISTORY_BYTES: Final = reading.MAX_HISTORY_BYTES
 """A history file's size limit: a 60-second randomized run writes about 1 MB."""
 MAX_EVENTS: Final = reading.MAX_HISTORY_EVENTS
-REQUIRED: Final = {
-    "grant": ("worker", "revision", "token"),
-    "lock-put": ("revision",),
-    "lock-delete": ("revision",),
-    "release": ("worker", "grant", "etcd_revision", "deleted"),
-    "deliver": ("worker", "token", "grant"),
-    "check": ("worker", "token", "grant"),
-    "apply": ("worker", "token", "grant"),
-    "renew": ("worker", "grant"),
-    "crash": ("worker",),
-}
-"""The fields each kind of event cannot do without (not null)."""
 
 
 def history_from_dict(data: Any) -> History:
@@ -186,7 +146,7 @@ def history_from_dict(data: Any) -> History:
         raise LabInputError(
             f"unsupported lab history version {quoted(version, 20)}: expected {HISTORY_VERSION}"
         )
-    settings = Settings.from_dict(data.get("settings"))
+    settings = settings_of(data.get("settings"))
     record = history_record(data, settings)
     measured = record.measured
     return History(

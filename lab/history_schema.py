@@ -17,11 +17,55 @@ from typing import Annotated, Any, Final
 
 import msgspec
 
+from lab.nemesis import NEMESIS_KINDS
 from lab.settings import LabInputError, Settings
 from model.formats.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
 from model.formats.reading import MAX_TRACE_STEPS, shown
 from model.formats.schemas import SchemaError, Words, convert, own, value_at
 from model.properties import PROPERTY_NAMES
+
+KNOWN_KINDS: Final = (
+    "grant",
+    "lock-put",
+    "lock-delete",
+    "release",
+    "send",
+    "reply",
+    "deliver",
+    "check",
+    "apply",
+    "pause",
+    "resume",
+    "hold",
+    "unhold",
+    "storage-kill",
+    "storage-start",
+    "lease-check",
+    "error",
+    "invoke",
+    "fail",
+    "info",
+    "final-read",
+    "renew",
+    "leader",
+    *NEMESIS_KINDS,
+)
+CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
+"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
+
+REQUIRED: Final = {
+    "grant": ("worker", "revision", "token"),
+    "lock-put": ("revision",),
+    "lock-delete": ("revision",),
+    "release": ("worker", "grant", "etcd_revision", "deleted"),
+    "deliver": ("worker", "token", "grant"),
+    "check": ("worker", "token", "grant"),
+    "apply": ("worker", "token", "grant"),
+    "renew": ("worker", "grant"),
+    "crash": ("worker",),
+}
+"""The fields each kind of event cannot do without (not null)."""
+
 
 MAX_SETTING_CHARS: Final = 40
 """Longest text a setting holds (a receiver, token or service name)."""
@@ -228,7 +272,6 @@ _PRINTABLE: Final = tuple((n, f.printable) for n, f in EVENT_FIELDS.items() if f
 def _event_check(record: Any) -> None:
     """An event's own checks, after its fields' types: printable text, a holder's name, the
     fields its kind needs and a client operation's name (`lab.history`'s tables)."""
-    from lab.history import CLIENT_OPS, KNOWN_KINDS, REQUIRED
 
     if record.kind not in KNOWN_KINDS:
         raise own(f"it has an unknown kind '{shown(record.kind)}'")
@@ -393,7 +436,6 @@ PLACES: Final = {
 
 def _event_refusal(data: Any, error: SchemaError) -> str:
     """A refusal inside event N, said as `event N (kind) of the history: …`."""
-    from lab.history import KNOWN_KINDS, REQUIRED
 
     number, rest = int(error.path[1]), error.path[2:]
     event = value_at(data, error.path[:2])

@@ -25,12 +25,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
+from lab.cluster import EtcdCluster
+from lab.events import EventLog
+from lab.processes import Child
 from lab.settings import FAULT_KINDS, LabInputError, Settings
-
-if TYPE_CHECKING:
-    from lab.runner import LabRun
 
 HOLDER_SHARE: Final = 0.75
 """How often a worker fault targets the holder of the lock rather than a given worker."""
@@ -255,6 +255,31 @@ def summary(faults: Sequence[Fault]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no faults"
 
 
+class FaultedRun(Protocol):
+    """What the nemesis drives of a running lab (`lab.runner.LabRun` is one): its settings,
+    log, workers and cluster, and the faults it can carry out."""
+
+    settings: Settings
+    log: EventLog
+    workers: dict[int, Child]
+    crashed: set[int]
+    cluster: EtcdCluster | None
+
+    def holder(self) -> int: ...
+
+    def control(self, message: dict[str, Any]) -> None: ...
+
+    def restart_storage(self, **fault: Any) -> None: ...
+
+    def pause(self, w: int, at: float | None = None, **fault: Any) -> None: ...
+
+    def resume(self, w: int, at: float | None = None, **fault: Any) -> None: ...
+
+    def crash(self, w: int, **fault: Any) -> None: ...
+
+    def watch_member(self, member: int, fault: int) -> None: ...
+
+
 class Nemesis:
     """Carries out a schedule on a run: each fault when its time comes, each one's end
     (a resume, an unhold, a member started or resumed again) when it is due.
@@ -265,7 +290,7 @@ class Nemesis:
     the witnesses can account for each one (lab.nemesis_witness). Each fault and each end is
     recorded at the nemesis's own time for it, the time it fired."""
 
-    def __init__(self, run: LabRun, faults: Sequence[Fault], start: float) -> None:
+    def __init__(self, run: FaultedRun, faults: Sequence[Fault], start: float) -> None:
         self.run = run
         self.waiting = sorted(
             ((number, fault) for number, fault in enumerate(faults, start=1)),

@@ -541,40 +541,6 @@ def _clock_checks(history: History, raw: Sequence[Event]) -> list[Impossible]:
     return found
 
 
-SCRIPT_FAULTS: Final = {
-    "pause": ("pause", "resume"),
-    "restart": ("storage-kill",),
-    "crash": ("crash",),
-}
-"""The fault events each directive of a script leaves."""
-
-
-def _script_checks(history: History, raw: Sequence[Event]) -> list[Impossible]:
-    """A scripted run's fault events are the ones its script has (a ZooKeeper run also
-    pauses a holder whose session must end, in the script's lease-end)."""
-    from lab.scenarios import SCENARIOS  # the scenarios are made from the runner
-
-    chosen = SCENARIOS.get(history.scenario)
-    if history.settings.seconds or chosen is None:
-        return []
-    allowed: set[str] = set()
-    for directive in chosen.script.directives:
-        allowed.update(SCRIPT_FAULTS.get(directive.kind, ()))
-        if directive.kind == "lease-end" and history.settings.lock_service == "zookeeper":
-            allowed.update(("pause", "resume"))
-    kinds = (*FAULT_EVENTS, "resume", "member-start", "member-resume", "hold-lift")
-    return [
-        _refuse(
-            "nemesis-extra",
-            float(e["t"]),
-            f"the history records a {e['kind']} at {e['t']:.3f} s, which the "
-            f"{chosen.name} scenario's script never has",
-        )
-        for e in raw
-        if e["kind"] in kinds and e["kind"] not in allowed
-    ]
-
-
 def nemesis_checks(line: Timeline) -> list[Impossible]:
     """Every check of the module docstring."""
     history = line.history
@@ -585,7 +551,6 @@ def nemesis_checks(line: Timeline) -> list[Impossible]:
         *_end_checks(history, raw),
         *_hold_checks(history, raw),
         *_clock_checks(history, raw),
-        *_script_checks(history, raw),
     ]
 
 

@@ -29,7 +29,7 @@ from lab.history import History, Timeline, timeline
 from lab.lock_table import SERVICES
 from lab.nemesis import faults_to_data
 from lab.nemesis_witness import clock_rates, fault_account
-from lab.scenarios import model_prediction, stored_prediction_problem
+from lab.scenarios import model_prediction, script_checks, stored_prediction_problem
 from lab.witness import Witnessed, cross_check
 
 
@@ -261,6 +261,8 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
     """Check a history on its own and against the model."""
     line = timeline(history)
     witnessed = cross_check(line)
+    if scripted := script_checks(history):
+        witnessed = replace(witnessed, impossible=(*witnessed.impossible, *scripted))
     problem = stored_prediction_problem(history)
     if problem:
         refusal = Impossible("prediction", None, 0.0, problem)

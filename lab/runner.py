@@ -649,7 +649,7 @@ class LabRun:
         self.socket.unlink(missing_ok=True)
         s = self.settings
         argv = python_module(
-            "lab.storage",
+            "lab.store_server",
             f"--socket={self.socket}",
             f"--db={self.directory / 'store.sqlite'}",
             f"--events={self.directory / 'storage.jsonl'}",

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
+from lab.contradiction import Impossible
 from lab.history import History
 from lab.lock_table import DEFAULT_SERVICE, SERVICES, SERVICES_LIST, renewing_services
+from lab.nemesis_witness import FAULT_EVENTS
 from lab.runner import Driver
 from lab.script import (
     PlanStep,
@@ -488,3 +490,37 @@ def stored_prediction_problem(history: History) -> str:
                 f"scenario with {history.settings.label()}"
             )
     return ""
+
+
+SCRIPT_FAULTS: Final = {
+    "pause": ("pause", "resume"),
+    "restart": ("storage-kill",),
+    "crash": ("crash",),
+}
+"""The fault events each directive of a script leaves."""
+
+
+def script_checks(history: History) -> list[Impossible]:
+    """A scripted run's fault events are the ones its script has (a ZooKeeper run also
+    pauses a holder whose session must end, in the script's lease-end)."""
+    raw = sorted(history.events, key=lambda e: e["t"])
+    chosen = SCENARIOS.get(history.scenario)
+    if history.settings.seconds or chosen is None:
+        return []
+    allowed: set[str] = set()
+    for directive in chosen.script.directives:
+        allowed.update(SCRIPT_FAULTS.get(directive.kind, ()))
+        if directive.kind == "lease-end" and history.settings.lock_service == "zookeeper":
+            allowed.update(("pause", "resume"))
+    kinds = (*FAULT_EVENTS, "resume", "member-start", "member-resume", "hold-lift")
+    return [
+        Impossible(
+            "nemesis-extra",
+            None,
+            float(e["t"]),
+            f"the history records a {e['kind']} at {e['t']:.3f} s, which the "
+            f"{chosen.name} scenario's script never has",
+        )
+        for e in raw
+        if e["kind"] in kinds and e["kind"] not in allowed
+    ]

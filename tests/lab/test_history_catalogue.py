@@ -268,7 +268,7 @@ def test_random_changes_to_a_history_never_escape_as_a_traceback(
 ) -> None:
     """Seeded random edits of good histories (a field's value or an event's kind changed,
     a field or an event dropped or repeated): each replays or gets one line and exit 2."""
-    from lab.history import KNOWN_KINDS
+    from lab.history_schema import KNOWN_KINDS
 
     chance = random.Random(20261201)
     bases = [

@@ -835,7 +835,8 @@ def test_the_guide_lists_every_refusal_in_the_labs_own_words() -> None:
     from lab.contradiction import REFUSALS
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "lab.md").read_text()
-    rows = re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", guide, flags=re.MULTILINE)
+    witnesses = guide.split("## The witnesses")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([a-z-]+)` \| (.+) \|$", witnesses, flags=re.MULTILINE)
     assert rows == list(REFUSALS.items())
     with pytest.raises(ValueError, match="unknown contradiction 'made-up'"):
         from lab.contradiction import Impossible
@@ -908,3 +909,25 @@ def test_lab_run_refuses_the_scenario_in_one_line_and_status_2(
     assert code == 2 and out == ""
     assert err.count("\n") == 1
     assert err.startswith("fencing: error: the version-token scenario's lesson is the lock key's")
+
+
+def test_a_scripted_run_has_only_the_faults_its_script_has() -> None:
+    """The paused worker's script pauses and resumes; a store kill is no step of it."""
+    from lab.scenarios import script_checks
+
+    paused = History(
+        "paused-worker",
+        Settings(receiver="none"),
+        (
+            lab(0.5, "pause", worker=1),
+            lab(2.5, "resume", worker=1),
+        ),
+    )
+    assert script_checks(paused) == []
+    killed = dataclasses.replace(paused, events=(*paused.events, lab(1.5, "storage-kill", pid=77)))
+    (refusal,) = script_checks(killed)
+    assert refusal.code == "nemesis-extra"
+    assert refusal.reason == (
+        "the history records a storage-kill at 1.500 s, which the paused-worker scenario's "
+        "script never has"
+    )

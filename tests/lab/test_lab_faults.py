@@ -109,7 +109,7 @@ def own_etcd() -> Iterator[EtcdServer]:
     ("who", "words", "said"),
     [
         ("worker", ("lab.worker", "--worker=2"), "worker W2 (pid {pid}) was killed by SIGKILL"),
-        ("storage", ("lab.storage",), "the storage process (pid {pid}) was killed by SIGKILL"),
+        ("storage", ("lab.store_server",), "the storage process (pid {pid}) was killed by SIGKILL"),
     ],
 )
 def test_a_killed_worker_or_store_is_named_and_the_history_kept(
