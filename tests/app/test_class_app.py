@@ -156,7 +156,7 @@ def test_the_spread_chart_hides_the_answer_until_it_is_revealed() -> None:
     spread["P6"] = (3, 0)
     truth = Verdicts(("P1",), {"P1": None, "P2": 5, "P6": None}, True, None, ("P6",))
     shown = spread_figure(spread, truth)
-    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ fails", "P6 ○ never tested"]
+    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ violated", "P6 ○ holds vacuously"]
 
 
 def test_revealing_the_answer_on_the_dashboard() -> None:
@@ -173,12 +173,12 @@ def test_revealing_the_answer_on_the_dashboard() -> None:
     assert truth.vacuous == ("P4", "P5", "P6")
     spec = json.loads(teacher.get("plotly_chart")[0].proto.spec)
     assert spec["data"][0]["x"] == [
-        "P1 ✘ fails",
-        "P2 ✘ fails",
-        "P3 ✘ fails",
-        "P4 ○ never tested",
-        "P5 ○ never tested",
-        "P6 ○ never tested",
+        "P1 ✘ violated",
+        "P2 ✘ violated",
+        "P3 ✘ violated",
+        "P4 ○ holds vacuously",
+        "P5 ○ holds vacuously",
+        "P6 ○ holds vacuously",
     ]
     assert truth.untested_sentence() in all_text(teacher)
     assert spec["data"][0]["y"] == [int(name == "P2") for name in PROPERTY_NAMES]

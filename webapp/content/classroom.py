@@ -64,12 +64,13 @@ PREDICTED: Final = "**What the class predicted** (each student's first answer)"
 
 
 def revealed(name: str, truth: Verdicts) -> str:
-    """A property's answer once revealed: it holds, it fails, or it is never put to the test."""
+    """A property's answer once revealed, in the verdicts' own words: it holds, it is
+    violated, or it holds vacuously (never put to the test; the caption says why)."""
     if name in truth.vacuous:
-        return f"{STATUS_GLYPHS[Status.VACUOUS]} never tested"
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} holds vacuously"
     if name in truth.holds:
         return f"{STATUS_GLYPHS[Status.HOLDS]} holds"
-    return f"{STATUS_GLYPHS[Status.VIOLATED]} fails"
+    return f"{STATUS_GLYPHS[Status.VIOLATED]} violated"
 
 
 WRONG_ANSWERS: Final = "**Most common wrong answers**"

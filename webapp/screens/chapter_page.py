@@ -83,6 +83,6 @@ def _verdicts_and_takeaway(chapter: Chapter) -> None:
     explorations = {
         name: explore_cached(PRESETS[name].design, REFERENCE_BOUNDS) for name in chapter.presets
     }
-    st.dataframe(verdict_rows(explorations, chapter.properties), hide_index=True)
+    st.table(verdict_rows(explorations, chapter.properties), hide_index=True)
     st.caption(chapters.verdicts_caption(REFERENCE_BOUNDS))
     st.info(chapter.takeaway)

@@ -46,8 +46,10 @@ def status_lines(trace: Trace) -> None:
     for status in property_statuses(trace):
         if status.violated:
             st.markdown(f":red[**{status.line()}**]")
-        else:
+        elif status.exercised:
             st.markdown(f":green[{status.line()}]")
+        else:
+            st.markdown(f":gray[{status.line()}]")
 
 
 def run_view(trace: Trace, key: str) -> None:
