@@ -68,10 +68,17 @@ def test_the_difference_says_what_fencing_removes(
     assert diff.disappear, "fencing removes some of the lease-only design's violations"
     assert lines[0] == f"- **Disappear** going from A to B: {', '.join(diff.disappear)}"
     assert lines[1] == "- **Appear**: none"  # fencing breaks nothing lease-only kept
-    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[3]
+    assert lines[3] == "- **Never exercised** (hold vacuously): in A P4, P5, P6; in B P5, P6"
+    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[4]
     backwards = compare.difference_lines(difference(fencing, lease_only)).split("\n")
     assert backwards[0] == "- **Disappear** going from A to B: none"
     assert backwards[1] == f"- **Appear**: {', '.join(diff.disappear)}"
+    strict = explore(PRESETS["fencing-strict"].design, REFERENCE_BOUNDS)
+    untested = compare.difference_lines(difference(strict, lease_only)).split("\n")
+    assert untested[0] == (
+        "- **Disappear** going from A to B: P4 (P4 only because B never exercises it: "
+        "untested, not fixed)"
+    )
 
 
 def test_the_incomplete_warning_follows_the_explorations(

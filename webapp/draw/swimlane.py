@@ -41,7 +41,9 @@ from webapp.show.swimlane import (
     HATCHED_KINDS,
     LEASE_BAR,
     LEASE_KINDS,
+    LOCK_BAR,
     PAST_LEASE_BAR,
+    PAST_LOCK_BAR,
     Bar,
     Mark,
     MarkGroup,
@@ -77,6 +79,8 @@ width), so the legend never covers the plot or the axis title at any width."""
 LEASE_STYLE: Final = {
     LEASE_BAR: (ACTIVE_LEASE_OPACITY, 1.0, "solid"),
     PAST_LEASE_BAR: (PAUSED_LEASE_OPACITY, 2.0, "dot"),
+    LOCK_BAR: (ACTIVE_LEASE_OPACITY, 1.0, "solid"),
+    PAST_LOCK_BAR: (PAUSED_LEASE_OPACITY, 2.0, "dot"),
 }
 """(opacity, outline width, outline dash) of the bars of each lease kind."""
 HOVER: Final = "%{hovertext}<extra></extra>"

@@ -198,7 +198,7 @@ _NO_LEASE_RUN: Final = RunSpec(
     "A lock that never expires (`lock-without-lease`). While W1 pauses, nobody else can "
     "take the lock, so when W1 wakes its write is the only one and lands in order. W2 "
     "then takes the lock, writes and crashes without releasing it: the lock stays "
-    "with W2, and W1 waits for ever.",
+    "with W2 for ever, and nobody can take it again.",
     PRESETS["lock-without-lease"].design,
     WHY_A_LEASE_BOUNDS,
     LOCK_WITHOUT_LEASE_ACTIONS,
