@@ -256,9 +256,8 @@ def _bar_problems(trace: Trace, facts: Swimlane, upto: int) -> Iterator[str]:
             worked = [s for s in inside if s.action.worker == w]
             if worked:
                 yield f"W{w} drawn paused over its own step {worked[0].number}"
-        elif bar.kind == CRASH_BAR:
-            if not _steps_of(trace, ActionKind.CRASH, w, upto):
-                yield f"W{w} drawn crashed, yet it never crashed"
+        elif bar.kind == CRASH_BAR and not _steps_of(trace, ActionKind.CRASH, w, upto):
+            yield f"W{w} drawn crashed, yet it never crashed"
 
 
 def _mark_problems(trace: Trace, facts: Swimlane, upto: int) -> Iterator[str]:
