@@ -18,6 +18,7 @@ from model.presets import PRESETS
 from model.trace import Trace
 from tests.lab.histories import nemesis, paused_worker
 from tests.test_timeline import _runs, _stale_after_expiry
+from webapp.draw.label_rows import CENTRE, Wanted
 from webapp.draw.swimlane import (
     NETWORK_OFFSET,
     history_figure,
@@ -67,14 +68,46 @@ def test_a_request_travels_below_its_sender_and_drops_where_it_was_decided(
     assert sorted((top, bottom) for top, bottom in drops) == expected
 
 
-def test_lease_words_sit_inside_their_bar_from_its_start() -> None:
+def test_lease_words_sit_inside_their_bar_or_just_above_its_start() -> None:
+    """A lease's words go inside its bar from its start when nothing is drawn there, else
+    on a row just above its start; each bar's words are drawn once."""
     facts = trace_facts(_stale_after_expiry())
     figure = swimlane_figure(facts)
-    (labels,) = [t for t in figure.data if t.name == "lease labels"]
+    lane_y = facts.lane_y()
     bars = [bar for bar in facts.bars if bar.kind in LEASE_KINDS]
-    assert list(labels.text) == [bar.label for bar in bars]
-    for x, bar in zip(labels.x, bars, strict=True):
-        assert bar.start < x < min(bar.end, bar.start + 0.5)
+    inside = next(t for t in figure.data if t.name == "lease labels")
+    above = next((t for t in figure.data if t.name == "lease labels above"), None)
+    drawn = [*inside.text, *(above.text if above else ())]
+    assert sorted(drawn) == sorted(bar.label for bar in bars)
+    by_label = {bar.label: bar for bar in bars}
+    for x, y, text in zip(inside.x, inside.y, inside.text, strict=True):
+        bar = by_label[text]
+        assert bar.start < x < min(bar.end, bar.start + 0.5) and y == lane_y[bar.lane]
+    for x, y, text in zip(*(above.x, above.y, above.text) if above else ((), (), ()), strict=True):
+        bar = by_label[text]
+        assert x == bar.start and lane_y[bar.lane] < y < lane_y[bar.lane] + 1
+
+
+def test_no_two_words_share_a_stretch_of_a_row() -> None:
+    """However crowded a run, the words placed on one row of one lane never overlap at the
+    narrowest width the app draws (the browser test measures the drawn ones)."""
+    from webapp.draw.label_rows import Rows, span
+    from webapp.draw.swimlane import lay_out_words
+
+    for trace in (_stale_after_expiry(), paused_worker_story("fenced").trace()):
+        for upto in range(len(trace.steps) + 1):
+            facts = trace_facts(trace, upto)
+            words = lay_out_words(facts, facts.lane_y())
+            rows = Rows.empty(2, facts.axis.right - facts.axis.left)
+            seen: dict[tuple[str, float], list[tuple[float, float]]] = {}
+            for (g, m), (x, y, text, _) in words.marks.items():
+                mark = facts.groups[g].marks[m]
+                assert (x, text) == (mark.x, mark.label)
+                wanted = Wanted(mark.lane, x, text, CENTRE, False, 0)
+                low, high = span(wanted, rows.x_per_px)
+                row = seen.setdefault((mark.lane, round(y, 6)), [])
+                assert all(high <= a or low >= b for a, b in row), (upto, text)
+                row.append((low, high))
 
 
 def _shapes(figure: go.Figure, fill: str) -> list[Any]:

@@ -19,7 +19,11 @@ from webapp.show.views import unknown_setting
 
 RUN_PARAM: Final = "chapter-run"
 """The URL parameter (and widget key) of the chosen run."""
-KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM})
+TAB_PARAM: Final = "chapter-tab"
+"""The URL parameter (and widget key) of the open tab, when runs stepped together are tabs."""
+MOST_SIDE_BY_SIDE: Final = 2
+"""Most runs shown side by side; more are tabs, so that each keeps a readable width."""
+KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM, TAB_PARAM})
 """The parameters a chapter's link may carry."""
 
 
@@ -35,6 +39,9 @@ def link_problems(chapter: Chapter) -> list[str]:
     problems = [] if unknown is None else [unknown]
     raw = url_state.get(RUN_PARAM)
     if raw is not None and raw not in [spec.label for spec in chapter.runs]:
+        problems.append(chapters.NO_SUCH_RUN)
+    tab = url_state.get(TAB_PARAM)
+    if tab is not None and tab not in [spec.tab for spec in chapter.all_runs]:
         problems.append(chapters.NO_SUCH_RUN)
     return problems
 
@@ -67,12 +74,14 @@ def render_chapter(number: int) -> None:
         lead = f"**{spec.label}.** " if len(specs) > 1 else ""
         st.markdown(f"{lead}{spec.caption} {run_summary(trace)}")
         st.caption(chapters.source_line(spec, trace))
+    tabbed = len(specs) > MOST_SIDE_BY_SIDE
     show_traces(
         shown,
         param="step",
         key=f"chapter{number}-{index}",
-        labels=[spec.label for spec in specs] if len(specs) > 1 else (),
-        side_by_side=len(specs) > 1,
+        labels=[spec.tab if tabbed else spec.label for spec in specs] if len(specs) > 1 else (),
+        side_by_side=1 < len(specs) <= MOST_SIDE_BY_SIDE,
+        tab_param=TAB_PARAM if tabbed else "",
     )
     _verdicts_and_takeaway(chapter)
 
