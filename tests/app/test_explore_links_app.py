@@ -44,10 +44,11 @@ def test_a_shared_link_reproduces_the_page(preset: str) -> None:
 
 
 def test_lease_only_link_is_not_the_default_design() -> None:
-    """A lease-only link says receiver=none explicitly and opens 354 states, P1-P3 violated."""
+    """A lease-only link says receiver=none explicitly and opens at the reference bounds
+    (4,765 states), P1-P3 violated."""
     at = explore_page(preset="lease-only", run="1")
     assert at.query_params["receiver"] == "none"
-    assert at.metric[0].value == "354"
+    assert at.metric[0].value == "4,765"
     row = verdict_cells(at, "verdict")
     assert all(row[p].startswith("✘") for p in ("P1", "P2", "P3"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from fencing.strategies import unknown_words
-from model.design import Bounds
+from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.random_search import random_search
 from tests.app.conftest import APP, TIMEOUT
@@ -25,7 +25,7 @@ def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
     at.button(key="run-button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     row = verdict_cells(at, "verdict")
-    expected = random_search(PRESETS["lease-only"].design, Bounds(), runs=40, seed=2)
+    expected = random_search(PRESETS["lease-only"].design, REFERENCE_BOUNDS, runs=40, seed=2)
     for name, verdict in expected.verdicts.items():
         tried = expected.tried[name]
         if verdict.violated:

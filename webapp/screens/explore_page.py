@@ -10,7 +10,7 @@ import streamlit as st
 from fencing.command_line import bounds_flags, command, design_flags
 from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
 from model.claims import lesson_caption
-from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BY_BOUND, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.explorer import Exploration
 from model.itf import trace_to_itf_json
 from model.presets import PRESET_NAMES, PRESETS
@@ -90,9 +90,9 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     except LinkError as error:
         design, problems = Design(), [str(error)]
     try:
-        bounds = bounds_from_params(params, Bounds())
+        bounds = bounds_from_params(params, REFERENCE_BOUNDS)
     except LinkError as error:
-        bounds = Bounds()
+        bounds = REFERENCE_BOUNDS
         problems.append(str(error))
     budget = WEB_MAX_STATES
     if (text := params.get("budget")) is not None:

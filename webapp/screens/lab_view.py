@@ -30,8 +30,9 @@ from model.trace import trace_to_json
 from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
-from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.show.text import escape_markdown
+from webapp.show.views import opening_step
 
 RESULTS: Final = "lab-results"
 MESSAGE: Final = "lab-message"
@@ -247,23 +248,16 @@ def _properties_table(report: LabReport) -> list[dict[str, Any]]:
 
 
 def _model_links(report: LabReport, key: str) -> None:
-    """The model's trace of the history: its timeline, Be the scheduler, and a download."""
-    from webapp.screens.registry import page_named  # the registry lists this page too
-
+    """The model's trace of the history: its timeline, the scheduler on it (at its first
+    violation, else its end), and a download."""
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return
     st.markdown(lab_words.model_run(trace, report.conformance.mapping.tick_seconds))
     st.plotly_chart(timeline_figure(trace), key=f"{key}-model")
-    run = Run(trace.design, trace.bounds, trace.actions)
     left, right = st.columns(2)
-    if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:
-        left.page_link(
-            page_named("playground"),
-            label=lab_words.OPEN_IN_PLAYGROUND,
-            icon=":material/touch_app:",
-            query_params=run.link_params(),
-        )
+    with left:
+        step_it_yourself(trace, opening_step([trace]))
     right.download_button(
         lab_words.DOWNLOAD_MODEL_TRACE,
         trace_to_json(trace),

@@ -25,6 +25,7 @@ from model.trace import Trace
 from webapp.content import player
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.show.views import actor_rows, clamp_step, narration, opening_step, step_in_link
 
@@ -272,6 +273,7 @@ def _one_run(trace: Trace, position: int, chart_key: str, stacked: bool) -> None
     """One run's figure, then its narration and state (beside each other, or stacked)."""
     upto = min(position, len(trace.steps))
     st.plotly_chart(figure_at(trace, upto), width="stretch", key=chart_key, config=PLOT_CONFIG)
+    step_it_yourself(trace, upto)
     if stacked:
         st.markdown(player.WHAT_HAPPENS)
         show_narration(trace, upto)

@@ -112,6 +112,21 @@ class Run:
         }
 
 
+AT_PARAM: Final = "at"
+"""The link's step of the run the scheduler stands at (none: its end)."""
+
+
+def scheduler_params(trace: Trace, at: int) -> dict[str, str] | None:
+    """The scheduler's link parameters that open this run standing at step `at` (None when
+    the run is too long for a link), so any run shown anywhere can be stepped and changed."""
+    if len(trace.steps) > MAX_PLAY_STEPS or len(encode_actions(trace.actions)) > MAX_LINK_CHARS:
+        return None
+    params = Run(trace.design, trace.bounds, trace.actions).link_params()
+    if at < len(trace.steps):
+        params[AT_PARAM] = str(max(at, 0))
+    return params
+
+
 def run_from_params(params: Mapping[str, str]) -> Run:
     """A run from URL parameters (missing ones take defaults); raises `LinkError` when bad."""
     design = decode_design(params.get("d", DEFAULT_PRESET) or DEFAULT_PRESET)
