@@ -202,9 +202,12 @@ def test_the_fix_task_says_what_the_design_keeps_today() -> None:
 def test_the_design_caption_names_a_preset_s_real_system_only_for_a_preset() -> None:
     preset = PRESETS["lease-only"]
     named = exercises.design_caption(preset.name, preset.mirrors, REFERENCE_BOUNDS)
-    assert named.startswith(f"Design: `{preset.name}`, {preset.mirrors}. Bounds:")
-    custom = exercises.design_caption("custom", None, REFERENCE_BOUNDS)
-    assert custom == f"Design: `custom`. Bounds: {REFERENCE_BOUNDS.in_words()}."
+    assert named.startswith(f"The design: {preset.name}, which mirrors {preset.mirrors}. The")
+    custom = exercises.design_caption("Token source: key version", None, REFERENCE_BOUNDS)
+    assert custom == (
+        f"The design: Token source: key version. The bounds: {REFERENCE_BOUNDS.in_words()}."
+    )
+    assert "`" not in named + custom
 
 
 def test_a_student_without_a_nickname_is_not_named() -> None:

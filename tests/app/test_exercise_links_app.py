@@ -52,7 +52,7 @@ def test_progress_survives_a_reload_under_the_student_link() -> None:
     again = run(student=token, set="default", exercise="lease-predict")  # F5
     text = all_text(again)
     assert "Not quite" in text and "Hint 1" in text
-    assert again.dataframe[0].value["attempts"].iloc[0] == 1
+    assert again.dataframe[0].value["answers"].iloc[0] == 1
     other = run()  # another student's fresh link
     assert other.query_params["student"] != token
     assert "Not quite" not in all_text(other)

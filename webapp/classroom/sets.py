@@ -35,7 +35,7 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.presets import PRESETS
 from model.reading import SET_LIMITS, Limits, ReadError, read_file, scan_toml, text_of
 from model.schemas import NOWHERE, SchemaError, convert_each_field, value_at
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError, Problem
+from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError, Problem, design_name
 from webapp.classroom.schema import (
     ANY_EXERCISE_SCHEMA,
     BY_FIELD,
@@ -437,7 +437,7 @@ class _Validator:
             message = _as_written(str(error), table.get(bad)) if bad else str(error)
             self.problem(index, f"design.{bad}" if bad else "design", message, ex_id)
             return None, ""
-        return design, design.label()
+        return design, design_name(design)
 
     def bounds(
         self, index: int, record: Any, entry: Mapping[str, Any], ex_id: str

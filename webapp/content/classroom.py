@@ -77,6 +77,10 @@ WRONG_ANSWERS: Final = "**Most common wrong answers**"
 NO_WRONG_ANSWER: Final = "No wrong answer yet."
 """Shown under an exercise while no student has given a wrong answer."""
 LOOK_AT_ONE: Final = "Look at one exercise"
+TO_THIS_EXERCISE: Final = (
+    "The students' link, opened on this exercise (share it to move the class on):"
+)
+"""The caption over a link that takes the students to the chosen exercise."""
 """The label of the menu of the set's exercises."""
 DOWNLOAD_ANSWERS: Final = "Download every answer (CSV)"
 FOR_STUDENTS: Final = "**For the students** (share it):"

@@ -65,9 +65,10 @@ def sets_unusable(names: Sequence[str]) -> str:
 
 
 def design_caption(design_name: str, mirrors: str | None, bounds: Bounds) -> str:
-    """The exercise's design (and the real system it mirrors, for a preset) and its bounds."""
-    design = f"`{design_name}`" + (f", {mirrors}" if mirrors else "")
-    return f"Design: {design}. Bounds: {bounds.in_words()}."
+    """The exercise's design in words (and the real system a preset mirrors) and its bounds
+    (`design_name` as the page escaped it)."""
+    design = design_name + (f", which mirrors {mirrors}" if mirrors else "")
+    return f"The design: {design}. The bounds: {bounds.in_words()}."
 
 
 CHECKING_ANSWER: Final = "the model check of this answer"
@@ -99,6 +100,8 @@ def trace_file_label(most_bytes: int) -> str:
 
 
 CHECK_TRACE_FILE: Final = "Check the trace file"
+RUN_NOT_REPLAYED: Final = "a run the model cannot replay"
+"""A break answer whose run cannot be replayed, as the teacher reads it."""
 
 
 def trace_not_read(problem: str) -> str:
@@ -137,6 +140,14 @@ def hint_line(number: int, hint: str) -> str:
 
 # ----- the summary and writing a set ----------------------------------------------------------
 
+SUMMARY_COLUMNS: Final = {
+    "title": "exercise",
+    "kind": "kind",
+    "solved": "solved",
+    "attempts": "answers",
+    "hints_used": "hints seen",
+}
+"""The progress table's columns: the summary's field, and its heading in words."""
 KEPT_FOR_TEACHER: Final = (
     "Your answers are kept for your teacher and come back when you reload this page "
     "or open your link again."

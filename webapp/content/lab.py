@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from model.options import BY_OPTION
 from model.trace import Trace
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 from webapp.show.text import counted, is_or_are
@@ -166,3 +167,15 @@ def witnesses_contradict(reasons: Sequence[str]) -> str | None:
 def event_by_event(events: int) -> str:
     """The title of the folded-away narrated history."""
     return f"The history, event by event ({events} events)"
+
+
+ETCD_TXN_WORDS: Final = "an etcd transaction that writes only while the lock key is held"
+"""The lab's etcd-txn receiver in words (it has no row in the model's receiver table)."""
+
+
+def receiver_words(name: str) -> str:
+    """A lab receiver in words, from the model's own words for the receivers it shares."""
+    if name == "etcd-txn":
+        return ETCD_TXN_WORDS
+    option = BY_OPTION["receiver"]
+    return option.words.get(name, name)

@@ -33,7 +33,13 @@ from webapp.classroom.class_store import (
     new_token,
     shared_store,
 )
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from webapp.classroom.data import (
+    Exercise,
+    ExerciseSet,
+    ExerciseSetError,
+    changes_in_words,
+    options_in_words,
+)
 from webapp.classroom.grading import (
     Feedback,
     Verdicts,
@@ -62,7 +68,7 @@ from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
-from webapp.show.playground import LinkError, Run, encode_actions, play
+from webapp.show.playground import LinkError, Run, play, run_in_words
 from webapp.show.text import escape_markdown, safe_markdown
 
 DEFAULT_CHOICE = common.DEFAULT_SET_CHOICE
@@ -363,8 +369,7 @@ def _break(book: Book, exercise: Exercise) -> None:
     def check() -> None:
         """Replay the run and grade it."""
         run = st.session_state.get(key, ())
-        answer = encode_actions(run) or "(no steps)"
-        book.record(exercise, answer, check_break(exercise, run))
+        book.record(exercise, _run_answer(exercise, run), check_break(exercise, run))
 
     try:
         trace = play(Run(exercise.design, exercise.bounds, actions))
@@ -395,8 +400,17 @@ def _break(book: Book, exercise: Exercise) -> None:
         if handed is None:
             return
         feedback = check_break_trace(exercise, handed)
-        book.record(exercise, encode_actions(handed.actions), feedback)
+        book.record(exercise, _run_answer(exercise, handed.actions), feedback)
         st.rerun()
+
+
+def _run_answer(exercise: Exercise, actions: Sequence[Action]) -> str:
+    """A break answer as the teacher reads it: the run's steps in words (a run the model
+    cannot replay is said to be one)."""
+    try:
+        return run_in_words(play(Run(exercise.design, exercise.bounds, tuple(actions))))
+    except LinkError:
+        return words.RUN_NOT_REPLAYED
 
 
 def _fix_widget(exercise: Exercise, name: str) -> Any:
@@ -431,12 +445,13 @@ def _fix(book: Book, exercise: Exercise) -> None:
             design = fixed_design(exercise, changes)
         except DesignError as error:
             feedback = Feedback(False, words.not_a_design(str(error)))
-            book.record(exercise, str(changes), feedback)
+            book.record(exercise, options_in_words(changes), feedback)
             return True
         found = graded_verdicts(design, exercise.bounds)
         if found is None:
             return False
-        book.record(exercise, design.label(), check_fix(exercise, design, original, found))
+        answer = changes_in_words(exercise.design, design, exercise.options)
+        book.record(exercise, answer, check_fix(exercise, design, original, found))
         return True
 
     _check_button("Check my design", exercise, check)
@@ -464,7 +479,7 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
     st.subheader("Your progress")
     rows = summary_rows(exercise_set, progress)
     st.dataframe(
-        [{k: r[k] for k in ("title", "kind", "solved", "attempts", "hints_used")} for r in rows],
+        [{shown: r[key] for key, shown in words.SUMMARY_COLUMNS.items()} for r in rows],
         hide_index=True,
         width="stretch",
     )

@@ -80,7 +80,12 @@ def _scenario_settings() -> tuple[str, Settings]:
     st.markdown(chosen.story)
     service = _service_picker("lab-service")
     left, right = st.columns(2)
-    receiver = left.selectbox("Receiver", (DEFAULT, *RECEIVERS), key="lab-receiver")
+    receiver = left.selectbox(
+        "Receiver",
+        (DEFAULT, *RECEIVERS),
+        key="lab-receiver",
+        format_func=lambda name: name if name == DEFAULT else lab_words.receiver_words(name),
+    )
     tokens = SERVICES[service].token_names
     token = right.selectbox(
         "Token",
@@ -134,6 +139,7 @@ def _random_settings() -> list[Settings]:
         offered,
         [r for r in RANDOM_RECEIVERS if r in offered],
         key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
+        format_func=lab_words.receiver_words,
     )
     st.caption(lab_words.random_run(RANDOM_WRITES, PAUSE_TTLS))
     return [

@@ -14,7 +14,7 @@ from webapp.content import player
 from webapp.show.playground import scheduler_params
 
 
-def step_it_yourself(trace: Trace, at: int) -> None:
+def step_it_yourself(trace: Trace, at: int, label: str = player.STEP_IT_YOURSELF) -> None:
     """The link to the scheduler on this run at step `at` (nothing for a run too long for a
     link, or one without a step)."""
     from webapp.screens.registry import page_named  # the registry lists the pages that use this
@@ -24,7 +24,7 @@ def step_it_yourself(trace: Trace, at: int) -> None:
         return
     st.page_link(
         page_named("playground"),
-        label=player.STEP_IT_YOURSELF,
+        label=label,
         icon=":material/touch_app:",
         query_params=params,
         help=player.STEP_IT_YOURSELF_HELP,

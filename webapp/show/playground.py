@@ -176,6 +176,20 @@ def _request_kind(trace: Trace, worker: int) -> str:
     return "write" if state.phase[worker] else "read"
 
 
+def run_in_words(trace: Trace) -> str:
+    """A run as its steps in words, for a person reading an answer: `Acquire W1 → Send W1's
+    write → Tick → Tick → Deliver W1's write` (`no steps` for an empty run)."""
+    said = []
+    for step in trace.steps:
+        action = step.action
+        request = ""
+        if action.row.request:
+            kind = trace.system.builder.is_write(trace.system.view(step.before), action.worker)
+            request = "write" if kind or trace.design.workload != "rmw" else "read"
+        said.append(action.button(request).removesuffix(" (time passes)"))
+    return " → ".join(said) or "no steps"
+
+
 def choices(trace: Trace) -> tuple[Choice, ...]:
     """Every action enabled at the end of the run, as buttons, in the model's rule order."""
     system = trace.system
