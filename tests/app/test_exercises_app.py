@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model.design import REFERENCE_BOUNDS
 from tests.app.helpers import all_text, page_alone, shown
 from tests.slots import all_slots_taken
 from webapp.classroom import grading as exercise_grading
@@ -280,3 +281,45 @@ def test_with_every_slot_taken_grading_says_the_server_is_busy(
     at.checkbox(key="ex-lease-predict-P1").check().run()
     at.button(key="ex-lease-predict-check").click().run()
     assert "Not quite" in all_text(at)
+
+
+def _scheduler_links(at: AppTest) -> dict[str, dict[str, str]]:
+    """Every link to the scheduler on the page, by its label, with its query."""
+    from urllib.parse import parse_qsl
+
+    return {
+        str(link.proto.label): dict(parse_qsl(link.proto.query_string))
+        for link in at.get("page_link")
+    }
+
+
+def test_a_counterexample_of_an_exercise_opens_in_the_scheduler() -> None:
+    """A wrong fix links to the run its design still breaks, at the violating step; a solved
+    prediction links to each violation; a break run can be carried on in the scheduler."""
+    from model.explorer import explore
+    from model.presets import PRESETS
+    from webapp.content.exercises import step_violation
+    from webapp.show.playground import decode_actions
+
+    at = open_exercises("key-version-fix-p3")
+    at.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("random").run()
+    at.button(key="ex-key-version-fix-p3-check").click().run()
+    links = _scheduler_links(at)
+    assert list(links) == [step_violation("P3"), step_violation("P4")]  # all it still breaks
+    shortest = explore(PRESETS["random-token"].design, REFERENCE_BOUNDS).verdicts["P3"]
+    assert decode_actions(links[step_violation("P3")]["a"]) == shortest.actions
+    assert links[step_violation("P3")]["d"] == "random-token"
+    predict = open_exercises("lease-predict")
+    assert _scheduler_links(predict) == {}  # nothing is given away before it is solved
+    kept = explore(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
+    for name, verdict in kept.verdicts.items():
+        if not verdict.violated:
+            predict.checkbox(key=f"ex-lease-predict-{name}").check()
+    predict.run()
+    predict.button(key="ex-lease-predict-check").click().run()
+    violated = [n for n, v in kept.verdicts.items() if v.violated]
+    assert list(_scheduler_links(predict)) == [step_violation(n) for n in violated]
+    broken = open_exercises("lease-break-p2")
+    broken.button(key="ex-lease-break-p2-A1").click().run()
+    (run,) = _scheduler_links(broken).values()
+    assert run["a"] == "A1" and "at" not in run

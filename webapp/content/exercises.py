@@ -123,6 +123,16 @@ def fix_task(
     )
 
 
+def violation_title(prop: str) -> str:
+    """The title of a property's shortest violating run opened from an exercise."""
+    return f"Shortest {prop} violation"
+
+
+def step_violation(prop: str) -> str:
+    """The link that opens a property's shortest violation in the scheduler."""
+    return f"Step through {prop}'s violation yourself, in the scheduler"
+
+
 def not_a_design(problem: str) -> str:
     """The feedback on options that make no valid design (the model's reason)."""
     return f"That is not a valid design: {problem}"

@@ -49,6 +49,7 @@ from webapp.classroom.grading import (
     check_predict,
     fixed_design,
     known_verdicts,
+    lost_properties,
     offered_values,
     verdicts,
 )
@@ -64,8 +65,10 @@ from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, deco
 from webapp.content import common
 from webapp.content import exercises as words
 from webapp.screens import limits, url_state
+from webapp.screens.cache import replay_cached
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
 from webapp.show.playground import LinkError, Run, play, run_in_words
@@ -345,7 +348,10 @@ def _predict(book: Book, exercise: Exercise) -> None:
         return True
 
     _check_button("Check my prediction", exercise, check)
-    _feedback(book.progress(), exercise)
+    progress = book.progress()
+    _feedback(progress, exercise)
+    if progress.solved(exercise.id):
+        _violations_to_step(exercise.design, exercise)
 
 
 def _break(book: Book, exercise: Exercise) -> None:
@@ -386,6 +392,7 @@ def _break(book: Book, exercise: Exercise) -> None:
     _feedback(book.progress(), exercise)
     status_lines(trace)
     run_view(trace, f"ex-{exercise.id}")
+    step_it_yourself(trace, len(trace.steps))
     upload = st.file_uploader(
         words.trace_file_label(MAX_TRACE_BYTES),
         type=["json"],
@@ -451,11 +458,47 @@ def _fix(book: Book, exercise: Exercise) -> None:
         if found is None:
             return False
         answer = changes_in_words(exercise.design, design, exercise.options)
-        book.record(exercise, answer, check_fix(exercise, design, original, found))
+        feedback = check_fix(exercise, design, original, found)
+        book.record(exercise, answer, feedback)
+        st.session_state[_checked_design(exercise)] = design
         return True
 
     _check_button("Check my design", exercise, check)
-    _feedback(book.progress(), exercise)
+    progress = book.progress()
+    _feedback(progress, exercise)
+    answers = progress.of(exercise.id)
+    tried = st.session_state.get(_checked_design(exercise))
+    if answers and not answers[-1].correct and isinstance(tried, Design):
+        _violations_to_step(tried, exercise, only=lost_after_fix(exercise, original, tried))
+
+
+def _checked_design(exercise: Exercise) -> str:
+    """Session key: the design this visitor last checked as a fix of this exercise."""
+    return f"ex-{exercise.id}-checked-design"
+
+
+def lost_after_fix(exercise: Exercise, original: Verdicts, design: Design) -> tuple[str, ...]:
+    """What a checked fix still breaks (from the verdicts kept when it was graded)."""
+    found = known_verdicts(design, exercise.bounds)
+    return () if found is None else tuple(lost_properties(exercise, original, found))
+
+
+def _violations_to_step(
+    design: Design, exercise: Exercise, only: Sequence[str] | None = None
+) -> None:
+    """A link to the scheduler on each violated property's shortest run in this design (only
+    those named, when given), from the verdicts the grading kept: the answer made visible."""
+    found = known_verdicts(design, exercise.bounds)
+    if found is None:
+        return
+    for name, actions in found.runs.items():
+        if only is not None and name not in only:
+            continue
+        trace = replay_cached(design, exercise.bounds, actions, words.violation_title(name))
+        step = trace.first_violation(name)
+        step_it_yourself(
+            trace, step.number if step else len(trace.steps), words.step_violation(name)
+        )
 
 
 def _feedback(progress: Progress, exercise: Exercise) -> None:
