@@ -86,6 +86,8 @@ TITLE_PX: Final = 62
 LANE_PX: Final = 54
 GAP_ROW_PX: Final = 50
 AXIS_PX: Final = 58
+KEY_LINE_PX: Final = 16
+KEY_GAP_PX: Final = 8
 """Heights: the room under the plot is the axis, then the legend in two columns (a phone's
 width), so the legend never covers the plot or the axis title at any width."""
 LEASE_STYLE: Final = {
@@ -719,19 +721,42 @@ def _x_axis(facts: Swimlane) -> dict[str, Any]:
     return drawn
 
 
+def _key_annotation(facts: Swimlane, below: float) -> list[dict[str, Any]]:
+    """The key to the figure's short names, under the legend (`below`: how far under the
+    plot, as a share of its height), one name a line."""
+    if not facts.key:
+        return []
+    return [
+        {
+            "text": "<br>".join(facts.key),
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": -below,
+            "xanchor": "left",
+            "yanchor": "top",
+            "align": "left",
+            "showarrow": False,
+            "font": {"size": 11, "color": LABEL_COLOUR},
+        }
+    ]
+
+
 def _layout(facts: Swimlane, lane_y: dict[str, float]) -> dict[str, Any]:
     """Axes, lanes, bands, title and the legend below the plot."""
     top = max(lane_y.values())
     room = GAP_LABEL_ROOM if facts.span_room else 0.0
     legend_px = LEGEND_ROW_PX * math.ceil(len(facts.legend) / 2)
+    key_px = KEY_LINE_PX * len(facts.key) + (KEY_GAP_PX if facts.key else 0)
     plot_px = LANE_PX * len(lane_y) + (GAP_ROW_PX if room else 0)
     title: dict[str, Any] = {"text": facts.title, "font": {"size": 15}}
     if facts.subtitle:
         title["subtitle"] = {"text": facts.subtitle, "font": {"size": 12}}
     title |= {"x": 0, "xanchor": "left", "xref": "paper"}
     return {
-        "height": TITLE_PX + plot_px + AXIS_PX + legend_px,
-        "margin": {"l": 10, "r": 16, "t": TITLE_PX, "b": AXIS_PX + legend_px},
+        "height": TITLE_PX + plot_px + AXIS_PX + legend_px + key_px,
+        "margin": {"l": 10, "r": 16, "t": TITLE_PX, "b": AXIS_PX + legend_px + key_px},
+        "annotations": _key_annotation(facts, (AXIS_PX + legend_px + KEY_GAP_PX) / plot_px),
         "title": title,
         "hovermode": "closest",
         "hoverlabel": {"align": "left"},

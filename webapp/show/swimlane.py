@@ -157,6 +157,8 @@ class Swimlane:
     """While stepping: the step being narrated (ringed)."""
     span_room: bool = False
     """Room above the lanes for span labels (kept at every step of a run that has a span)."""
+    key: tuple[str, ...] = ()
+    """Lines under the legend that say what short names on the figure stand for."""
 
     def lane_y(self) -> dict[str, float]:
         """The y position of each lane."""
