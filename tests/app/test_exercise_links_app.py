@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text, page_alone
+from tests.app.helpers import all_text, bare_links, page_alone, shown
 from webapp.classroom import set_checks
 from webapp.classroom.schema import FOLDER_ENV, TEMPLATE_SET
 
@@ -40,7 +40,18 @@ def test_a_link_opens_the_set_and_the_exercise_and_follows_the_menu() -> None:
     at.selectbox(key="ex-choice").set_value("lease-fix-p1").run()
     assert at.query_params["exercise"] == "lease-fix-p1"
     assert "/exercises?set=default&exercise=lease-fix-p1" in [str(c.value) for c in at.code]
-    assert run(exercise="no-such-exercise").selectbox(key="ex-choice").value == "lease-predict"
+    missing = run(exercise="no-such-exercise")
+    assert missing.selectbox(key="ex-choice").value == "lease-predict"
+    assert "this set has no exercise called no-such-exercise" in all_text(missing)
+    assert "no exercise called" not in all_text(run(set="default", exercise="lease-predict"))
+
+
+def test_a_link_to_a_set_this_server_lacks_says_so_and_opens_the_default() -> None:
+    at = run(set="[evil](https://example.com)")
+    (warning,) = [str(w.value) for w in at.warning if "no exercise set called" in str(w.value)]
+    assert "[evil]" in shown(warning) and "showing The default set" in warning
+    assert bare_links(warning) == [] and "](" not in warning  # shown as text, never a link
+    assert at.selectbox(key="ex-set").value == "The default set"
 
 
 def test_progress_survives_a_reload_under_the_student_link() -> None:

@@ -11,7 +11,7 @@ from model.design import REFERENCE_BOUNDS
 from model.explorer import explore
 from model.presets import PRESETS
 from tests.app.helpers import all_text, shown, verdict_cells
-from webapp.screens.chapter_page import MOST_SIDE_BY_SIDE
+from webapp.screens.chapter_page import MOST_SIDE_BY_SIDE, next_page
 from webapp.show.chapters import BY_NUMBER, chapter_traces, choice_traces
 from webapp.show.views import opening_step
 
@@ -41,6 +41,12 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
     assert any(final in m.value and ":orange-background[" in m.value for m in at.markdown)
     table = at.table[-2 if number == 0 else -1].value
     assert list(table["design"]) == list(chapter.presets)
+    (onward,) = [link.proto for link in at.get("page_link") if link.proto.label.startswith("Next")]
+    expected = f"chapter-{number + 1}" if number < 4 else "exercises"
+    assert onward.label == f"Next: {next_page(number).title}" and next_page(number).url_path == (
+        expected
+    )
+    assert onward.page.endswith(expected)
 
 
 @pytest.mark.parametrize("number", [2, 3, 4])

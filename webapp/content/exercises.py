@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from model.design import Bounds
+from webapp.content.common import link_not_understood
 
 TITLE: Final = "Exercises"
 
@@ -38,6 +39,18 @@ SET_BEING_CHECKED: Final = (
 def set_not_loaded(name: str, problems: Sequence[str]) -> str:
     """Every problem of a refused set file, as a Markdown list."""
     return f"**{name} was not loaded:**\n\n" + "\n".join(f"- {p}" for p in problems)
+
+
+def no_such_set(linked: str, shown: str) -> str:
+    """A link names a set this server does not have (both names as the page escaped them)."""
+    return link_not_understood(f"there is no exercise set called {linked} here; showing {shown}")
+
+
+def no_such_exercise(linked: str, shown: str) -> str:
+    """A link names an exercise the set does not have (both as the page escaped them)."""
+    return link_not_understood(
+        f"this set has no exercise called {linked}; showing its first exercise, {shown}"
+    )
 
 
 def using_earlier_upload(source: str) -> str:

@@ -11,8 +11,11 @@ from model.presets import PRESETS
 from webapp.content import chapters, common
 from webapp.screens import url_state
 from webapp.screens.cache import chapter_traces_cached, explore_cached
+from webapp.screens.chapter_lease import show_lesson_table
 from webapp.screens.player import show_traces
 from webapp.show.chapters import BY_NUMBER, Chapter
+from webapp.show.lease_lessons import LEASE_CHAPTER
+from webapp.show.navigation import PAGES, PageEntry
 from webapp.show.story import run_summary
 from webapp.show.verdicts import verdict_rows
 from webapp.show.views import unknown_setting
@@ -21,6 +24,8 @@ RUN_PARAM: Final = "chapter-run"
 """The URL parameter (and widget key) of the chosen run."""
 TAB_PARAM: Final = "chapter-tab"
 """The URL parameter (and widget key) of the open tab, when runs stepped together are tabs."""
+AFTER_THE_WALKTHROUGH: Final = "exercises"
+"""The page the last chapter leads to."""
 MOST_SIDE_BY_SIDE: Final = 2
 """Most runs shown side by side; more are tabs, so that each keeps a readable width."""
 KNOWN_PARAMS: Final = frozenset({"step", RUN_PARAM, TAB_PARAM})
@@ -84,6 +89,29 @@ def render_chapter(number: int) -> None:
         tab_param=TAB_PARAM if tabbed else "",
     )
     _verdicts_and_takeaway(chapter)
+    if number == LEASE_CHAPTER:
+        show_lesson_table()
+    _next_link(number)
+
+
+def next_page(number: int) -> PageEntry:
+    """Where a reader goes after this chapter: the next chapter, or after the last one the
+    exercises, to try what the walkthrough taught."""
+    pages = {entry.url_path: entry for entry in PAGES}
+    return pages.get(f"chapter-{number + 1}", pages[AFTER_THE_WALKTHROUGH])
+
+
+def _next_link(number: int) -> None:
+    """The link at the end of a chapter to what comes next."""
+    from webapp.screens.registry import page_named  # the registry lists the chapters too
+
+    entry = next_page(number)
+    st.page_link(
+        page_named(entry.url_path),
+        label=chapters.next_label(entry.title),
+        icon=":material/arrow_forward:",
+        help=entry.purpose,
+    )
 
 
 def _verdicts_and_takeaway(chapter: Chapter) -> None:

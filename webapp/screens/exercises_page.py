@@ -276,7 +276,10 @@ def _choose_set() -> ExerciseSet | None:
     warm()
     folder = _folder_choices()
     names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
-    opening = first_choice(names, url_state.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
+    linked = url_state.get(SET_PARAM)
+    opening = first_choice(names, linked, st.session_state.get(CHOICE_KEY))
+    if linked is not None and linked != set_link(opening) and "ex-set" not in st.session_state:
+        st.warning(words.no_such_set(escape_markdown(linked[:80]), escape_markdown(opening)))
     index = names.index(opening)
     choice = st.selectbox(
         "Exercise set",
@@ -649,6 +652,9 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
         """Put the chosen exercise in the link."""
         url_state.put_all({EXERCISE_PARAM: st.session_state["ex-choice"]})
 
+    if linked is not None and linked not in ids and "ex-choice" not in st.session_state:
+        first = safe_markdown(exercise_set.exercises[0].title)
+        st.warning(words.no_such_exercise(escape_markdown(linked[:80]), first))
     chosen = st.selectbox(
         "Exercise",
         ids,
