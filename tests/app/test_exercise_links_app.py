@@ -117,3 +117,32 @@ def test_hostile_links_are_answered_in_words(
     if page == "exercises.py" and "class" not in params:  # a fresh code replaces a bad one
         assert str(at.query_params["student"]).isascii()
         assert at.query_params["student"] != params.get("student")
+
+
+def test_a_half_built_run_and_a_checked_fix_come_back_after_a_reload() -> None:
+    """The run of a break exercise is kept in the link step by step, and the design last
+    checked as a fix too: a reload shows both as they were, next to the feedback."""
+    at = run(set="default", exercise="lease-break-p2")
+    token = str(at.query_params["student"])
+    for code in ("A1", "S1"):
+        at.button(key=f"ex-lease-break-p2-{code}").click().run()
+    assert at.query_params["run"] == "A1.S1"
+    again = run(set="default", exercise="lease-break-p2", student=token, run="A1.S1")
+    assert "Steps so far: **2**" in all_text(again)
+    again.button(key="ex-lease-break-p2-undo").click().run()
+    assert again.query_params["run"] == "A1"
+    bad = run(set="default", exercise="lease-break-p2", run="D1")
+    assert "partly not understood" in all_text(bad) and "Steps so far: **0**" in all_text(bad)
+    fix = run(set="default", exercise="key-version-fix-p3", student=token)
+    fix.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("random").run()
+    fix.button(key="ex-key-version-fix-p3-check").click().run()
+    checked = fix.query_params["fix"]
+    assert "still violates P3" in all_text(fix)
+    reloaded = run(set="default", exercise="key-version-fix-p3", student=token, fix=checked)
+    assert reloaded.selectbox(key="ex-key-version-fix-p3-opt-token").value == "random"
+    assert "still violates P3" in all_text(reloaded)
+    reloaded.selectbox(key="ex-choice").set_value("lease-predict").run()
+    assert "fix" not in reloaded.query_params and "run" not in reloaded.query_params
+    greedy = run(set="default", exercise="key-version-fix-p3", fix="token:counter~receiver:none")
+    assert "does not let you change" in all_text(greedy)
+    assert greedy.selectbox(key="ex-key-version-fix-p3-opt-token").value == "key-version"

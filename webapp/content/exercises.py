@@ -114,6 +114,8 @@ def trace_file_label(most_bytes: int) -> str:
 
 CHECK_TRACE_FILE: Final = "Check the trace file"
 RUN_NOT_REPLAYED: Final = "a run the model cannot replay"
+FIX_CHANGES_TOO_MUCH: Final = "its fix changes options this exercise does not let you change"
+"""Why a link's fix of an exercise is left aside."""
 """A break answer whose run cannot be replayed, as the teacher reads it."""
 
 

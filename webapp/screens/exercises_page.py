@@ -71,7 +71,15 @@ from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_link import step_it_yourself
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
-from webapp.show.playground import LinkError, Run, play, run_in_words
+from webapp.show.links import decode_design, encode_design
+from webapp.show.playground import (
+    LinkError,
+    Run,
+    decode_actions,
+    encode_actions,
+    play,
+    run_in_words,
+)
 from webapp.show.text import escape_markdown, safe_markdown
 
 DEFAULT_CHOICE = common.DEFAULT_SET_CHOICE
@@ -83,6 +91,10 @@ SET_PARAM = "set"
 EXERCISE_PARAM = "exercise"
 STUDENT_PARAM = "student"
 CLASS_PARAM = "class"
+RUN_PARAM = "run"
+"""The link's half-built run of a break exercise (kept across a reload)."""
+FIX_PARAM = "fix"
+"""The link's design last checked as a fix (the form shows it again after a reload)."""
 DEFAULT_LINK = "default"
 """The link's name of the default set; a teachers' set is named by its file name."""
 FOLDER_PREFIX = "Folder: "
@@ -360,20 +372,30 @@ def _predict(book: Book, exercise: Exercise) -> None:
 def _break(book: Book, exercise: Exercise) -> None:
     """An inline scheduler; the run is replayed and checked when the student asks."""
     key = f"ex-run-{exercise.id}"
+    if key not in st.session_state:
+        st.session_state[key] = _run_from_link(exercise)
     actions: tuple[Action, ...] = st.session_state.get(key, ())
     st.markdown(words.break_task(exercise.prop, BY_NAME[exercise.prop].title, exercise.max_steps))
 
+    def keep(run: tuple[Action, ...]) -> None:
+        """The run so far, in this visit and in the link (a reload finds it again)."""
+        st.session_state[key] = run
+        if run:
+            url_state.put_all({RUN_PARAM: encode_actions(run)})
+        elif url_state.has(RUN_PARAM):
+            url_state.drop(RUN_PARAM)
+
     def pick(action: Action) -> None:
         """Append a step to this exercise's run."""
-        st.session_state[key] = (*st.session_state.get(key, ()), action)
+        keep((*st.session_state.get(key, ()), action))
 
     def undo() -> None:
         """Drop the last step."""
-        st.session_state[key] = st.session_state.get(key, ())[:-1]
+        keep(st.session_state.get(key, ())[:-1])
 
     def reset() -> None:
         """Start again from the initial state."""
-        st.session_state[key] = ()
+        keep(())
 
     def check() -> None:
         """Replay the run and grade it."""
@@ -423,10 +445,47 @@ def _run_answer(exercise: Exercise, actions: Sequence[Action]) -> str:
         return words.RUN_NOT_REPLAYED
 
 
-def _fix_widget(exercise: Exercise, name: str) -> Any:
-    """The widget of one option the student may change, starting at the broken design's value."""
-    value = BY_OPTION[name].to_json(getattr(exercise.design, name))
+def _run_from_link(exercise: Exercise) -> tuple[Action, ...]:
+    """A break run half built before a reload, from the link (none, or a bad one said)."""
+    raw = url_state.get(RUN_PARAM)
+    if not raw:
+        return ()
+    try:
+        actions = decode_actions(raw)
+        play(Run(exercise.design, exercise.bounds, actions))
+    except LinkError as error:
+        st.warning(common.link_not_understood(escape_markdown(str(error))))
+        url_state.drop(RUN_PARAM)
+        return ()
+    return actions
+
+
+def _fix_from_link(exercise: Exercise) -> Design:
+    """The design last checked as a fix, kept in the link (so a reload shows the form as it
+    was checked), or the exercise's own design; a link design that changes more than the
+    exercise allows is said and left aside."""
+    raw = url_state.get(FIX_PARAM)
+    if not raw:
+        return exercise.design
+    try:
+        design = decode_design(raw)
+        allowed = {name: getattr(design, name) for name in exercise.options}
+        if fixed_design(exercise, allowed) != design:
+            raise LinkError(words.FIX_CHANGES_TOO_MUCH)
+    except (LinkError, DesignError) as error:
+        st.warning(common.link_not_understood(escape_markdown(str(error))))
+        url_state.drop(FIX_PARAM)
+        return exercise.design
+    return design
+
+
+def _fix_widget(exercise: Exercise, name: str, start: Design) -> Any:
+    """The widget of one option the student may change, starting at the value of the design
+    last checked (or the broken design's)."""
     offered = offered_values(exercise, name) or None
+    value = BY_OPTION[name].to_json(getattr(start, name))
+    if offered is not None and str(value) not in offered:
+        value = BY_OPTION[name].to_json(getattr(exercise.design, name))
     return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value, offered)
 
 
@@ -440,9 +499,10 @@ def _fix(book: Book, exercise: Exercise) -> None:
     untested = escape_markdown(original.untested_sentence(), 600)
     st.markdown(words.fix_task(exercise.prop, title, original.holds, labels, untested))
     cols = st.columns(min(3, len(exercise.options)))
+    start = _fix_from_link(exercise)
     for index, name in enumerate(exercise.options):
         with cols[index % len(cols)]:
-            _fix_widget(exercise, name)
+            _fix_widget(exercise, name, start)
 
     def check() -> bool:
         """Build the chosen design and grade it (False: not graded, the server was busy)."""
@@ -464,6 +524,7 @@ def _fix(book: Book, exercise: Exercise) -> None:
         feedback = check_fix(exercise, design, original, found)
         book.record(exercise, answer, feedback)
         st.session_state[_checked_design(exercise)] = design
+        url_state.put_all({FIX_PARAM: encode_design(design)})
         return True
 
     _check_button("Check my design", exercise, check)
@@ -649,7 +710,10 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
     linked = url_state.get(EXERCISE_PARAM)
 
     def remember() -> None:
-        """Put the chosen exercise in the link."""
+        """Put the chosen exercise in the link (a run or a fix of another one leaves it)."""
+        for kept in (RUN_PARAM, FIX_PARAM):
+            if url_state.has(kept):
+                url_state.drop(kept)
         url_state.put_all({EXERCISE_PARAM: st.session_state["ex-choice"]})
 
     if linked is not None and linked not in ids and "ex-choice" not in st.session_state:
