@@ -6,11 +6,12 @@ solvability and progress; nothing here explores, reads files or imports Streamli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from model.design import Bounds, Design
+from model.options import BY_OPTION
 from model.presets import matching
 
 MAX_PROBLEM_CHARS: Final = 400
@@ -76,6 +77,27 @@ class ExerciseSetError(ValueError):
 
 
 def design_name(design: Design) -> str:
-    """A design for a sentence: its preset's name when it is one, else its options in words."""
+    """A design for a sentence: its preset's name when it is one, else its options in words
+    (plain text: feedback is shown as written, never as Markdown)."""
     preset = matching(design)
-    return f"the preset `{preset.name}`" if preset else design.in_words()
+    return f"the preset {preset.name}" if preset else design.in_words()
+
+
+def options_in_words(values: Mapping[str, Any]) -> str:
+    """Option values in words: `What the resource checks: fencing token (≥); Reads carry the
+    token too: yes` (`no change` for none)."""
+    said = [
+        f"{BY_OPTION[name].label}: {BY_OPTION[name].word(value)}" for name, value in values.items()
+    ]
+    return "; ".join(said) or "no change"
+
+
+def changes_in_words(before: Design, after: Design, options: Sequence[str]) -> str:
+    """What a fix changed, option by option in words (`no change` when it changed nothing)."""
+    return options_in_words(
+        {
+            name: getattr(after, name)
+            for name in options
+            if getattr(before, name) != getattr(after, name)
+        }
+    )

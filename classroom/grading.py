@@ -49,6 +49,8 @@ class Verdicts:
     """Properties nothing in the design puts to the test: neither right nor wrong to tick."""
     untested_because: dict[str, str] = field(default_factory=dict)
     """For each vacuous property, the design's own reason it is never put to the test."""
+    runs: dict[str, tuple[Action, ...]] = field(default_factory=dict)
+    """For each violated property, its shortest violating run (to step through)."""
 
     @property
     def tested(self) -> tuple[str, ...]:
@@ -102,6 +104,7 @@ def verdicts(design: Design, bounds: Bounds, max_seconds: float = CHECK_MAX_SECO
         stopped_by=result.stopped_by,
         vacuous=vacuous,
         untested_because={n: BY_NAME[n].vacuity(design) for n in vacuous},
+        runs={n: tuple(v.actions) for n, v in result.verdicts.items() if v.actions},
     )
     if found.complete:
         with _KNOWN_LOCK:

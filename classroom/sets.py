@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import msgspec
 
-from classroom.data import Exercise, ExerciseSet, ExerciseSetError, Problem
+from classroom.data import Exercise, ExerciseSet, ExerciseSetError, Problem, design_name
 from classroom.schema import (
     ANY_EXERCISE_SCHEMA,
     BY_FIELD,
@@ -437,7 +437,7 @@ class _Validator:
             message = _as_written(str(error), table.get(bad)) if bad else str(error)
             self.problem(index, f"design.{bad}" if bad else "design", message, ex_id)
             return None, ""
-        return design, design.label()
+        return design, design_name(design)
 
     def bounds(
         self, index: int, record: Any, entry: Mapping[str, Any], ex_id: str

@@ -36,7 +36,7 @@ from fencing.arguments import (
 )
 from fencing.budget import resolve_max_states
 from fencing.interrupts import sigint_recorded
-from fencing.matrix import MatrixRow, verdict_matrix
+from fencing.matrix import Matrix, MatrixRow, verdict_matrix
 from fencing.output import OutputError, checked_stdout, discard_stdout, format_trace
 from fencing.strategies import (
     RANDOM,
@@ -61,6 +61,7 @@ from model.formats.trace import (
 )
 from model.presets import PRESETS_LIST, matching
 from model.properties import BY_NAME, PROPERTY_NAMES
+from model.verdicts import never_exercised_notes, verdict_words
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
 COMMAND_MODULES: Final[tuple[str, ...]] = (
@@ -106,7 +107,7 @@ def exploration_to_dict(result: Exploration) -> dict[str, Any]:
     for name, verdict in result.verdicts.items():
         trace = replay(result.design, result.bounds, verdict.actions) if verdict.actions else None
         properties[name] = {
-            **verdict.to_dict(),
+            **verdict.to_dict(result.design),
             "trace": _trace_steps(trace) if trace else None,
         }
     return {
@@ -154,7 +155,7 @@ def format_exploration(result: Exploration) -> str:
     ]
     for name, verdict in result.verdicts.items():
         title = f"{name} {BY_NAME[name].title}"
-        status = verdict.status.word
+        status = verdict_words(verdict, result.design)
         if verdict.violated:
             status = f"VIOLATED (shortest run: {verdict.shortest} steps)"
         lines.append(f"  {title:<32} {status}")
@@ -237,14 +238,28 @@ def run_matrix(args: argparse.Namespace) -> int:
     )
     print(f"{'preset':<28}{header}{'states':>9}{'secs':>8}")
     started = time.perf_counter()
-    verdict_matrix(
+    matrix = verdict_matrix(
         bounds,
         max_states=args.max_states,
         max_seconds=args.max_seconds,
         on_row=lambda row: print(_matrix_line(row), flush=True),
     )
     print(f"{len(PRESETS_LIST)} presets in {time.perf_counter() - started:.2f} s")
+    if notes := _never_exercised_lines(matrix):
+        print("\n".join(["", *notes]))
     return 0
+
+
+def _never_exercised_lines(matrix: Matrix) -> list[str]:
+    """Why each vacuous cell of the matrix was never exercised, one wrapped line per reason."""
+    notes = never_exercised_notes(
+        [(row.preset.name, row.exploration.design, row.exploration.verdicts) for row in matrix.rows]
+    )
+    return [
+        line
+        for note in notes
+        for line in textwrap.wrap(note, width=92, subsequent_indent="    ", break_on_hyphens=False)
+    ]
 
 
 def _print_title(trace: Trace) -> None:

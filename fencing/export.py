@@ -77,6 +77,7 @@ def run_export_itf(args: argparse.Namespace) -> int:
     from model.check.search import SearchOptions
     from model.formats.itf import trace_to_itf_json
     from model.formats.trace import replay
+    from model.verdicts import verdict_words
 
     design, bounds = design_from_args(args), bounds_from_args(args)
     result = explore(
@@ -87,7 +88,7 @@ def run_export_itf(args: argparse.Namespace) -> int:
         reason = (
             f"the search stopped ({result.stopped_by})"
             if not result.complete
-            else f"it {verdict.status.word} within these bounds"
+            else f"it {verdict_words(verdict, design)} within these bounds"
         )
         print(f"fencing: no counterexample of {args.property} to export: {reason}", file=sys.stderr)
         return EXIT_NO_COUNTEREXAMPLE

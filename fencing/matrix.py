@@ -52,7 +52,7 @@ class Matrix:
 
 def _verdict_json(row: MatrixRow, name: str) -> dict[str, object]:
     """One cell as JSON: status, holds (null when unknown) and shortest."""
-    return row.exploration.verdicts[name].to_dict()
+    return row.exploration.verdicts[name].to_dict(row.exploration.design)
 
 
 def verdict_matrix(

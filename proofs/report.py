@@ -166,8 +166,7 @@ def _vacuity(result: PropertyResult, exploration: Exploration) -> PropertyResult
         result,
         status=VACUOUS,
         reason=(
-            "nothing this property speaks of ever happens within the bounds (no reachable "
-            "transition triggers it), so "
+            f"never exercised ({BY_NAME[result.prop].vacuity(exploration.design)}): "
             + ("z3's proof" if result.status is PROVED else "the check")
             + " says nothing about this design"
         ),
@@ -306,7 +305,8 @@ def format_report(report: ProofReport) -> str:
         if r.invariant:
             lines.append(f"{name} invariant: {r.invariant}")
         if r.status in (UNKNOWN, HOLDS, VACUOUS) and r.reason:
-            lines.append(f"{name} {r.status}: {r.reason}")
+            said = "holds vacuously" if r.status is VACUOUS else str(r.status)
+            lines.append(f"{name} {said}: {r.reason}")
         if r.actions:
             lines.append(f"{name} counterexample: " + ", ".join(a.label() for a in r.actions))
     lines.append(f"total {report.seconds:.2f} s")

@@ -68,10 +68,17 @@ def test_the_difference_says_what_fencing_removes(
     assert diff.disappear, "fencing removes some of the lease-only design's violations"
     assert lines[0] == f"- **Disappear** going from A to B: {', '.join(diff.disappear)}"
     assert lines[1] == "- **Appear**: none"  # fencing breaks nothing lease-only kept
-    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[3]
+    assert lines[3] == "- **Never exercised** (hold vacuously): in A P4, P5, P6; in B P5, P6"
+    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[4]
     backwards = compare.difference_lines(difference(fencing, lease_only)).split("\n")
     assert backwards[0] == "- **Disappear** going from A to B: none"
     assert backwards[1] == f"- **Appear**: {', '.join(diff.disappear)}"
+    strict = explore(PRESETS["fencing-strict"].design, REFERENCE_BOUNDS)
+    untested = compare.difference_lines(difference(strict, lease_only)).split("\n")
+    assert untested[0] == (
+        "- **Disappear** going from A to B: P4 (P4 only because B never exercises it: "
+        "untested, not fixed)"
+    )
 
 
 def test_the_incomplete_warning_follows_the_explorations(
@@ -195,9 +202,12 @@ def test_the_fix_task_says_what_the_design_keeps_today() -> None:
 def test_the_design_caption_names_a_preset_s_real_system_only_for_a_preset() -> None:
     preset = PRESETS["lease-only"]
     named = exercises.design_caption(preset.name, preset.mirrors, REFERENCE_BOUNDS)
-    assert named.startswith(f"Design: `{preset.name}`, {preset.mirrors}. Bounds:")
-    custom = exercises.design_caption("custom", None, REFERENCE_BOUNDS)
-    assert custom == f"Design: `custom`. Bounds: {REFERENCE_BOUNDS.in_words()}."
+    assert named.startswith(f"The design: {preset.name}, which mirrors {preset.mirrors}. The")
+    custom = exercises.design_caption("Token source: key version", None, REFERENCE_BOUNDS)
+    assert custom == (
+        f"The design: Token source: key version. The bounds: {REFERENCE_BOUNDS.in_words()}."
+    )
+    assert "`" not in named + custom
 
 
 def test_a_student_without_a_nickname_is_not_named() -> None:

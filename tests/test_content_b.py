@@ -66,10 +66,10 @@ def test_a_random_search_says_why_it_is_not_complete() -> None:
     found = random_search(BROKEN, SMALL, runs=5, seed=1)
     assert found.stopped_by is None and explore_words.random_stopped(found) is None
     assert explore_words.random_not_complete(found.stopped_by) == (
-        "no (a random search never shows a property holds)"
+        "Not complete: a random search never shows a property holds."
     )
     late = "time budget of 1 s reached"
-    assert explore_words.random_not_complete(late) == f"no ({late})"
+    assert explore_words.random_not_complete(late) == f"Not complete: {late}."
 
 
 def test_the_design_is_named_by_its_preset_or_else_by_its_options() -> None:
@@ -92,6 +92,12 @@ def test_a_property_holds_in_the_graph_only_when_the_finished_count_found_no_vio
     counts = count_space(BROKEN, SMALL)
     assert state_space.holds_in_graph("P2", counts) is None
     assert state_space.holds_in_graph("P4", counts) == (
+        "P4 holds vacuously, never exercised: the resource checks nothing, so it never rejects "
+        "a request. No state has a violating step leaving it, but only because no step ever "
+        "puts it to the test: choose another property or design."
+    )
+    fenced = count_space(PRESETS["fencing"].design, SMALL)
+    assert state_space.holds_in_graph("P4", fenced) == (
         "P4 holds within these bounds: no state has a violating step leaving it."
     )
     stopped = count_space(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_states=1000)

@@ -217,3 +217,57 @@ def test_the_layer_test_sees_an_upward_import(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
     planted.write_text("from model.check.explorer import explore\n", encoding="utf-8")
     assert {_layer(n) for n in _imported(planted)} == {1}
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The project modules a file imports (a `from package import module` counts the module),
+    inside functions and under `TYPE_CHECKING` too."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+        for name in names:
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of the graph (its modules in order), or None when there is none."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == 1:
+                return [*path[path.index(imported) :], imported]
+            if imported not in state and (found := visit(imported)) is not None:
+                return found
+        state[module] = 2
+        path.pop()
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)) is not None:
+            return found
+    return None
+
+
+def test_no_import_circle_anywhere() -> None:
+    """No module imports itself back through others, whatever the package."""
+    modules = _project_modules()
+    names = set(modules)
+    graph = {name: _imported_modules(path, names) - {name} for name, path in modules.items()}
+    assert _circle(graph) is None
+
+
+def test_the_circle_test_finds_a_circle() -> None:
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None

@@ -181,7 +181,9 @@ def test_each_receiver_narrates_its_own_test(receiver: str, first: str, second: 
     if second is None:
         assert steps[4].sentence == (
             "W1's write carrying token 1 is rejected at t=0: the receiver's test fails: "
-            "token 1 > highest token seen 1 is false. W1 learns it lost the lock and gives it up."
+            "token 1 > highest token seen 1 is false. This is a false rejection: W1's lease is "
+            "still the current one (until t=2); told it lost the lock, W1 gives up a lock that "
+            "was still its own."
         )
     else:
         assert steps[4].sentence == accepted + second + "."

@@ -17,7 +17,7 @@ from model.actions import ActionKind
 from model.design import Expiry
 from model.layout import Vars
 from model.properties import BY_NAME
-from model.rules import Admission, Rule, holds_current_grant, lease_unexpired
+from model.rules import Admission, Rule, holds_current_grant, lease_is_current, lease_unexpired
 from model.system import State, System
 
 
@@ -309,7 +309,7 @@ def _describe_reception(
     if outcome == "rejected":
         return (
             f"W{w}'s {kind} carrying token {token} is rejected at t={s.now}: "
-            f"{refusal(system, s, w, admission)}. W{w} learns it lost the lock and gives it up."
+            f"{refusal(system, s, w, admission)}. {what_the_refused_learn(s, w)}"
         )
     if outcome == "checked":
         return (
@@ -333,6 +333,24 @@ def _describe_reception(
     elif system.design.receiver.checks_anything:
         text += f"; {comparison(system, admission)}"
     return text + "."
+
+
+def what_the_refused_learn(s: Vars, w: int) -> str:
+    """What a refused worker takes from the refusal, read off the state it was refused in:
+    a stale holder learns it lost the lock; a holder of the current lease is refused
+    falsely, and gives up a lock that was still its own (the model's rule: a refused worker
+    forgets its grant either way)."""
+    if not bool(lease_is_current(s, w)):
+        return f"W{w} learns it lost the lock and gives it up."
+    still = (
+        f"W{w} still holds the lock (it never expires)"
+        if never_expires(s)
+        else f"W{w}'s lease is still the current one (until t={s.expires})"
+    )
+    return (
+        f"This is a false rejection: {still}; told it lost the lock, W{w} gives up a lock "
+        "that was still its own."
+    )
 
 
 def decided_earlier(system: System, w: int, checked: Vars | None) -> str:

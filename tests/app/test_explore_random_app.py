@@ -7,11 +7,11 @@ from streamlit.testing.v1 import AppTest
 
 from fencing.strategies import unknown_words
 from model.check.random_search import random_search
-from model.design import Bounds
+from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from tests.app.conftest import APP, TIMEOUT
 from tests.app.helpers import shown as plain
-from tests.app.helpers import switch_to
+from tests.app.helpers import switch_to, verdict_cells
 
 
 def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
@@ -24,8 +24,8 @@ def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
     at.number_input(key="seed").set_value(2).run()
     at.button(key="run-button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    row = at.dataframe[0].value.iloc[0]
-    expected = random_search(PRESETS["lease-only"].design, Bounds(), runs=40, seed=2)
+    row = verdict_cells(at, "verdict")
+    expected = random_search(PRESETS["lease-only"].design, REFERENCE_BOUNDS, runs=40, seed=2)
     for name, verdict in expected.verdicts.items():
         tried = expected.tried[name]
         if verdict.violated:
@@ -42,7 +42,7 @@ def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
     assert not any("holds" in row[name] for name in expected.verdicts)
     assert at.radio(key="cex").value == "P1"
     at.radio(key="strategy").set_value("breadth-first").run()
-    assert not at.dataframe, "changing the strategy hides the old results"
+    assert not at.table, "changing the strategy hides the old results"
 
 
 def test_a_random_search_link_reopens_the_same_search() -> None:
@@ -66,8 +66,8 @@ def test_a_random_search_link_reopens_the_same_search() -> None:
     assert not fresh.exception, [e.value for e in fresh.exception]
     assert fresh.radio(key="strategy").value == "random"
     assert fresh.number_input(key="runs").value == 25
-    table = fresh.dataframe[0].value.to_dict("records")
-    assert table == at.dataframe[0].value.to_dict("records")
+    table = fresh.table[0].value.to_dict("records")
+    assert table == at.table[0].value.to_dict("records")
 
 
 def test_a_bad_strategy_in_a_link_is_reported_and_replaced() -> None:

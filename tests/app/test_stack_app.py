@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from advise.advice import advise
 from advise.catalogue import BY_ID, EXAMPLES, Example, Stack
 from model.design import REFERENCE_BOUNDS
-from tests.app.helpers import all_text, shown
+from tests.app.helpers import all_text, shown, verdict_cells
 from tests.cli_helpers import run
 from webapp.content import stack as words
 
@@ -39,10 +39,12 @@ def test_the_default_stack_shows_verdicts_story_fixes_and_commands(open_page: Op
     stack = Stack.of("etcd-lease-id", "sql-conditional-update")
     advice = advise(stack, REFERENCE_BOUNDS)
     text = all_text(at)
-    table = at.dataframe[0].value
+    table = verdict_cells(at, "your stack")
     for name, verdict in advice.exploration.verdicts.items():
-        assert (table[name].iloc[0].startswith("✘")) == (name in advice.violated)
-        assert table[name].iloc[0].startswith("○") == (str(verdict.status) == "vacuous")
+        assert (table[name].startswith("✘")) == (name in advice.violated)
+        assert table[name].startswith("○ holds vacuously, never exercised: ") == (
+            str(verdict.status) == "vacuous"
+        )
     assert advice.stories[advice.violated[0]][0] in text
     assert advice.fixes[0].changes[0].build() in text
     codes = "\n".join(str(c.value) for c in at.code)
@@ -76,9 +78,9 @@ def test_changing_a_part_changes_the_link_and_the_answer(open_page: Opener) -> N
     token_choice(at).set_value("etcd-create-revision").run()
     assert not at.exception
     assert at.query_params["token"] == "etcd-create-revision"
-    table = at.dataframe[0].value
+    table = verdict_cells(at, "your stack")
     fresh = advise(Stack.of("etcd-create-revision", "sql-conditional-update"), REFERENCE_BOUNDS)
-    assert [n for n in fresh.exploration.verdicts if table[n].iloc[0].startswith("✘")] == list(
+    assert [n for n in fresh.exploration.verdicts if table[n].startswith("✘")] == list(
         fresh.violated
     )
 

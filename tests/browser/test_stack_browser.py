@@ -19,7 +19,7 @@ def test_an_engineer_checks_etcd_with_postgres(app_url: str, page: tuple[Any, Co
     tab, console = page
     tab.goto(f"{app_url}/stack")
     tab.get_by_text("Check my stack").first.wait_for(timeout=WAIT_MS)
-    tab.get_by_test_id("stSelectbox").nth(1).click()  # the first starts from an example
+    tab.get_by_test_id("stSelectbox").nth(1).click()  # the first starts from an example stack
     tab.get_by_role("option", name=BY_ID["etcd-create-revision"].words).click()
     wait_idle(tab)
     stack = Stack.of("etcd-create-revision", "sql-conditional-update")

@@ -47,3 +47,8 @@ def lesson_table_caption(bounds: Bounds) -> str:
         f"{bounds.in_words()}; the numbers are the lengths of the shortest "
         "violating runs."
     )
+
+
+def next_label(title: str) -> str:
+    """The link at the end of a chapter to the page that comes next."""
+    return f"Next: {title}"

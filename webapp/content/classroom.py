@@ -64,18 +64,23 @@ PREDICTED: Final = "**What the class predicted** (each student's first answer)"
 
 
 def revealed(name: str, truth: Verdicts) -> str:
-    """A property's answer once revealed: it holds, it fails, or it is never put to the test."""
+    """A property's answer once revealed, in the verdicts' own words: it holds, it is
+    violated, or it holds vacuously (never put to the test; the caption says why)."""
     if name in truth.vacuous:
-        return f"{STATUS_GLYPHS[Status.VACUOUS]} never tested"
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} holds vacuously"
     if name in truth.holds:
         return f"{STATUS_GLYPHS[Status.HOLDS]} holds"
-    return f"{STATUS_GLYPHS[Status.VIOLATED]} fails"
+    return f"{STATUS_GLYPHS[Status.VIOLATED]} violated"
 
 
 WRONG_ANSWERS: Final = "**Most common wrong answers**"
 NO_WRONG_ANSWER: Final = "No wrong answer yet."
 """Shown under an exercise while no student has given a wrong answer."""
 LOOK_AT_ONE: Final = "Look at one exercise"
+TO_THIS_EXERCISE: Final = (
+    "The students' link, opened on this exercise (share it to move the class on):"
+)
+"""The caption over a link that takes the students to the chosen exercise."""
 """The label of the menu of the set's exercises."""
 DOWNLOAD_ANSWERS: Final = "Download every answer (CSV)"
 FOR_STUDENTS: Final = "**For the students** (share it):"

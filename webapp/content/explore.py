@@ -34,6 +34,8 @@ SEED_HELP: Final = "The same seed repeats the same search."
 """The seed input's help."""
 RANDOM_NEVER_HOLDS: Final = "a random search never shows a property holds"
 """Why a random search's table says it is not complete, when it did not stop early."""
+VERDICT_COLUMN: Final = "verdict"
+"""The heading of the verdict column of the page's tables (a row per property)."""
 DOWNLOAD_JSON: Final = "Download this trace (JSON)"
 DOWNLOAD_ITF: Final = "Download this trace (ITF)"
 COMMAND_LINE: Final = "The same search on the command line"
@@ -79,8 +81,8 @@ def incomplete(exploration: Exploration) -> str | None:
 
 
 def random_not_complete(stopped_by: str | None) -> str:
-    """The random search table's completeness cell: why it is not complete."""
-    return f"no ({stopped_by or RANDOM_NEVER_HOLDS})"
+    """The caption under the random search's table: why it is not complete."""
+    return f"Not complete: {stopped_by or RANDOM_NEVER_HOLDS}."
 
 
 def random_stopped(found: RandomSearch) -> str | None:

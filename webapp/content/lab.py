@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from model.formats.trace import Trace
+from model.options import BY_OPTION
 from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
 from webapp.show.text import counted, is_or_are
 
@@ -45,7 +46,6 @@ IN_HISTORY: Final = "in the real history"
 """The verdict table's column of the history checker's verdicts."""
 IN_REPLAY: Final = "in the model's replay"
 """The verdict table's column of the model's flags on its replay of the history."""
-OPEN_IN_PLAYGROUND: Final = "Open it in Be the scheduler"
 DOWNLOAD_MODEL_TRACE: Final = "Download the model trace (JSON)"
 DOWNLOAD_HISTORY: Final = "Download the history (JSON)"
 DOWNLOAD_PARTIAL: Final = "Download the partial history (JSON)"
@@ -167,3 +167,15 @@ def witnesses_contradict(reasons: Sequence[str]) -> str | None:
 def event_by_event(events: int) -> str:
     """The title of the folded-away narrated history."""
     return f"The history, event by event ({events} events)"
+
+
+ETCD_TXN_WORDS: Final = "an etcd transaction that writes only while the lock key is held"
+"""The lab's etcd-txn receiver in words (it has no row in the model's receiver table)."""
+
+
+def receiver_words(name: str) -> str:
+    """A lab receiver in words, from the model's own words for the receivers it shares."""
+    if name == "etcd-txn":
+        return ETCD_TXN_WORDS
+    option = BY_OPTION["receiver"]
+    return option.words.get(name, name)

@@ -45,6 +45,8 @@ from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"
 KEY_PARAM: Final = "key"
+EXERCISE_PARAM: Final = "exercise"
+"""The exercise a students' link opens on (the Exercises page reads it)."""
 DASHBOARD_SECONDS: Final = 3.0
 """How often the teacher's dashboard reads the class's answers again."""
 DEFAULT_CHOICE: Final = common.DEFAULT_SET_CHOICE
@@ -57,6 +59,11 @@ class ClassLinks:
 
     students: str
     teacher: str
+
+
+def exercise_link(students: str, exercise_id: str) -> str:
+    """The students' link opened on one exercise of the class."""
+    return f"{students}&{urlencode({EXERCISE_PARAM: exercise_id})}"
 
 
 def class_links(page_url: str, class_id: str, key: str) -> ClassLinks:
@@ -242,6 +249,9 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
         key="class-exercise",
     )
     exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    students = class_links(str(st.context.url or ""), class_id, key).students
+    st.caption(classroom.TO_THIS_EXERCISE)
+    st.code(exercise_link(students, exercise.id), language=None)
     row = next(c for c in counts if c.exercise_id == exercise.id)
     figures = st.columns(4)
     figures[0].metric("Students joined", len(view.members))

@@ -12,7 +12,7 @@ from fencing.strategies import BREADTH_FIRST, RANDOM, states_figure, unknown_wor
 from model.check.explorer import Exploration
 from model.check.random_search import RandomSearch
 from model.claims import lesson_caption
-from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
+from model.design import BOUND_LIMITS, BY_BOUND, REFERENCE_BOUNDS, Bounds, Design, DesignError
 from model.formats.itf import trace_to_itf_json
 from model.formats.trace import trace_to_json
 from model.presets import PRESET_NAMES, PRESETS
@@ -51,7 +51,7 @@ from webapp.show.links import (
 )
 from webapp.show.style import STATUS_GLYPHS, verdict_label
 from webapp.show.text import escape_markdown
-from webapp.show.verdicts import verdict_rows
+from webapp.show.verdicts import property_rows
 
 MIN_BUDGET = 1_000
 """Smallest state budget the page accepts."""
@@ -90,9 +90,9 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     except LinkError as error:
         design, problems = Design(), [str(error)]
     try:
-        bounds = bounds_from_params(params, Bounds())
+        bounds = bounds_from_params(params, REFERENCE_BOUNDS)
     except LinkError as error:
-        bounds = Bounds()
+        bounds = REFERENCE_BOUNDS
         problems.append(str(error))
     budget = WEB_MAX_STATES
     if (text := params.get("budget")) is not None:
@@ -253,24 +253,22 @@ def _summary(exploration: Exploration) -> None:
     cols[1].metric("transitions", f"{exploration.transitions:,}")
     cols[2].metric("depth", exploration.depth)
     cols[3].metric("seconds", f"{exploration.seconds:.2f}")
-    rows = verdict_rows({"this design": exploration})
-    st.dataframe(rows, hide_index=True)
+    st.table(property_rows({explore.VERDICT_COLUMN: exploration}), hide_index=True)
 
 
 def random_rows(found: RandomSearch) -> list[dict[str, str]]:
-    """The verdict table of a random search: violated with the run's length, or unknown
-    with the runs and steps tried (a random search never says holds)."""
-    row = {"design": "this design"}
+    """The verdict table of a random search, a row per property: violated with the run's
+    length, or unknown with the runs and steps tried (a random search never says holds)."""
+    rows = []
     for name, verdict in found.verdicts.items():
         tried = found.tried[name]
-        row[name] = (
+        said = (
             verdict_label(Status.VIOLATED, verdict.shortest)
             if verdict.violated
             else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
         )
-    row["states"] = states_figure(found)
-    row["complete"] = explore.random_not_complete(found.stopped_by)
-    return [row]
+        rows.append({"property": f"{name}, {BY_NAME[name].title}", explore.VERDICT_COLUMN: said})
+    return rows
 
 
 def _random_summary(found: RandomSearch) -> None:
@@ -282,7 +280,8 @@ def _random_summary(found: RandomSearch) -> None:
     cols[1].metric("steps", f"{found.steps:,}")
     cols[2].metric("distinct states met", states_figure(found))
     cols[3].metric("seconds", f"{found.seconds:.2f}")
-    st.dataframe(random_rows(found), hide_index=True)
+    st.table(random_rows(found), hide_index=True)
+    st.caption(explore.random_not_complete(found.stopped_by))
 
 
 def _counterexamples(

@@ -30,9 +30,9 @@ from model.formats.trace import trace_to_json
 from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
-from webapp.screens.page_links import page_named
-from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.show.text import escape_markdown
+from webapp.show.views import opening_step
 
 RESULTS: Final = "lab-results"
 MESSAGE: Final = "lab-message"
@@ -80,7 +80,12 @@ def _scenario_settings() -> tuple[str, Settings]:
     st.markdown(chosen.story)
     service = _service_picker("lab-service")
     left, right = st.columns(2)
-    receiver = left.selectbox("Receiver", (DEFAULT, *RECEIVERS), key="lab-receiver")
+    receiver = left.selectbox(
+        "Receiver",
+        (DEFAULT, *RECEIVERS),
+        key="lab-receiver",
+        format_func=lambda name: name if name == DEFAULT else lab_words.receiver_words(name),
+    )
     tokens = SERVICES[service].token_names
     token = right.selectbox(
         "Token",
@@ -134,6 +139,7 @@ def _random_settings() -> list[Settings]:
         offered,
         [r for r in RANDOM_RECEIVERS if r in offered],
         key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
+        format_func=lab_words.receiver_words,
     )
     st.caption(lab_words.random_run(RANDOM_WRITES, PAUSE_TTLS))
     return [
@@ -248,21 +254,16 @@ def _properties_table(report: LabReport) -> list[dict[str, Any]]:
 
 
 def _model_links(report: LabReport, key: str) -> None:
-    """The model's trace of the history: its timeline, Be the scheduler, and a download."""
+    """The model's trace of the history: its timeline, the scheduler on it (at its first
+    violation, else its end), and a download."""
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return
     st.markdown(lab_words.model_run(trace, report.conformance.mapping.tick_seconds))
     st.plotly_chart(timeline_figure(trace), key=f"{key}-model")
-    run = Run(trace.design, trace.bounds, trace.actions)
     left, right = st.columns(2)
-    if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:
-        left.page_link(
-            page_named("playground"),
-            label=lab_words.OPEN_IN_PLAYGROUND,
-            icon=":material/touch_app:",
-            query_params=run.link_params(),
-        )
+    with left:
+        step_it_yourself(trace, opening_step([trace]))
     right.download_button(
         lab_words.DOWNLOAD_MODEL_TRACE,
         trace_to_json(trace),

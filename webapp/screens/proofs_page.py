@@ -100,7 +100,7 @@ def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] 
 
 def _table(rows: tuple[ProofRow, ...]) -> None:
     """One line per property: what z3 says, how, and why, in words."""
-    st.dataframe(
+    st.table(
         [
             {
                 "property": f"{r.prop}, {r.title}",
@@ -111,7 +111,6 @@ def _table(rows: tuple[ProofRow, ...]) -> None:
             for r in rows
         ],
         hide_index=True,
-        width="stretch",
     )
 
 

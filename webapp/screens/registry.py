@@ -13,7 +13,6 @@ from typing import Final
 import streamlit as st
 
 from webapp.screens import page_links
-from webapp.screens.chapter_lease import show_lesson_table
 from webapp.screens.chapter_page import render_chapter
 from webapp.screens.class_page import render_class_page
 from webapp.screens.compare_page import render_compare
@@ -35,7 +34,6 @@ HOME: Final = "home"
 def render_lease_chapter() -> None:
     """Walkthrough chapter 0: why a lease at all, with its table of lessons."""
     render_chapter(LEASE_CHAPTER)
-    show_lesson_table()
 
 
 def render_chapter_1() -> None:

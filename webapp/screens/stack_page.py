@@ -26,7 +26,7 @@ from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
 from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
-from webapp.show.verdicts import verdict_rows
+from webapp.show.verdicts import property_rows
 
 DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ())
 """The stack a first visit shows: the common etcd plus PostgreSQL design."""
@@ -125,7 +125,7 @@ def _choose_stack(current: Stack) -> Stack:
 def _show_verdicts(advice: Advice) -> None:
     """The verdict table, why each vacuous property was never put to the test, and the good
     news when nothing is violated."""
-    st.dataframe(verdict_rows({"your stack": advice.exploration}), hide_index=True)
+    st.table(property_rows({words.YOUR_STACK: advice.exploration}), hide_index=True)
     if (good_news := words.all_hold(advice)) is not None:
         st.success(good_news)
     else:
