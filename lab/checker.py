@@ -55,6 +55,14 @@ class PropertyVerdict:
 
     name: str
     violations: tuple[Violation, ...]
+    exercised: int = 0
+    """How many events put it to the test (an accepted write; for P5 one computed from a
+    read; for P6 a killed holder): with none, it holds only vacuously."""
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether nothing in the history ever put the property to the test."""
+        return not self.exercised
 
     @property
     def violated(self) -> bool:
@@ -278,4 +286,12 @@ def check_properties(
         if against_last or newest_write is None or rank.get(grant, 0) > newest_rank:
             newest_write = event
     found["P6"] = _crash_violations(line, upto)
-    return {name: PropertyVerdict(name, tuple(found[name])) for name in CHECKED}
+    accepted = [e for e in line.events[:upto] if e.is_write_accepted]
+    tested = {
+        "P1": len(accepted),
+        "P2": len(accepted),
+        "P3": len(accepted),
+        "P5": sum(1 for e in accepted if e.get("read_version") is not None),
+        "P6": len(crash_outcomes(line, upto)),
+    }
+    return {name: PropertyVerdict(name, tuple(found[name]), tested[name]) for name in CHECKED}

@@ -29,7 +29,12 @@ from lab.history import History, Timeline, timeline
 from lab.lock_table import SERVICES
 from lab.nemesis import faults_to_data
 from lab.nemesis_witness import clock_rates, fault_account
-from lab.scenarios import model_prediction, script_checks, stored_prediction_problem
+from lab.scenarios import (
+    model_prediction,
+    predicted_tests,
+    script_checks,
+    stored_prediction_problem,
+)
 from lab.witness import Witnessed, cross_check
 
 
@@ -47,6 +52,14 @@ class LabReport:
     prediction: Mapping[str, Any] | None = None
     """The model's prediction for the scripted scenario, made again from the history's
     settings (never the file's word); None for a run that stores none."""
+    predicted_tests: Mapping[str, int] | None = None
+    """How many steps of the predicted run put each property to the test."""
+
+    def replay_tests(self, name: str) -> int:
+        """How many steps of the model's replay put a property to the test (the history's
+        own count when the model did not replay it)."""
+        trace = self.conformance.trace
+        return trace.exercised(name) if trace is not None else self.properties[name].exercised
 
     @property
     def crashes(self) -> tuple[CrashOutcome, ...]:
@@ -114,7 +127,11 @@ class LabReport:
             "crashes": [crash.to_dict() for crash in self.crashes],
             "seconds": round(self.history.seconds, 3),
             "properties": {
-                name: {"violated": verdict.violated, "count": verdict.count}
+                name: {
+                    "violated": verdict.violated,
+                    "count": verdict.count,
+                    "exercised": verdict.exercised,
+                }
                 for name, verdict in self.properties.items()
             },
             "conformance": self.conformance.to_dict(),
@@ -157,7 +174,13 @@ class LabReport:
             "From the history alone:",
         ]
         for name, verdict in self.properties.items():
-            status = f"VIOLATED {verdict.count}x" if verdict.violated else "holds"
+            status = (
+                f"VIOLATED {verdict.count}x"
+                if verdict.violated
+                else "holds vacuously (never put to the test)"
+                if verdict.vacuous
+                else "holds"
+            )
             lines.append(f"  {name} {TITLES[name]:<28} {status}")
             lines.extend(f"      ✗ {v.reason}" for v in verdict.violations[:3])
             if verdict.count > 3:
@@ -277,6 +300,7 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
         witnessed,
         path,
         made,
+        predicted_tests(history),
     )
 
 

@@ -468,6 +468,17 @@ def model_prediction(history: History) -> dict[str, Any] | None:
     return made
 
 
+def predicted_tests(history: History) -> dict[str, int] | None:
+    """For each property, how many steps of the model's predicted run put it to the test
+    (None when the history stores no prediction): a property with none holds only
+    vacuously in the prediction."""
+    chosen = SCENARIOS.get(history.scenario)
+    if not history.prediction or chosen is None:
+        return None
+    trace = predict(chosen, history.settings).trace
+    return {name: trace.exercised(name) for name in PROPERTY_NAMES}
+
+
 def stored_prediction_problem(history: History) -> str:
     """Why a history's stored prediction is not what the model predicts for its scenario and
     settings ('' when it is, or when it stores none): recomputed, never taken on the file's

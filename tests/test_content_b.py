@@ -164,15 +164,19 @@ def test_the_board_names_the_step_to_choose_and_the_loaded_run() -> None:
 
 
 @pytest.mark.parametrize(
-    ("count", "cell"),
+    ("count", "name", "exercised", "cell"),
     [
-        (0, f"{HOLDS_GLYPH} holds"),
-        (1, f"{VIOLATED_GLYPH} 1 violation"),
-        (3, f"{VIOLATED_GLYPH} 3 violations"),
+        (0, "P1", 4, f"{HOLDS_GLYPH} holds"),
+        (1, "P1", 4, f"{VIOLATED_GLYPH} 1 violation"),
+        (3, "P3", 4, f"{VIOLATED_GLYPH} 3 violations"),
+        (0, "P5", 0, "○ holds vacuously: no accepted write that follows its worker's read"),
+        (0, "P6", 0, "○ holds vacuously: no tick while a crashed worker holds the lock"),
     ],
 )
-def test_a_lab_verdict_cell_says_holds_or_counts_the_violations(count: int, cell: str) -> None:
-    assert lab.verdict_cell(count) == cell
+def test_a_lab_verdict_cell_says_holds_only_when_put_to_the_test(
+    count: int, name: str, exercised: int, cell: str
+) -> None:
+    assert lab.verdict_cell(count, name, exercised) == cell
 
 
 def test_the_randomized_runs_caption_is_made_from_its_writes_and_the_nemesis_pauses() -> None:

@@ -38,6 +38,7 @@ from model.formats.reading import (
     shown,
 )
 from model.formats.schemas import SchemaError, Words, refusing
+from model.properties import BY_NAME
 from model.system import State, System
 
 TRACE_FORMAT: Final = "fencing-lab/trace"
@@ -153,6 +154,17 @@ class Trace:
     def first_violation(self, name: str) -> Step | None:
         """The first step that violates property `name`, if any."""
         return next((step for step in self.steps if name in step.violations), None)
+
+    def exercised(self, name: str) -> int:
+        """How many steps put a property to the test (its trigger holds: an accepted write
+        for P1, a rejected request for P4, …), by the property's own predicate."""
+        prop = BY_NAME[name]
+        system = self.system
+        return sum(
+            1
+            for step in self.steps
+            if prop.triggered(system.view(step.before), system.rule_for(step.action))
+        )
 
     def violated(self) -> tuple[str, ...]:
         """Names of every property some step violates, in order P1..P6."""

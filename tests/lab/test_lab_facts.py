@@ -931,3 +931,16 @@ def test_a_scripted_run_has_only_the_faults_its_script_has() -> None:
         "the history records a storage-kill at 1.500 s, which the paused-worker scenario's "
         "script never has"
     )
+
+
+def test_a_property_nothing_put_to_the_test_is_never_said_to_hold() -> None:
+    """Blind writes and no crash: P5 and P6 hold only vacuously, in the text and the JSON."""
+    from tests.lab.histories import paused_worker
+
+    report = analyse(paused_worker("fenced", "rejected"))
+    assert report.properties["P1"].exercised > 0 and not report.properties["P1"].vacuous
+    assert report.properties["P5"].vacuous and report.properties["P6"].vacuous
+    text = report.text()
+    assert "P5 no lost update" in text and "holds vacuously (never put to the test)" in text
+    said = report.to_dict()["properties"]
+    assert said["P5"]["exercised"] == 0 and said["P1"]["exercised"] > 0

@@ -12,7 +12,9 @@ from typing import Final
 
 from model.formats.trace import Trace
 from model.options import BY_OPTION
-from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
+from model.properties import BY_NAME
+from model.verdicts import Status
+from webapp.show.style import HOLDS_GLYPH, STATUS_GLYPHS, VIOLATED_GLYPH
 from webapp.show.text import counted, is_or_are
 
 INTRO: Final = (
@@ -44,6 +46,8 @@ DATABASE_HELP: Final = (
 """The database chooser's help."""
 IN_HISTORY: Final = "in the real history"
 """The verdict table's column of the history checker's verdicts."""
+PREDICTED: Final = "the model predicted"
+"""The verdict table's column of the model's own prediction for the run's settings."""
 IN_REPLAY: Final = "in the model's replay"
 """The verdict table's column of the model's flags on its replay of the history."""
 DOWNLOAD_MODEL_TRACE: Final = "Download the model trace (JSON)"
@@ -123,11 +127,20 @@ def failed(problem: str) -> str:
     return f"The run failed: {problem}"
 
 
-def verdict_cell(count: int) -> str:
-    """A property's verdict cell: `✔ holds`, or `✘ 3 violations`."""
-    if not count:
-        return f"{HOLDS_GLYPH} holds"
-    return f"{VIOLATED_GLYPH} {count} violation{'s' if count != 1 else ''}"
+def verdict_cell(count: int, name: str, exercised: int) -> str:
+    """A property's verdict cell: `✘ 3 violations`, `✔ holds`, or, when nothing put it to
+    the test, `○ holds vacuously: no accepted write …` (never a plain holds)."""
+    if count:
+        return f"{VIOLATED_GLYPH} {count} violation{'s' if count != 1 else ''}"
+    if not exercised:
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} holds vacuously: {_none_of(name)}"
+    return f"{HOLDS_GLYPH} holds"
+
+
+def _none_of(name: str) -> str:
+    """`no accepted write`: what the property speaks of, absent."""
+    what = BY_NAME[name].exercised_by
+    return "no " + what.split(" ", 1)[1] if what.startswith(("a ", "an ")) else f"no {what}"
 
 
 def model_run(trace: Trace, tick_seconds: float) -> str:

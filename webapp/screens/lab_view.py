@@ -236,18 +236,23 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
 
 
 def _properties_table(report: LabReport) -> list[dict[str, Any]]:
-    """Rows: property, the history's verdict, the model's flags on its replay, its prediction."""
-    prediction = report.history.prediction
+    """Rows: property, the history's verdict, the model's flags on its replay, and the model's
+    own prediction (made again, never the file's); a property nothing put to the test is said
+    to hold vacuously."""
+    prediction, tests = report.prediction, report.predicted_tests
     rows = []
     for name in CHECKED:
+        found = report.properties[name]
         row = {
             "property": f"{name} {TITLES[name]}",
-            lab_words.IN_HISTORY: lab_words.verdict_cell(report.properties[name].count),
-            lab_words.IN_REPLAY: lab_words.verdict_cell(report.conformance.agreement[name][1]),
+            lab_words.IN_HISTORY: lab_words.verdict_cell(found.count, name, found.exercised),
+            lab_words.IN_REPLAY: lab_words.verdict_cell(
+                report.conformance.agreement[name][1], name, report.replay_tests(name)
+            ),
         }
-        if prediction:
-            row["the model predicted"] = lab_words.verdict_cell(
-                prediction["properties"][name]["count"]
+        if prediction and tests is not None:
+            row[lab_words.PREDICTED] = lab_words.verdict_cell(
+                prediction["properties"][name]["count"], name, tests[name]
             )
         rows.append(row)
     return rows
