@@ -1,0 +1,432 @@
+"""Hypothesis search: Hypothesis draws random runs of the model and shrinks what breaks.
+
+Each property gets its own search. Hypothesis draws up to `runs` runs (its examples), each
+ended at the property's first violation, a state where nothing is enabled, or its most
+steps. At every step Hypothesis chooses *who* moves, one of `model.random_walk.GROUPS` with
+the odds of `WEIGHTS` (the random walk's table), then one of that group's enabled steps in
+rule order, each as likely; a choice with one option is not drawn. The steps themselves are
+taken on the rules compiled for the random walk (`model.compiled_walk`), or by the step
+interpreter when the compiler is unavailable: both give the same steps, so the same search.
+
+Once a run breaks the property, Hypothesis' own shrinker minimises the choices that made it
+(shorter runs need fewer choices), at most `SHRINK_CALLS` runs. The shortest violating run
+Hypothesis met then goes through the random search's shrinker (`shrink_violation`: steps
+dropped and moved, random runs from each point) and is checked by the step interpreter.
+
+Like the random search it is one-sided: a property it breaks is violated, with a run that
+replays; any other property is unknown, with the runs (examples) and steps tried. Every
+part is bounded by counts. Hypothesis is seeded from the search's seed, derandomised and
+without an example database, so a seed gives the same answer on any machine, in any
+process. The time budget is only a safety stop: what it cuts short is unknown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import numpy as np
+
+from model.design import Bounds, Design
+from model.random_search import (
+    OutOfTime,
+    RandomSearch,
+    Tried,
+    max_run_length,
+    seed_of,
+    shrink_violation,
+)
+from model.random_walk import (
+    GROUPS,
+    MOVES_KEPT,
+    STATES_COUNTED,
+    WEIGHTS,
+    Options,
+    Walker,
+    walker_for,
+)
+from model.system import State, System
+from model.verdicts import PropertyVerdict, Status
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import DrawFn, SearchStrategy
+
+    from model.compiled_walk import WalkModule
+
+STRATEGY: Final = "hypothesis"
+"""The strategy's name on the command line and in reports."""
+DEFAULT_RUNS: Final = 1_000
+"""Runs (Hypothesis' examples) per property unless told otherwise."""
+SHRINK_CALLS: Final = 1_000
+"""Runs Hypothesis' shrinker may take per violation; it stops there with the shortest
+violating run it met."""
+HYPOTHESIS_SHRINK_SECONDS: Final = 240.0
+"""Hypothesis ends its own shrinking after five minutes by the clock; the search stops
+before (and says unknown), so that no answer depends on the clock."""
+MOST_STEPS: Final = 4_000
+"""Steps a run may take: Hypothesis draws at most 8,192 choices a run, two a step."""
+SIMPLEST_FIRST: Final = ("coordinator", "worker", "receiver", "clock", "fault", "futile")
+"""The order of the groups in Hypothesis' draw of who moves. Hypothesis shrinks every
+choice towards the first option, so the steps it prefers are the coordinator's, the
+workers' and the receiver's, and a run it shrinks lets time pass or a fault happen only
+where the violation needs it (with the clock first, shrinking filled runs with Ticks)."""
+FEW_OPTIONS: Final = 64
+"""Most options one draw chooses among; more are chosen digit by digit. Hypothesis draws
+the numbers below 100 evenly and never swaps in a constant it has collected elsewhere,
+so every option keeps its odds and the search does not depend on what else is loaded."""
+
+clock: Callable[[], float] = time.perf_counter
+"""The clock the safety stop reads (a test makes it run faster)."""
+
+_ONE_AT_A_TIME = threading.Lock()
+"""Hypothesis sandboxes the process's random generators while it runs: one search at a
+time (sessions of the web app share the process)."""
+
+
+class Steps(Protocol):
+    """The enabled steps of a state by group (`model.random_walk.Options`)."""
+
+    engine: str
+
+    def options(self, state: State) -> Options:
+        """(rule number, violations, next state) per group, in rule order."""
+        ...
+
+
+class CompiledSteps:
+    """The enabled steps of states, from the rules compiled for the random walk (the
+    states met last are remembered: runs and Hypothesis' shrinking revisit them)."""
+
+    engine = "compiled"
+
+    def __init__(self, system: System, module: WalkModule) -> None:
+        self.module = module
+        self.names = tuple(prop.name for prop in system.properties)
+        self.state = np.zeros(len(system.layout.columns), dtype=np.int64)
+        self.enabled = np.zeros(len(system.rules), dtype=np.bool_)
+        self.groups = np.zeros(len(system.rules), dtype=np.int64)
+        self.moves: dict[State, Options] = {}
+        self.broken: dict[int, tuple[str, ...]] = {}
+
+    def violated(self, bits: int) -> tuple[str, ...]:
+        """The names of the properties set in `bits`."""
+        found = self.broken.get(bits)
+        if found is None:
+            found = tuple(name for i, name in enumerate(self.names) if bits >> i & 1)
+            self.broken[bits] = found
+        return found
+
+    def options(self, state: State) -> Options:
+        """(rule number, violations, next state) per group, in rule order."""
+        found = self.moves.get(state)
+        if found is not None:
+            return found
+        current = self.state
+        current[:] = state
+        self.module.enabled(current, self.enabled, self.groups)
+        options: Options = [[] for _ in GROUPS]
+        for number in np.flatnonzero(self.enabled).tolist():
+            broken = self.violated(int(self.module.violations(current, number)))
+            after = current.copy()
+            self.module.apply(after, number)
+            options[int(self.groups[number])].append((number, broken, tuple(after.tolist())))
+        if len(self.moves) >= MOVES_KEPT:
+            self.moves.clear()
+        self.moves[state] = options
+        return options
+
+
+def steps_of(system: System, walker: Walker) -> Steps:
+    """What takes the steps of Hypothesis' runs: the compiled rules of the walker's module,
+    or the step interpreter when the walker interprets."""
+    if walker.engine == "compiled":
+        from model.compiled_walk import CompiledWalker
+
+        assert isinstance(walker, CompiledWalker)
+        return CompiledSteps(system, walker.module)
+    options = getattr(walker, "options", None)
+    assert options is not None, "an interpreted walker lists a state's steps"
+    return walker  # type: ignore[return-value]
+
+
+class _Stop(KeyboardInterrupt):
+    """Ends a Hypothesis search from inside a run: Hypothesis lets an interruption through
+    at once, and records nothing about the run it cut."""
+
+
+class _OutOfTime(_Stop):
+    """The safety stop: the time budget ran out, or Hypothesis' shrinking neared the time at
+    which Hypothesis would end it by itself."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _ShrinkingSpent(_Stop):
+    """Hypothesis' shrinker took all the runs it may take."""
+
+
+class _Violation(Exception):
+    """A run broke the property: the failure Hypothesis looks for, then shrinks."""
+
+
+_NUMBERS: dict[int, Any] = {}
+
+
+def _numbers_below(count: int) -> SearchStrategy[int]:
+    """Hypothesis' strategy for a number from 0 to count - 1 (built once per count)."""
+    found = _NUMBERS.get(count)
+    if found is None:
+        from hypothesis import strategies as st
+
+        found = _NUMBERS[count] = st.integers(0, count - 1)
+    return found  # type: ignore[no-any-return]
+
+
+def choose_index(draw: DrawFn, count: int) -> int:
+    """A number from 0 to count - 1, each as likely, drawn by Hypothesis (no draw when
+    there is one option; digit by digit, and again when out of range, past `FEW_OPTIONS`)."""
+    if count <= FEW_OPTIONS:
+        return draw(_numbers_below(count)) if count > 1 else 0
+    digits = math.ceil(math.log(count, FEW_OPTIONS))
+    span = FEW_OPTIONS**digits
+    while True:
+        number = 0
+        for _ in range(digits):
+            number = number * FEW_OPTIONS + draw(_numbers_below(FEW_OPTIONS))
+        if number < span - span % count:
+            return number % count
+
+
+def who_table(weights: Mapping[str, int] = WEIGHTS) -> tuple[int, ...]:
+    """The groups Hypothesis draws *who* from: each group of `SIMPLEST_FIRST` as many times
+    as its weight (numbers of `model.random_walk.GROUPS`)."""
+    return tuple(GROUPS.index(group) for group in SIMPLEST_FIRST for _ in range(weights[group]))
+
+
+def choose_group(draw: DrawFn, counts: Sequence[int], table: Sequence[int]) -> int:
+    """Who moves: one of the groups that can (`counts`: enabled steps per group), with the
+    odds of their weights. Hypothesis draws from the whole `table` and draws again until
+    the group can move, so a number always means the same group and each group that can
+    move keeps its odds. No draw when one group has all the odds; a group of weight 0 moves
+    only when no other can."""
+    able = [group for group in dict.fromkeys(table) if counts[group]]
+    if not able:
+        return next(group for group, count in enumerate(counts) if count)
+    if len(able) == 1:
+        return able[0]
+    while True:
+        group = table[choose_index(draw, len(table))]
+        if counts[group]:
+            return group
+
+
+@dataclass
+class _Hunt:
+    """One property's Hypothesis search: its runs, what they found and what they cost."""
+
+    steps: Steps
+    start: State
+    target: str
+    max_steps: int
+    deadline: float
+    budget_words: str
+    met: set[State]
+    table: tuple[int, ...] = field(default_factory=who_table)
+    runs: int = 0
+    walked: int = 0
+    shrink_runs: int = 0
+    shrink_steps: int = 0
+    longest: int = 0
+    first: int | None = None
+    best: list[int] | None = None
+    shrinking_since: float | None = None
+
+    def look_at_the_clock(self) -> None:
+        """The safety stops: the time budget, and Hypothesis' own limit on shrinking."""
+        now = clock()
+        if now > self.deadline:
+            raise _OutOfTime(self.budget_words)
+        if (
+            self.shrinking_since is not None
+            and now - self.shrinking_since > HYPOTHESIS_SHRINK_SECONDS
+        ):
+            raise _OutOfTime(
+                f"Hypothesis' shrinking ran past {HYPOTHESIS_SHRINK_SECONDS:g} s "
+                "(it stops itself by the clock)"
+            )
+
+    def walk(self, draw: DrawFn) -> bool:
+        """One run whose choices Hypothesis draws; whether it broke the target."""
+        if self.first is not None and self.shrink_runs >= SHRINK_CALLS:
+            raise _ShrinkingSpent
+        self.look_at_the_clock()
+        path, violated = self._take_steps(draw)
+        if self.first is None:
+            self.runs += 1
+            self.walked += len(path)
+        else:
+            self.shrink_runs += 1
+            self.shrink_steps += len(path)
+        self.longest = max(self.longest, len(path))
+        if violated:
+            if self.first is None:
+                self.first, self.shrinking_since = len(path), clock()
+            if self.best is None or len(path) < len(self.best):
+                self.best = path
+        return violated
+
+    def _take_steps(self, draw: DrawFn) -> tuple[list[int], bool]:
+        """The run's rule numbers, and whether its last step broke the target."""
+        state, path = self.start, list[int]()
+        met = self.met
+        while len(path) < self.max_steps:
+            options = self.steps.options(state)
+            counts = [len(steps) for steps in options]
+            if not any(counts):
+                break
+            steps = options[choose_group(draw, counts, self.table)]
+            number, broken, state = steps[choose_index(draw, len(steps))]
+            path.append(number)
+            if len(met) < STATES_COUNTED:
+                met.add(state)
+            if self.target in broken:
+                return path, True
+        return path, False
+
+
+def hypothesis_settings(runs: int) -> Any:
+    """Hypothesis' settings for one property: `runs` examples, then shrinking; derandomised,
+    no example database, no deadline or health checks (runs are long by design), quiet."""
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    return settings(
+        max_examples=runs,
+        phases=(Phase.generate, Phase.shrink),
+        derandomize=True,
+        database=None,
+        deadline=None,
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+
+
+def _hunt(hunt: _Hunt, runs: int, seed: int) -> None:
+    """Let Hypothesis draw up to `runs` runs and shrink the first that breaks the target;
+    the hunt keeps the counts and the shortest violating run met."""
+    from hypothesis import given
+    from hypothesis import seed as seeded
+    from hypothesis import strategies as st
+
+    @st.composite
+    def run(draw: DrawFn) -> bool:
+        return hunt.walk(draw)
+
+    @seeded(seed)
+    @hypothesis_settings(runs)
+    @given(run())
+    def never_violated(violated: bool) -> None:
+        if violated:
+            raise _Violation
+
+    with contextlib.suppress(_Violation, _ShrinkingSpent):
+        never_violated()
+
+
+def hypothesis_search(
+    design: Design,
+    bounds: Bounds,
+    *,
+    runs: int = DEFAULT_RUNS,
+    max_steps: int | None = None,
+    max_seconds: float = 60.0,
+    seed: int = 0,
+) -> RandomSearch:
+    """Search each property with up to `runs` runs drawn by Hypothesis, of at most
+    `max_steps` steps (default, and at most: as long as any run can be), then shrink each
+    violation found (Hypothesis, then `shrink_violation`). `max_seconds` is a safety stop:
+    what it cuts short is unknown."""
+    with _ONE_AT_A_TIME:
+        return _search(design, bounds, runs, max_steps, max_seconds, seed)
+
+
+def _search(
+    design: Design,
+    bounds: Bounds,
+    runs: int,
+    max_steps: int | None,
+    max_seconds: float,
+    seed: int,
+) -> RandomSearch:
+    """`hypothesis_search`, one at a time."""
+    started, real_start = clock(), time.perf_counter()
+    deadline = started + max_seconds
+    budget_words = f"time budget of {max_seconds:g} s reached"
+    system = System(design, bounds)
+    longest_run = min(max_run_length(design, bounds) + 1, MOST_STEPS)
+    steps_cap = min(max_steps, longest_run) if max_steps is not None else longest_run
+    walker = walker_for(system, 0)
+    steps = steps_of(system, walker)
+    met: set[State] = {system.initial()}
+    verdicts: dict[str, PropertyVerdict] = {}
+    tried: dict[str, Tried] = {}
+    totals = {"steps": 0, "shrink_steps": 0, "longest": 0}
+    stopped_by: str | None = None
+    for prop in system.properties:
+        began = time.perf_counter()
+        hunt = _Hunt(steps, system.initial(), prop.name, steps_cap, deadline, budget_words, met)
+        actions = None
+        if stopped_by is None:
+            try:
+                _hunt(hunt, runs, seed_of(seed, prop.name))
+                if hunt.best is not None:
+                    found = [system.rules[number].action for number in hunt.best]
+                    shrunk = shrink_violation(
+                        system, walker, found, prop.name, seed=seed, deadline=deadline, clock=clock
+                    )
+                    totals["shrink_steps"] += shrunk.steps
+                    actions = shrunk.actions
+            except _OutOfTime as stop:
+                stopped_by, actions = stop.reason, None
+            except OutOfTime:
+                stopped_by, actions = budget_words, None
+        totals["steps"] += hunt.walked
+        totals["shrink_steps"] += hunt.shrink_steps
+        totals["longest"] = max(totals["longest"], hunt.longest)
+        kept = actions is not None
+        tried[prop.name] = Tried(
+            hunt.runs,
+            hunt.walked,
+            time.perf_counter() - began,
+            hunt.first if kept else None,
+            len(hunt.best) if kept and hunt.best is not None else None,
+        )
+        if actions is None:
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
+        else:
+            verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(actions), actions)
+    return RandomSearch(
+        design,
+        bounds,
+        seed,
+        runs,
+        steps_cap,
+        verdicts,
+        tried,
+        len(met),
+        totals["steps"],
+        totals["longest"],
+        time.perf_counter() - real_start,
+        stopped_by,
+        totals["shrink_steps"],
+        steps.engine,
+        STRATEGY,
+    )
