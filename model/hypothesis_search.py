@@ -22,12 +22,18 @@ process. The time budget is only a safety stop: what it cuts short is unknown.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import math
+import os
+import shutil
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import numpy as np
@@ -48,6 +54,7 @@ from model.random_walk import (
     WEIGHTS,
     Options,
     Walker,
+    group_of,
     walker_for,
 )
 from model.system import State, System
@@ -75,6 +82,9 @@ SIMPLEST_FIRST: Final = ("coordinator", "worker", "receiver", "clock", "fault", 
 choice towards the first option, so the steps it prefers are the coordinator's, the
 workers' and the receiver's, and a run it shrinks lets time pass or a fault happen only
 where the violation needs it (with the clock first, shrinking filled runs with Ticks)."""
+REDRAWS: Final = 8
+"""Draws of who moves from the whole table before drawing from the groups that can move
+(Hypothesis' simplest runs draw the same number again and again)."""
 FEW_OPTIONS: Final = 64
 """Most options one draw chooses among; more are chosen digit by digit. Hypothesis draws
 the numbers below 100 evenly and never swaps in a constant it has collected elsewhere,
@@ -204,27 +214,44 @@ def choose_index(draw: DrawFn, count: int) -> int:
             return number % count
 
 
-def who_table(weights: Mapping[str, int] = WEIGHTS) -> tuple[int, ...]:
-    """The groups Hypothesis draws *who* from: each group of `SIMPLEST_FIRST` as many times
-    as its weight (numbers of `model.random_walk.GROUPS`)."""
-    return tuple(GROUPS.index(group) for group in SIMPLEST_FIRST for _ in range(weights[group]))
+def groups_of(system: System) -> frozenset[str]:
+    """The groups the system's steps can be in (a fault's step in `fault` or `futile`)."""
+    groups = set()
+    for rule in system.rules:
+        groups |= {"fault", "futile"} if rule.action.row.fault else {group_of(rule)}
+    return frozenset(groups)
+
+
+def who_table(groups: Collection[str], weights: Mapping[str, int] = WEIGHTS) -> tuple[int, ...]:
+    """The table Hypothesis draws *who* from: each of the `groups` in the order of
+    `SIMPLEST_FIRST`, as many times as its weight (as numbers of `GROUPS`)."""
+    return tuple(
+        GROUPS.index(group)
+        for group in SIMPLEST_FIRST
+        if group in groups
+        for _ in range(weights[group])
+    )
 
 
 def choose_group(draw: DrawFn, counts: Sequence[int], table: Sequence[int]) -> int:
     """Who moves: one of the groups that can (`counts`: enabled steps per group), with the
-    odds of their weights. Hypothesis draws from the whole `table` and draws again until
-    the group can move, so a number always means the same group and each group that can
-    move keeps its odds. No draw when one group has all the odds; a group of weight 0 moves
-    only when no other can."""
-    able = [group for group in dict.fromkeys(table) if counts[group]]
+    odds of their weights in `table`; a group of weight 0 moves only when no other can, and
+    there is no draw when one group has all the odds.
+
+    Hypothesis draws from the whole table, again while the group drawn cannot move, so a
+    number means the same group at every step (Hypothesis' shrinking can then keep a step's
+    meaning while it changes the steps before). After `REDRAWS` tries it draws from the
+    groups that can move alone. Either way each group that can move has its odds."""
+    able = [group for group in table if counts[group]]
     if not able:
         return next(group for group, count in enumerate(counts) if count)
-    if len(able) == 1:
+    if len(set(able)) == 1:
         return able[0]
-    while True:
+    for _ in range(REDRAWS):
         group = table[choose_index(draw, len(table))]
         if counts[group]:
             return group
+    return able[choose_index(draw, len(able))]
 
 
 @dataclass
@@ -238,7 +265,7 @@ class _Hunt:
     deadline: float
     budget_words: str
     met: set[State]
-    table: tuple[int, ...] = field(default_factory=who_table)
+    table: tuple[int, ...]
     runs: int = 0
     walked: int = 0
     shrink_runs: int = 0
@@ -319,12 +346,36 @@ def hypothesis_settings(runs: int) -> Any:
     )
 
 
+@functools.cache
+def keep_notes_private() -> None:
+    """Point Hypothesis' folder at this user's private cache folder (once per process).
+
+    Hypothesis writes notes there (the constants it collects from the code it runs), and
+    by default that is `.hypothesis` in the current folder: a search would leave it
+    wherever it was started. A folder named by `HYPOTHESIS_STORAGE_DIRECTORY` is kept;
+    with no private folder, a temporary one is used and removed at exit.
+    """
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    from model.private_cache import private_folder
+
+    folder = private_folder()
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="fencing-lab-hypothesis-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    set_hypothesis_home_dir(folder / "hypothesis")
+
+
 def _hunt(hunt: _Hunt, runs: int, seed: int) -> None:
     """Let Hypothesis draw up to `runs` runs and shrink the first that breaks the target;
     the hunt keeps the counts and the shortest violating run met."""
     from hypothesis import given
     from hypothesis import seed as seeded
     from hypothesis import strategies as st
+
+    keep_notes_private()
 
     @st.composite
     def run(draw: DrawFn) -> bool:
@@ -376,13 +427,16 @@ def _search(
     walker = walker_for(system, 0)
     steps = steps_of(system, walker)
     met: set[State] = {system.initial()}
+    table = who_table(groups_of(system))
     verdicts: dict[str, PropertyVerdict] = {}
     tried: dict[str, Tried] = {}
     totals = {"steps": 0, "shrink_steps": 0, "longest": 0}
     stopped_by: str | None = None
     for prop in system.properties:
         began = time.perf_counter()
-        hunt = _Hunt(steps, system.initial(), prop.name, steps_cap, deadline, budget_words, met)
+        hunt = _Hunt(
+            steps, system.initial(), prop.name, steps_cap, deadline, budget_words, met, table
+        )
         actions = None
         if stopped_by is None:
             try:
