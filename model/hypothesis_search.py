@@ -52,6 +52,7 @@ from model.random_walk import (
     MOVES_KEPT,
     STATES_COUNTED,
     WEIGHTS,
+    InterpretedWalker,
     Options,
     Walker,
     group_of,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 
 STRATEGY: Final = "hypothesis"
 """The strategy's name on the command line and in reports."""
-DEFAULT_RUNS: Final = 1_000
+DEFAULT_RUNS: Final = 500
 """Runs (Hypothesis' examples) per property unless told otherwise."""
 SHRINK_CALLS: Final = 1_000
 """Runs Hypothesis' shrinker may take per violation; it stops there with the shortest
@@ -75,8 +76,6 @@ violating run it met."""
 HYPOTHESIS_SHRINK_SECONDS: Final = 240.0
 """Hypothesis ends its own shrinking after five minutes by the clock; the search stops
 before (and says unknown), so that no answer depends on the clock."""
-MOST_STEPS: Final = 4_000
-"""Steps a run may take: Hypothesis draws at most 8,192 choices a run, two a step."""
 SIMPLEST_FIRST: Final = ("coordinator", "worker", "receiver", "clock", "fault", "futile")
 """The order of the groups in Hypothesis' draw of who moves. Hypothesis shrinks every
 choice towards the first option, so the steps it prefers are the coordinator's, the
@@ -87,8 +86,13 @@ REDRAWS: Final = 8
 (Hypothesis' simplest runs draw the same number again and again)."""
 FEW_OPTIONS: Final = 64
 """Most options one draw chooses among; more are chosen digit by digit. Hypothesis draws
-the numbers below 100 evenly and never swaps in a constant it has collected elsewhere,
-so every option keeps its odds and the search does not depend on what else is loaded."""
+a number from so small a range evenly, and the constants it mixes into its draws (its
+own, from 50,000 up, and those it collects from the code loaded, from 100 up) never fall
+in it: every option keeps its odds, and a search does not depend on what else is loaded."""
+MOST_STEPS: Final = 8_192 // (REDRAWS + 2)
+"""Steps a run may take: Hypothesis draws at most 8,192 choices a run, and a step takes
+at most `REDRAWS` + 2 of them (no design within the bounds' limits has more than
+`FEW_OPTIONS` steps enabled for one group)."""
 
 clock: Callable[[], float] = time.perf_counter
 """The clock the safety stop reads (a test makes it run faster)."""
@@ -154,14 +158,13 @@ class CompiledSteps:
 def steps_of(system: System, walker: Walker) -> Steps:
     """What takes the steps of Hypothesis' runs: the compiled rules of the walker's module,
     or the step interpreter when the walker interprets."""
-    if walker.engine == "compiled":
-        from model.compiled_walk import CompiledWalker
+    from model.compiled_walk import CompiledWalker
 
-        assert isinstance(walker, CompiledWalker)
+    if isinstance(walker, InterpretedWalker):
+        return walker
+    if isinstance(walker, CompiledWalker):
         return CompiledSteps(system, walker.module)
-    options = getattr(walker, "options", None)
-    assert options is not None, "an interpreted walker lists a state's steps"
-    return walker  # type: ignore[return-value]
+    raise TypeError(f"no steps for a walker of type {type(walker).__name__}")
 
 
 class _Stop(KeyboardInterrupt):

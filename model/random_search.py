@@ -68,8 +68,9 @@ def max_run_length(design: Design, bounds: Bounds) -> int:
 @dataclass(frozen=True)
 class Tried:
     """How much random searching a property got: runs and steps walked, seconds spent
-    (searching and shrinking), and the length of the shortest violating run the random
-    runs found before it was shrunk (None: none found, or the search was cut short)."""
+    (searching and shrinking), and the length of the violating run found before it was
+    shrunk: the shortest of the random runs, or the first run Hypothesis drew that broke
+    the property (None: none found, or the search was cut short)."""
 
     runs: int
     steps: int
