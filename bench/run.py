@@ -130,7 +130,7 @@ def print_random_search() -> None:
                 + (f"  missed {', '.join(missed)}" if missed else "")
                 + stopped
             )
-        print(f"  longest run shown beyond the shortest: {worst} steps")
+        print(f"  most steps a run shown has beyond the shortest: {worst}")
 
 
 def main() -> None:
