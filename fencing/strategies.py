@@ -190,7 +190,8 @@ def random_to_dict(result: RandomSearch) -> dict[str, Any]:
 
 def unknown_words(runs: int, steps: int, strategy: str = RANDOM) -> str:
     """What an unviolated property's cell says after a random or Hypothesis search."""
-    return f"unknown ({RUNS_SEARCHES[strategy].in_words}: {runs:,} runs, {steps:,} steps)"
+    counted = f"{runs:,} run{'' if runs == 1 else 's'}, {steps:,} step{'' if steps == 1 else 's'}"
+    return f"unknown ({RUNS_SEARCHES[strategy].in_words}: {counted})"
 
 
 ENGINE_WORDS: Final = {

@@ -89,6 +89,9 @@ FEW_OPTIONS: Final = 64
 a number from so small a range evenly, and the constants it mixes into its draws (its
 own, from 50,000 up, and those it collects from the code loaded, from 100 up) never fall
 in it: every option keeps its odds, and a search does not depend on what else is loaded."""
+BATCH_STEPS: Final = 200_000
+"""Steps (at most) of the runs one Hypothesis search draws before the next batch starts
+afresh: Hypothesis remembers every run of a search, about 200 bytes a step."""
 MOST_STEPS: Final = 8_192 // (REDRAWS + 2)
 """Steps a run may take: Hypothesis draws at most 8,192 choices a run, and a step takes
 at most `REDRAWS` + 2 of them (no design within the bounds' limits has more than
@@ -373,7 +376,26 @@ def keep_notes_private() -> None:
 
 def _hunt(hunt: _Hunt, runs: int, seed: int) -> None:
     """Let Hypothesis draw up to `runs` runs and shrink the first that breaks the target;
-    the hunt keeps the counts and the shortest violating run met."""
+    the hunt keeps the counts and the shortest violating run met.
+
+    Hypothesis remembers every run it draws (so as not to draw one again), so the runs are
+    drawn in batches of at most `BATCH_STEPS` steps, each by a fresh Hypothesis search
+    seeded from `seed` and its number: the memory a search takes stays bounded, whatever
+    its budget. A batch that ends before its count has drawn every run there is."""
+    batch = max(1, BATCH_STEPS // hunt.max_steps)
+    number = 0
+    while hunt.first is None and hunt.runs < runs:
+        count = min(batch, runs - hunt.runs)
+        before = hunt.runs
+        _one_batch(hunt, count, seed if number == 0 else seed_of(seed, f"batch {number}"))
+        if hunt.first is None and hunt.runs - before < count:
+            return
+        number += 1
+
+
+def _one_batch(hunt: _Hunt, runs: int, seed: int) -> None:
+    """One Hypothesis search: up to `runs` runs, then the shrinking of the first that
+    breaks the target."""
     from hypothesis import given
     from hypothesis import seed as seeded
     from hypothesis import strategies as st

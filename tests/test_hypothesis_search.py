@@ -338,6 +338,33 @@ def test_runs_stay_within_the_step_budget_and_a_time_budget_stops_the_search() -
     assert cut.tried["P1"].runs > 0 and all(t.runs == 0 for n, t in cut.tried.items() if n != "P1")
 
 
+def test_runs_past_a_batch_are_drawn_by_fresh_hypothesis_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batches of ten runs: every property that holds still gets all its runs, the same for
+    a seed; a violation found in a later batch is shrunk as well."""
+    monkeypatch.setattr(search_module, "BATCH_STEPS", 10 * 25)
+    monkeypatch.setattr("model.random_search.SHRINK_RUNS", 100)
+    design = PRESETS["volatile-hwm"].design
+    found = hypothesis_search(design, REFERENCE_BOUNDS, runs=45, seed=3)
+    same_answers(found, hypothesis_search(design, REFERENCE_BOUNDS, runs=45, seed=3))
+    check_against_breadth_first(found, design)
+    assert any(
+        verdict.violated and found.tried[name].runs > 10 for name, verdict in found.verdicts.items()
+    )
+    for name, verdict in found.verdicts.items():
+        assert verdict.violated or found.tried[name].runs == 45
+
+
+def test_a_search_ends_when_hypothesis_has_drawn_every_run_there_is() -> None:
+    """At the smallest bounds there is one run: it is drawn once, and nothing is known."""
+    bounds = Bounds(workers=1, lease=1, horizon=0, grants=1, writes=1)
+    found = hypothesis_search(PRESETS["fencing"].design, bounds, runs=10**6)
+    assert all(tried.runs == 1 for tried in found.tried.values())
+    assert all(verdict.status is Status.UNKNOWN for verdict in found.verdicts.values())
+    assert unknown_words(1, 1, "hypothesis") == "unknown (Hypothesis search: 1 run, 1 step)"
+
+
 def test_a_property_that_holds_is_unknown_to_a_hypothesis_search() -> None:
     """Where breadth-first says holds or vacuous, the Hypothesis search says unknown,
     having tried every run it was given."""
