@@ -42,6 +42,7 @@ from model.design import Bounds, Design
 from model.random_search import (
     OutOfTime,
     RandomSearch,
+    Shrunk,
     Tried,
     max_run_length,
     seed_of,
@@ -260,18 +261,27 @@ def choose_group(draw: DrawFn, counts: Sequence[int], table: Sequence[int]) -> i
     return able[choose_index(draw, len(able))]
 
 
+@dataclass(frozen=True)
+class _Budget:
+    """What every property's search shares: the system, its walker and steps, the step cap,
+    the table of who moves, the deadline and the states met so far."""
+
+    system: System
+    walker: Walker
+    steps: Steps
+    max_steps: int
+    table: tuple[int, ...]
+    deadline: float
+    budget_words: str
+    met: set[State]
+
+
 @dataclass
 class _Hunt:
     """One property's Hypothesis search: its runs, what they found and what they cost."""
 
-    steps: Steps
-    start: State
+    budget: _Budget
     target: str
-    max_steps: int
-    deadline: float
-    budget_words: str
-    met: set[State]
-    table: tuple[int, ...]
     runs: int = 0
     walked: int = 0
     shrink_runs: int = 0
@@ -284,8 +294,8 @@ class _Hunt:
     def look_at_the_clock(self) -> None:
         """The safety stops: the time budget, and Hypothesis' own limit on shrinking."""
         now = clock()
-        if now > self.deadline:
-            raise _OutOfTime(self.budget_words)
+        if now > self.budget.deadline:
+            raise _OutOfTime(self.budget.budget_words)
         if (
             self.shrinking_since is not None
             and now - self.shrinking_since > HYPOTHESIS_SHRINK_SECONDS
@@ -317,14 +327,15 @@ class _Hunt:
 
     def _take_steps(self, draw: DrawFn) -> tuple[list[int], bool]:
         """The run's rule numbers, and whether its last step broke the target."""
-        state, path = self.start, list[int]()
-        met = self.met
-        while len(path) < self.max_steps:
-            options = self.steps.options(state)
+        budget = self.budget
+        state, path = budget.system.initial(), list[int]()
+        met = budget.met
+        while len(path) < budget.max_steps:
+            options = budget.steps.options(state)
             counts = [len(steps) for steps in options]
             if not any(counts):
                 break
-            steps = options[choose_group(draw, counts, self.table)]
+            steps = options[choose_group(draw, counts, budget.table)]
             number, broken, state = steps[choose_index(draw, len(steps))]
             path.append(number)
             if len(met) < STATES_COUNTED:
@@ -382,7 +393,7 @@ def _hunt(hunt: _Hunt, runs: int, seed: int) -> None:
     drawn in batches of at most `BATCH_STEPS` steps, each by a fresh Hypothesis search
     seeded from `seed` and its number: the memory a search takes stays bounded, whatever
     its budget. A batch that ends before its count has drawn every run there is."""
-    batch = max(1, BATCH_STEPS // hunt.max_steps)
+    batch = max(1, BATCH_STEPS // hunt.budget.max_steps)
     number = 0
     while hunt.first is None and hunt.runs < runs:
         count = min(batch, runs - hunt.runs)
@@ -444,54 +455,50 @@ def _search(
 ) -> RandomSearch:
     """`hypothesis_search`, one at a time."""
     started, real_start = clock(), time.perf_counter()
-    deadline = started + max_seconds
-    budget_words = f"time budget of {max_seconds:g} s reached"
     system = System(design, bounds)
     longest_run = min(max_run_length(design, bounds) + 1, MOST_STEPS)
     steps_cap = min(max_steps, longest_run) if max_steps is not None else longest_run
     walker = walker_for(system, 0)
-    steps = steps_of(system, walker)
-    met: set[State] = {system.initial()}
-    table = who_table(groups_of(system))
+    budget = _Budget(
+        system,
+        walker,
+        steps_of(system, walker),
+        steps_cap,
+        who_table(groups_of(system)),
+        started + max_seconds,
+        f"time budget of {max_seconds:g} s reached",
+        {system.initial()},
+    )
     verdicts: dict[str, PropertyVerdict] = {}
     tried: dict[str, Tried] = {}
-    totals = {"steps": 0, "shrink_steps": 0, "longest": 0}
+    hunts: list[_Hunt] = []
+    shrink_steps = 0
     stopped_by: str | None = None
     for prop in system.properties:
         began = time.perf_counter()
-        hunt = _Hunt(
-            steps, system.initial(), prop.name, steps_cap, deadline, budget_words, met, table
-        )
-        actions = None
+        hunt = _Hunt(budget, prop.name)
+        hunts.append(hunt)
+        shrunk = None
         if stopped_by is None:
             try:
-                _hunt(hunt, runs, seed_of(seed, prop.name))
-                if hunt.best is not None:
-                    found = [system.rules[number].action for number in hunt.best]
-                    shrunk = shrink_violation(
-                        system, walker, found, prop.name, seed=seed, deadline=deadline, clock=clock
-                    )
-                    totals["shrink_steps"] += shrunk.steps
-                    actions = shrunk.actions
+                shrunk = _violation_of(budget, hunt, runs, seed)
             except _OutOfTime as stop:
-                stopped_by, actions = stop.reason, None
+                stopped_by = stop.reason
             except OutOfTime:
-                stopped_by, actions = budget_words, None
-        totals["steps"] += hunt.walked
-        totals["shrink_steps"] += hunt.shrink_steps
-        totals["longest"] = max(totals["longest"], hunt.longest)
-        kept = actions is not None
+                stopped_by = budget.budget_words
+        shrink_steps += hunt.shrink_steps + (shrunk.steps if shrunk else 0)
         tried[prop.name] = Tried(
             hunt.runs,
             hunt.walked,
             time.perf_counter() - began,
-            hunt.first if kept else None,
-            len(hunt.best) if kept and hunt.best is not None else None,
+            hunt.first if shrunk else None,
+            len(hunt.best) if shrunk and hunt.best is not None else None,
         )
-        if actions is None:
-            verdicts[prop.name] = PropertyVerdict(prop.name, Status.UNKNOWN)
-        else:
-            verdicts[prop.name] = PropertyVerdict(prop.name, Status.VIOLATED, len(actions), actions)
+        verdicts[prop.name] = (
+            PropertyVerdict(prop.name, Status.VIOLATED, len(shrunk.actions), shrunk.actions)
+            if shrunk
+            else PropertyVerdict(prop.name, Status.UNKNOWN)
+        )
     return RandomSearch(
         design,
         bounds,
@@ -500,12 +507,31 @@ def _search(
         steps_cap,
         verdicts,
         tried,
-        len(met),
-        totals["steps"],
-        totals["longest"],
+        len(budget.met),
+        sum(hunt.walked for hunt in hunts),
+        max(hunt.longest for hunt in hunts),
         time.perf_counter() - real_start,
         stopped_by,
-        totals["shrink_steps"],
-        steps.engine,
+        shrink_steps,
+        budget.steps.engine,
         STRATEGY,
+    )
+
+
+def _violation_of(budget: _Budget, hunt: _Hunt, runs: int, seed: int) -> Shrunk | None:
+    """Hypothesis' search for a violation of the hunt's property, and the shortest run it
+    met, shrunk by `shrink_violation` (None: no run broke the property)."""
+    _hunt(hunt, runs, seed_of(seed, hunt.target))
+    if hunt.best is None:
+        return None
+    system = budget.system
+    found = [system.rules[number].action for number in hunt.best]
+    return shrink_violation(
+        system,
+        budget.walker,
+        found,
+        hunt.target,
+        seed=seed,
+        deadline=budget.deadline,
+        clock=clock,
     )
