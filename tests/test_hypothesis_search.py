@@ -491,6 +491,34 @@ def test_a_search_leaves_no_hypothesis_folder_where_it_was_started(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_another_process_with_other_modules_loaded_gives_the_same_search() -> None:
+    """A fresh `fencing check` (which loads far less code than this test process, and so
+    gives Hypothesis other constants to collect) repeats this process's search exactly."""
+    flags = ["--preset", "volatile-counter", "--strategy", "hypothesis", "--runs", "20"]
+    done = subprocess.run(
+        [sys.executable, "-m", "fencing.cli", "check", *flags, "--seed", "8", "--json"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    there = json.loads(done.stdout)
+    here = hypothesis_search(PRESETS["volatile-counter"].design, REFERENCE_BOUNDS, runs=20, seed=8)
+    assert there["transitions"] == here.steps and there["shrink_steps"] == here.shrink_steps
+    assert there["states"] == here.states
+    for name, cell in there["properties"].items():
+        tried, verdict = here.tried[name], here.verdicts[name]
+        assert (cell["runs"], cell["steps"], cell["found"], cell["hypothesis"]) == (
+            tried.runs,
+            tried.steps,
+            tried.found,
+            tried.hypothesis,
+        )
+        assert cell["shortest"] == verdict.shortest
+
+
 def test_a_hypothesis_check_imports_no_solver_or_web_stack() -> None:
     from tests.test_startup import check_in_a_fresh_interpreter
 
