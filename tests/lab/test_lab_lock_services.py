@@ -14,6 +14,7 @@ import pytest
 from lab.etcd import Endpoint
 from lab.experiment import run_scenario
 from lab.history import History, load_history
+from lab.history_schema import settings_of
 from lab.lock_clients import RANDOM_HEX_DIGITS, Granted, lock_client
 from lab.lock_servers import ServiceServer, missing_requirement, server_for
 from lab.lock_table import SERVICES, SERVICES_LIST
@@ -177,7 +178,7 @@ def test_the_table_offers_each_service_its_tokens() -> None:
         Settings(lock_service="zookeeper", token="version")
     with pytest.raises(LabInputError, match="etcd-txn"):
         Settings(lock_service="redis", token="random", receiver="etcd-txn")
-    assert Settings.from_dict({"receiver": "none"}).lock_service == "etcd"
+    assert settings_of({"receiver": "none"}).lock_service == "etcd"
     assert scenario("paused-worker").settings(lock_service="zookeeper").token == "sequence"
     with pytest.raises(LabInputError, match="which ZooKeeper does not give"):
         scenario("version-token").settings(lock_service="zookeeper")
