@@ -46,6 +46,7 @@ from webapp.show.design_form import (
     design_from_values,
     values_of,
 )
+from webapp.show.downloads import offer_download
 from webapp.show.links import (
     LinkError,
     bounds_from_params,
@@ -324,21 +325,21 @@ def _counterexamples(
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
         st.error(step.reason(name) or step.sentence)
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(design, name, "json"),
         mime="application/json",
         key=f"download-{name}",
-        icon=":material/download:",
     )
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(design, name, "itf.json"),
         mime="application/json",
         key=f"download-itf-{name}",
-        icon=":material/download:",
     )
     show_traces([trace], param="step", key=f"explore-{name}")
 
