@@ -4,7 +4,7 @@ model's prediction and conforms, or shows the service's documented difference.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
@@ -26,7 +26,6 @@ from model.formats.trace import replay
 from model.rules import Action
 from model.system import System
 from tests.cli_helpers import run
-from tests.lab.conftest import SESSION_PIDS
 
 OTHER_SERVICES = ("etcd-lock-api", "zookeeper", "redis")
 NEEDS_KEEPALIVES: Final = {"crashed-holder"}
@@ -35,24 +34,10 @@ NEEDS_VERSION: Final = {"version-token"}
 """Scenarios whose lesson is the key's version as the token (ZooKeeper and Redis have none)."""
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, ServiceServer]]:
-    """ZooKeeper and Redis, each started once for this module if the machine has them."""
-    started: dict[str, ServiceServer] = {}
-    try:
-        for name in ("zookeeper", "redis"):
-            if missing_requirement(name):
-                continue
-            server = server_for(name)
-            assert server is not None
-            server.start()
-            assert server.child is not None
-            SESSION_PIDS.add(server.child.pid)
-            started[name] = server
-        yield started
-    finally:
-        for server in started.values():
-            server.stop()
+@pytest.fixture
+def servers(lock_servers: dict[str, ServiceServer]) -> dict[str, ServiceServer]:
+    """ZooKeeper and Redis as the session started them (each run keeps to its own keys)."""
+    return lock_servers
 
 
 def service_of(name: str, servers: dict[str, ServiceServer]) -> ServiceServer | None:
