@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve-class test system-packages lint typecheck pytest bench bench-class golden mutation clean
+.PHONY: run serve-class test check system-packages lint typecheck pytest bench bench-class golden mutation clean
 
 $(STAMP): pyproject.toml
 	@echo "Setting up $(VENV): the Python packages Fencing Lab needs (a few minutes the first time)"
@@ -28,6 +28,11 @@ serve-class: $(STAMP)
 
 test: $(STAMP) system-packages lint typecheck pytest
 
+# The inner loop: lint, types, and the model's and checker's quick tests (no services, no
+# browser, nothing marked slow).
+check: $(STAMP) lint typecheck
+	$(BIN)/pytest -n auto -m "not slow and not browser" --ignore=tests/lab --ignore=tests/app --ignore=tests/browser
+
 # The Debian programs the real-part tests start (browser, spin, ZooKeeper, Redis, PostgreSQL,
 # libfaketime), installed when missing and the machine allows it.
 system-packages:
@@ -40,8 +45,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Every test: those on CPU in parallel, then the real-time runs of the live lab one at a time
+# (a lease or a pause judged by the clock must not share a core with a model check).
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto -m "not realtime"
+	$(BIN)/pytest -m realtime
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -13,8 +13,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+REAL_TIME: tuple[str, ...] = ("lab/", "browser/test_live_lab_browser.py")
+"""Tests of runs on real services judged by real time (leases, pauses, revocations): they
+run one at a time after the rest (`make test`), never beside a test that takes a core."""
+
 _STATUS: list[int] = []
 """The run's exit status, once pytest has decided it."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the real-time tests `realtime`, so a parallel run can leave them for later."""
+    for item in items:
+        where = item.path.relative_to(ROOT / "tests").as_posix()
+        if where.startswith(REAL_TIME):
+            item.add_marker(pytest.mark.realtime)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -52,6 +52,10 @@ ONE_SIDED = {Status.VIOLATED, Status.UNKNOWN}
 
 ROOT = Path(__file__).resolve().parent.parent
 
+NO_TIME_LIMIT = 3600.0
+"""A safety stop no search here can reach: their answers are bounded by counts alone, the
+same on a busy machine as on a quiet one."""
+
 
 def shortest_runs(design: Design, bounds: Bounds = REFERENCE_BOUNDS) -> dict[str, PropertyVerdict]:
     """The breadth-first search's verdicts (with shortest runs)."""
@@ -86,7 +90,9 @@ def check_against_breadth_first(found: RandomSearch, design: Design) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
 def test_every_violation_is_found_and_shown_near_the_shortest(preset: Preset) -> None:
-    found = hypothesis_search(preset.design, REFERENCE_BOUNDS, runs=RUNS, seed=0)
+    found = hypothesis_search(
+        preset.design, REFERENCE_BOUNDS, runs=RUNS, seed=0, max_seconds=NO_TIME_LIMIT
+    )
     check_against_breadth_first(found, preset.design)
     for name, verdict in found.verdicts.items():
         tried = found.tried[name]
@@ -102,7 +108,9 @@ def test_hypothesis_shrinking_does_most_of_the_work() -> None:
     excess_found = excess_shrunk = near = violations = 0
     for name in ("lease-only", "rmw-lease-only"):
         design = PRESETS[name].design
-        found = hypothesis_search(design, REFERENCE_BOUNDS, runs=60, seed=0)
+        found = hypothesis_search(
+            design, REFERENCE_BOUNDS, runs=60, seed=0, max_seconds=NO_TIME_LIMIT
+        )
         check_against_breadth_first(found, design)
         exhaustive = shortest_runs(design)
         for prop, verdict in found.verdicts.items():
@@ -119,7 +127,7 @@ def test_hypothesis_shrinking_does_most_of_the_work() -> None:
 def test_a_design_beyond_the_reference_bounds() -> None:
     """Three workers: the violations breadth-first finds, near its shortest runs."""
     design, bounds = PRESETS["volatile-hwm"].design, Bounds(3, 2, 6, 3, 1)
-    found = hypothesis_search(design, bounds, runs=100, seed=1)
+    found = hypothesis_search(design, bounds, runs=100, seed=1, max_seconds=NO_TIME_LIMIT)
     check_against_breadth_first(found, design)
 
 
@@ -186,7 +194,7 @@ def reached_states(design: Design, bounds: Bounds, runs: int) -> list[tuple[int,
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(search_module.CompiledSteps, "options", remembered)
-        hypothesis_search(design, bounds, runs=runs, seed=4)
+        hypothesis_search(design, bounds, runs=runs, seed=4, max_seconds=NO_TIME_LIMIT)
     return sorted(met)
 
 
@@ -242,7 +250,8 @@ def test_the_same_seed_repeats_the_search_and_another_seed_differs(
     monkeypatch.setattr("model.check.random_search.SHRINK_RUNS", 200)
     design = PRESETS["fencing-strict"].design
     first, again, other = (
-        hypothesis_search(design, REFERENCE_BOUNDS, runs=30, seed=seed) for seed in (5, 5, 6)
+        hypothesis_search(design, REFERENCE_BOUNDS, runs=30, seed=seed, max_seconds=NO_TIME_LIMIT)
+        for seed in (5, 5, 6)
     )
     assert any(verdict.violated for verdict in first.verdicts.values())
     same_answers(first, again)
@@ -255,13 +264,17 @@ def test_the_interpreter_and_the_compiled_rules_give_the_same_search(
     """What takes the steps changes nothing but the speed."""
     design = PRESETS["fencing-strict"].design
     monkeypatch.setattr("model.check.random_search.SHRINK_RUNS", 40)
-    compiled = hypothesis_search(design, REFERENCE_BOUNDS, runs=30, seed=9)
+    compiled = hypothesis_search(
+        design, REFERENCE_BOUNDS, runs=30, seed=9, max_seconds=NO_TIME_LIMIT
+    )
     monkeypatch.setattr(
         search_module,
         "walker_for",
         lambda system, limit: InterpretedWalker(system, weights_in_order(), limit),
     )
-    interpreted = hypothesis_search(design, REFERENCE_BOUNDS, runs=30, seed=9)
+    interpreted = hypothesis_search(
+        design, REFERENCE_BOUNDS, runs=30, seed=9, max_seconds=NO_TIME_LIMIT
+    )
     assert (compiled.engine, interpreted.engine) == ("compiled", "interpreted")
     same_answers(compiled, interpreted)
 
@@ -313,7 +326,7 @@ def test_a_clock_fifty_times_faster_changes_no_answer_but_to_unknown(
     """On a clock running fifty times faster, a budget the search fits in on the real clock
     cuts it short: what it shows is still the full search's, the rest unknown."""
     design = PRESETS["keepalive-lease"].design
-    full = hypothesis_search(design, REFERENCE_BOUNDS, runs=60, seed=2)
+    full = hypothesis_search(design, REFERENCE_BOUNDS, runs=60, seed=2, max_seconds=NO_TIME_LIMIT)
     real = search_module.clock
     start = real()
     monkeypatch.setattr(search_module, "clock", lambda: start + 50 * (real() - start))
@@ -325,7 +338,9 @@ def test_a_clock_fifty_times_faster_changes_no_answer_but_to_unknown(
 
 def test_runs_stay_within_the_step_budget_and_a_time_budget_stops_the_search() -> None:
     design = PRESETS["lease-only"].design
-    short = hypothesis_search(design, REFERENCE_BOUNDS, runs=20, max_steps=3)
+    short = hypothesis_search(
+        design, REFERENCE_BOUNDS, runs=20, max_steps=3, max_seconds=NO_TIME_LIMIT
+    )
     assert short.longest == 3 and short.max_steps == 3
     assert all(not verdict.violated for verdict in short.verdicts.values())
     longest = max_run_length(design, REFERENCE_BOUNDS) + 1
@@ -346,7 +361,7 @@ def test_runs_past_a_batch_are_drawn_by_fresh_hypothesis_searches(
     monkeypatch.setattr(search_module, "BATCH_STEPS", 10 * 25)
     monkeypatch.setattr("model.check.random_search.SHRINK_RUNS", 100)
     design = PRESETS["volatile-hwm"].design
-    found = hypothesis_search(design, REFERENCE_BOUNDS, runs=45, seed=3)
+    found = hypothesis_search(design, REFERENCE_BOUNDS, runs=45, seed=3, max_seconds=NO_TIME_LIMIT)
     same_answers(found, hypothesis_search(design, REFERENCE_BOUNDS, runs=45, seed=3))
     check_against_breadth_first(found, design)
     assert any(
@@ -359,7 +374,9 @@ def test_runs_past_a_batch_are_drawn_by_fresh_hypothesis_searches(
 def test_a_search_ends_when_hypothesis_has_drawn_every_run_there_is() -> None:
     """At the smallest bounds there is one run: it is drawn once, and nothing is known."""
     bounds = Bounds(workers=1, lease=1, horizon=0, grants=1, writes=1)
-    found = hypothesis_search(PRESETS["fencing"].design, bounds, runs=10**6)
+    found = hypothesis_search(
+        PRESETS["fencing"].design, bounds, runs=10**6, max_seconds=NO_TIME_LIMIT
+    )
     assert all(tried.runs == 1 for tried in found.tried.values())
     assert all(verdict.status is Status.UNKNOWN for verdict in found.verdicts.values())
     assert unknown_words(1, 1, "hypothesis") == "unknown (Hypothesis search: 1 run, 1 step)"
@@ -368,7 +385,9 @@ def test_a_search_ends_when_hypothesis_has_drawn_every_run_there_is() -> None:
 def test_a_property_that_holds_is_unknown_to_a_hypothesis_search() -> None:
     """Where breadth-first says holds or vacuous, the Hypothesis search says unknown,
     having tried every run it was given."""
-    found = hypothesis_search(PRESETS["lease-aware-receiver"].design, REFERENCE_BOUNDS, runs=20)
+    found = hypothesis_search(
+        PRESETS["lease-aware-receiver"].design, REFERENCE_BOUNDS, runs=20, max_seconds=NO_TIME_LIMIT
+    )
     assert all(v.status is Status.UNKNOWN for v in found.verdicts.values())
     assert all(found.tried[name].runs == 20 for name in found.verdicts)
     assert found.shrink_steps == 0
@@ -426,7 +445,13 @@ def test_check_hypothesis_says_unknown_with_the_runs_and_steps_tried(
     flags = ["--strategy", "hypothesis", "--runs", "25", "--seed", "1"]
     code, out, _ = run(["check", "--preset", "volatile-counter", *flags], capsys)
     assert code == 0
-    found = hypothesis_search(PRESETS["volatile-counter"].design, REFERENCE_BOUNDS, runs=25, seed=1)
+    found = hypothesis_search(
+        PRESETS["volatile-counter"].design,
+        REFERENCE_BOUNDS,
+        runs=25,
+        seed=1,
+        max_seconds=NO_TIME_LIMIT,
+    )
     for name, tried in found.tried.items():
         verdict = found.verdicts[name]
         if verdict.violated:
@@ -505,7 +530,13 @@ def test_another_process_with_other_modules_loaded_gives_the_same_search() -> No
         check=True,
     )
     there = json.loads(done.stdout)
-    here = hypothesis_search(PRESETS["volatile-counter"].design, REFERENCE_BOUNDS, runs=20, seed=8)
+    here = hypothesis_search(
+        PRESETS["volatile-counter"].design,
+        REFERENCE_BOUNDS,
+        runs=20,
+        seed=8,
+        max_seconds=NO_TIME_LIMIT,
+    )
     assert there["transitions"] == here.steps and there["shrink_steps"] == here.shrink_steps
     assert there["states"] == here.states
     for name, cell in there["properties"].items():

@@ -48,6 +48,8 @@ def _figure(tab: Any) -> dict[str, Any]:
     """The first timeline's subtitle, current-step ring, gap shading, lanes and tick labels."""
     plot = tab.locator(".js-plotly-plot").first
     plot.wait_for(timeout=WAIT_MS)
+    drawn = "p => p.layout !== undefined && p.data !== undefined"  # not mid-redraw
+    tab.wait_for_function(drawn, arg=plot.element_handle(), timeout=WAIT_MS)
     return dict(plot.evaluate(FIGURE_JS, GAP_FILL))
 
 

@@ -54,7 +54,7 @@ def check_lesson(report: LabReport, violated: set[str], accepted: int, rejected:
     """The real history shows the lesson, agrees with the model's prediction and conforms."""
     seen = {n for n, verdict in report.properties.items() if verdict.violated}
     assert seen == violated, report.text()
-    assert (report.counts.accepted, report.counts.rejected) == (accepted, rejected)
+    assert (report.counts.accepted, report.counts.rejected) == (accepted, rejected), report.text()
     assert report.prediction_agrees, report.text()
     assert report.conformance.allowed, report.conformance.verdict()
     assert report.conformance.properties_agree, report.conformance.agreement

@@ -40,8 +40,8 @@ from webapp.content import classroom, common
 from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
+from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
-from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"

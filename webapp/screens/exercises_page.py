@@ -66,12 +66,12 @@ from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.screens import limits, url_state
 from webapp.screens.cache import replay_cached
+from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_link import step_it_yourself
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
-from webapp.show.downloads import offer_download
 from webapp.show.links import decode_design, encode_design
 from webapp.show.playground import (
     LinkError,

@@ -36,6 +36,7 @@ from webapp.screens.cache import (
     random_search_cached,
     replay_cached,
 )
+from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.player import show_traces
@@ -46,7 +47,6 @@ from webapp.show.design_form import (
     design_from_values,
     values_of,
 )
-from webapp.show.downloads import offer_download
 from webapp.show.links import (
     LinkError,
     bounds_from_params,

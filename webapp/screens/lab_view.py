@@ -30,8 +30,8 @@ from model.formats.trace import trace_to_json
 from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
+from webapp.screens.downloads import offer_download
 from webapp.screens.scheduler_link import step_it_yourself
-from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
 from webapp.show.views import opening_step
 

@@ -13,12 +13,12 @@ from model.rules import Action
 from webapp.content import playground
 from webapp.content.common import link_not_understood
 from webapp.screens import limits, url_state
+from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
 from webapp.screens.uploads import read_trace_upload
 from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
-from webapp.show.downloads import offer_download
 from webapp.show.links import file_name, full_link, whole_number
 from webapp.show.playground import (
     AT_PARAM,

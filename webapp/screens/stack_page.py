@@ -22,9 +22,9 @@ from model.properties import BY_NAME
 from webapp.content import stack as words
 from webapp.screens import url_state
 from webapp.screens.cache import replay_cached
+from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
-from webapp.show.downloads import offer_download
 from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
 from webapp.show.verdicts import property_rows
