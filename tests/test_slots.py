@@ -16,6 +16,7 @@ import pytest
 from model.check.private_cache import CacheWarning
 from tests.slots import free_slots
 from webapp.jobs import slots
+from webapp.jobs.private_folders import SHARED_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,7 +77,7 @@ time.sleep(600)
 def _holder(folder: Path, count: int) -> tuple[subprocess.Popen[str], int]:
     """Start a process sharing the slots of `folder` that takes `count` of them; how many
     it got."""
-    environment = {**os.environ, slots.SLOTS_ENV: str(folder), "PYTHONPATH": str(ROOT)}
+    environment = {**os.environ, SHARED_ENV: str(folder.parent), "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(count)],
         cwd=ROOT,
@@ -96,8 +97,9 @@ def _end(process: subprocess.Popen[str]) -> None:
 
 def test_processes_naming_one_folder_share_the_slots(tmp_path: Path) -> None:
     """Two processes and this one share two slots; a killed holder's slot comes free."""
-    folder = tmp_path / "slots"
-    folder.mkdir(mode=0o700)
+    folder = tmp_path / "server" / "slots"
+    folder.mkdir(mode=0o700, parents=True)
+    os.chmod(folder.parent, 0o700)
     here = slots.Slots(slots.HEAVY_AT_ONCE, lambda: folder)
     first, got = _holder(folder, 1)
     try:
@@ -154,15 +156,17 @@ def test_which_slots_the_environment_chooses(
 ) -> None:
     assert slots.slots_folder({}) is None
     monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path / "cache"))
-    machine = slots.slots_folder({slots.SLOTS_ENV: "machine"})
+    machine = slots.slots_folder({SHARED_ENV: "machine"})
     assert machine == tmp_path / "cache" / "fencing-lab" / "slots"
     assert stat.S_IMODE(machine.stat().st_mode) == 0o700
+    named = slots.slots_folder({SHARED_ENV: str(tmp_path / "server")})
+    assert named == tmp_path / "server" / "slots" and named.is_dir()
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o777)
     with pytest.warns(CacheWarning, match="can be written by other users"):
-        assert slots.slots_folder({slots.SLOTS_ENV: str(shared)}) is None
+        assert slots.slots_folder({SHARED_ENV: str(shared)}) is None
     link = tmp_path / "link"
     link.symlink_to(machine)
     with pytest.warns(CacheWarning, match="symbolic link"):
-        assert slots.slots_folder({slots.SLOTS_ENV: str(link)}) is None
+        assert slots.slots_folder({SHARED_ENV: str(link)}) is None

@@ -7,11 +7,10 @@ cores run at most two heavy jobs whatever the number of processes: each slot is 
 in a private folder, held with `flock` while the work runs. The kernel gives a lock back
 when its holder exits, however it exits, so a killed process never keeps a slot.
 
-`FENCING_LAB_SLOTS` says which slots a process uses: `machine` (what `make run` and
-`make serve-class` set) for this user's folder on this machine (see `private_folders`), a
-folder's path for the processes that name it, and nothing for slots of this process alone
-(tests, a bare `streamlit run`). A folder that is not private is refused with a warning,
-and the process keeps slots of its own.
+`FENCING_LAB_SHARED` says which processes share the slots (`private_folders`): every server
+this user runs on the machine, those naming one folder, or none (slots of this process
+alone). A folder that is not private is refused with a warning, and the process keeps slots
+of its own.
 
 This module is plain code: a page waits for a slot through `webapp.screens.limits` (which
 tells its visitor it waits), the background set checker through `held_slot` directly.
@@ -29,8 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from model.check.private_cache import ensure_private
-from webapp.jobs.private_folders import private_folder, refuse
+from webapp.jobs.private_folders import shared_folder
 
 HEAVY_AT_ONCE: Final = 2
 """Expensive computations allowed at the same time (the machine has two cores)."""
@@ -40,25 +38,12 @@ WAIT_STEP_SECONDS: Final = 0.25
 """How often a waiting request looks for a free slot (and may update what it shows)."""
 POLL_SECONDS: Final = 0.05
 """How often a request waiting for a slot of the machine tries the lock files again."""
-SLOTS_ENV: Final = "FENCING_LAB_SLOTS"
-"""`machine`, a folder, or nothing: which processes share the slots (see the module's text)."""
-MACHINE: Final = "machine"
 FOLDER_NAME: Final = "slots"
 
 
 def slots_folder(environ: Mapping[str, str] = os.environ) -> Path | None:
     """The folder of the shared slots' lock files, or None for slots of this process alone."""
-    named = environ.get(SLOTS_ENV, "").strip()
-    if not named:
-        return None
-    if named == MACHINE:
-        return private_folder(FOLDER_NAME, "the heavy-work slots are")
-    folder = Path(named)
-    reason = ensure_private(folder)
-    if reason is not None:
-        refuse("the heavy-work slots are", reason)
-        return None
-    return folder
+    return shared_folder(FOLDER_NAME, "the heavy-work slots are", environ)
 
 
 class Slots:
