@@ -97,6 +97,12 @@ class ResultKey:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+def verdicts_key(design: object, bounds: object) -> ResultKey:
+    """What the grading verdicts of a design at some bounds are kept under (only complete
+    ones are kept: those are facts of the design and bounds, whatever the budget)."""
+    return ResultKey("verdicts", (design, bounds))
+
+
 @dataclass(frozen=True)
 class Found:
     """A result that was found (its value may itself be None)."""
@@ -126,15 +132,17 @@ class SharedResults:
 
     # ----- reading ----------------------------------------------------------------------------
 
-    def get(self, key: ResultKey) -> Found | None:
-        """The result of `key` from memory or the folder, or None when there is none."""
-        with self._lock:
-            found = self._memory.get(key.digest)
-            if found is not None:
-                self._memory.move_to_end(key.digest)
-                return found
+    def get(self, key: ResultKey, remember: bool = True) -> Found | None:
+        """The result of `key` from memory or the folder, or None when there is none
+        (`remember=False`: the folder only, for callers that keep their own memory)."""
+        if remember:
+            with self._lock:
+                found = self._memory.get(key.digest)
+                if found is not None:
+                    self._memory.move_to_end(key.digest)
+                    return found
         found = self._read(key)
-        if found is not None:
+        if found is not None and remember:
             self._remember(key, found)
         return found
 
@@ -174,10 +182,12 @@ class SharedResults:
 
     # ----- writing ----------------------------------------------------------------------------
 
-    def put(self, key: ResultKey, value: object) -> bool:
-        """Keep a result in memory and in the folder (atomically); whether it reached the
-        folder (not when there is none, it is too large, or the disk refused it)."""
-        self._remember(key, Found(value))
+    def put(self, key: ResultKey, value: object, remember: bool = True) -> bool:
+        """Keep a result in memory (unless `remember=False`) and in the folder (atomically);
+        whether it reached the folder (not when there is none, it is too large, or the disk
+        refused it)."""
+        if remember:
+            self._remember(key, Found(value))
         if self.folder is None:
             return False
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -237,22 +247,24 @@ class SharedResults:
         keep: Callable[[T], bool] = lambda value: True,
         while_waiting: Callable[[float], None] = lambda seconds: None,
         wait: float = 60.0,
+        remember: bool = True,
     ) -> T:
         """The result of `key`: found, or computed here while other processes needing it
         wait, then kept for all of them when `keep` says so. A process that has waited
         `wait` seconds for another's result computes it itself. `while_waiting` gets the
-        seconds waited so far, a few times a second, while another computes."""
-        found = self.get(key)
+        seconds waited so far, a few times a second, while another computes; `remember`
+        says whether the memory layer is used too."""
+        found = self.get(key, remember)
         if found is not None:
             return found.value  # type: ignore[no-any-return]
         with self._computing(key, while_waiting, wait):
-            found = self.get(key)
+            found = self.get(key, remember)
             if found is not None:
                 return found.value  # type: ignore[no-any-return]
             value = compute()
             self.computed += 1
             if keep(value):
-                self.put(key, value)
+                self.put(key, value, remember)
             return value
 
     @contextmanager

@@ -32,7 +32,7 @@ from classroom.class_store import (
     shared_store,
 )
 from classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from classroom.grading import Verdicts, known_verdicts, verdicts
+from classroom.grading import Verdicts
 from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
 from model.design import Bounds, Design
 from model.properties import BY_NAME, PROPERTY_NAMES
@@ -40,7 +40,7 @@ from webapp.content import classroom, common
 from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
-from webapp.screens.limits import heavy_work
+from webapp.screens.cache import verdicts_when_free
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"
@@ -182,14 +182,8 @@ def spread_figure(spread: dict[str, tuple[int, int]], truth: Verdicts | None) ->
 
 def _truth(design: Design, bounds: Bounds) -> Verdicts | None:
     """The model's verdicts on the design (known, or explored under the heavy-work limit)."""
-    known = known_verdicts(design, bounds)
-    if known is not None:
-        return known
-    with heavy_work(classroom.CHECKING_EXERCISE, wait=limits.WAIT_SECONDS) as admitted:
-        if not admitted:
-            return None
-        found = verdicts(design, bounds)
-    return found if found.complete else None
+    found = verdicts_when_free(design, bounds, classroom.CHECKING_EXERCISE)
+    return found if found is not None and found.complete else None
 
 
 def _exercise_detail(view: ClassView, exercise: Exercise) -> None:

@@ -12,8 +12,9 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import common, compare
+from webapp.jobs.shared_results import ResultKey
 from webapp.screens import url_state
-from webapp.screens.cache import explore_cached, replay_cached
+from webapp.screens.cache import explore_cached, replay_cached, shared
 from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import design_widgets
 from webapp.show.links import LinkError, decode_design, encode_design, matching_preset
@@ -28,10 +29,14 @@ VERDICT_PX = 46
 verdicts fit a phone's 390 px; the longest names are cut, and shown whole on hover."""
 
 
-@st.cache_data(show_spinner="Exploring every preset…")
 def matrix_cached(bounds: Bounds) -> Matrix:
-    """The verdict matrix at the given bounds, computed once."""
-    return verdict_matrix(bounds)
+    """The verdict matrix at the given bounds, computed once for every visitor."""
+
+    def compute() -> Matrix:
+        with st.spinner("Exploring every preset…"):
+            return verdict_matrix(bounds)
+
+    return shared(ResultKey("matrix", (bounds,)), compute)
 
 
 def matrix_cells(matrix: Matrix) -> list[str]:
