@@ -130,8 +130,16 @@ class StreamlitSession:
     cache: dict[str, ForwardMsg] = field(default_factory=dict)
 
     @classmethod
-    async def open(cls, base_url: str, timeout: float) -> StreamlitSession:
-        """Connect a new session to a server such as `ws://127.0.0.1:8501`."""
+    async def open(
+        cls, base_url: str, timeout: float, cookies: dict[str, str] | None = None
+    ) -> StreamlitSession:
+        """Connect a new session to a server such as `ws://127.0.0.1:8501`.
+
+        `cookies` is the browser's cookie jar for that server: its cookies are sent with the
+        handshake, as a browser sends them, and those the answer sets are kept in it (a
+        proxy's sticky-session cookie, say)."""
+        jar = {} if cookies is None else cookies
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else None
         connection = await connect(
             base_url + STREAM_PATH,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
@@ -139,7 +147,13 @@ class StreamlitSession:
             open_timeout=timeout,
             close_timeout=CLOSE_TIMEOUT_S,
             proxy=None,
+            additional_headers=headers,
         )
+        if connection.response is not None:
+            for line in connection.response.headers.get_all("Set-Cookie"):
+                name, _, value = line.split(";", 1)[0].strip().partition("=")
+                if name:
+                    jar[name] = value
         return cls(connection=connection, timeout=timeout)
 
     async def close(self) -> None:
