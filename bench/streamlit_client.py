@@ -197,6 +197,17 @@ class StreamlitSession:
         state.widget_states.widgets.extend(states)
         return await self._rerun(state)
 
+    async def rerun_fragment(self, fragment_id: str) -> Run:
+        """The timed rerun of one fragment that the browser asks for by itself
+        (`st.fragment(run_every=…)`), as a live dashboard refreshes."""
+        state = ClientState(
+            query_string=self.query_string,
+            page_script_hash=self.page_hash,
+            fragment_id=fragment_id,
+            is_auto_rerun=True,
+        )
+        return await self._rerun(state)
+
     async def _rerun(self, state: ClientState) -> Run:
         """Send one rerun request and read the run it caused, timed, until it finishes."""
         state.cached_message_hashes.extend(self.cache)

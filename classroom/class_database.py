@@ -10,7 +10,11 @@ whichever process serves them. The class store (`classroom.class_store`) speaks 
 Writes are one at a time on both databases, so limits checked inside a write are never
 crossed by another: SQLite takes its write lock at the start (`BEGIN IMMEDIATE`), PostgreSQL
 a transaction-scoped advisory lock that every class write takes first. Both keep a small
-pool of connections, each used by one thread at a time. A PostgreSQL connection that broke
+pool of connections, each used by one thread at a time. Both keep what was committed when a
+server process or the database is killed, and may lose the last fraction of a second of
+answers when the machine itself loses power: SQLite in WAL mode with `synchronous=NORMAL`,
+PostgreSQL with `synchronous_commit=off` (a commit does not wait for the disk; without it,
+every answer waited for an fsync). A PostgreSQL connection that broke
 (the database restarted) is dropped and the read tried once more on a fresh one; a write is
 tried again only when it broke before anything was written. Nothing here imports Streamlit.
 """
@@ -336,12 +340,14 @@ class PostgresDatabase:
         import psycopg
 
         try:
-            return psycopg.connect(
+            connection = psycopg.connect(
                 self.conninfo,
                 autocommit=True,
                 connect_timeout=CONNECT_SECONDS,
                 application_name="fencing-lab-classes",
             )
+            connection.execute("SET synchronous_commit = off")
+            return connection
         except psycopg.Error as error:
             raise DatabaseError(
                 f"the class database cannot be reached ({describe_conninfo(self.conninfo)}): "

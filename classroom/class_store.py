@@ -52,13 +52,14 @@ MAX_HOURS: Final = 7 * 24
 
 MAX_CLASSES: Final = 50
 """Most classes alive at once on one server."""
-MAX_STUDENTS: Final = 100
-"""Most students in one class."""
+MAX_STUDENTS: Final = 300
+"""Most students in one class (a full lecture hall)."""
 MAX_ANSWERS_PER_STUDENT: Final = 500
 """Most answers one student may give in one class."""
-MAX_ANSWERS_PER_CLASS: Final = 20_000
-"""Most answers kept for one class (with `MAX_CLASSES`, the database stays under a few
-hundred megabytes whatever the students do)."""
+MAX_ANSWERS_PER_CLASS: Final = 30_000
+"""Most answers kept for one class (100 for each student of a full hall). With
+`MAX_CLASSES` and the lengths below, the answers of a server stay under 2 GB whatever the
+students do; a lecture's are a few megabytes."""
 MAX_TITLE_CHARS: Final = 120
 MAX_NICKNAME_CHARS: Final = 40
 MAX_ANSWER_CHARS: Final = 300
@@ -259,11 +260,13 @@ class ClassStore:
         member = Member(new_token(12), class_id, _clean(nickname, MAX_NICKNAME_CHARS), self._now())
 
         def insert(db: Connection) -> None:
-            if db.execute("SELECT 1 FROM classes WHERE id = ?", (class_id,)).fetchone() is None:
-                raise ClassError("there is no such class (it may have expired and been deleted)")
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,)
+            alive, count = db.execute(
+                "SELECT (SELECT COUNT(*) FROM classes WHERE id = ?), "
+                "(SELECT COUNT(*) FROM students WHERE class_id = ?)",
+                (class_id, class_id),
             ).fetchone()
+            if not alive:
+                raise ClassError("there is no such class (it may have expired and been deleted)")
             if count >= MAX_STUDENTS:
                 raise ClassError(f"this class is full ({MAX_STUDENTS} students)")
             db.execute(
@@ -308,23 +311,18 @@ class ClassStore:
         )
 
         def insert(db: Connection) -> None:
-            if (
-                db.execute(
-                    "SELECT 1 FROM students WHERE token = ? AND class_id = ?", (token, class_id)
-                ).fetchone()
-                is None
-            ):
-                raise ClassError("this student is not in this class: join from the class link")
-            (in_class,) = db.execute(
-                "SELECT COUNT(*) FROM answers WHERE class_id = ?", (class_id,)
+            member, in_class, count = db.execute(
+                "SELECT (SELECT COUNT(*) FROM students WHERE token = ? AND class_id = ?), "
+                "(SELECT COUNT(*) FROM answers WHERE class_id = ?), "
+                "(SELECT COUNT(*) FROM answers WHERE class_id = ? AND token = ?)",
+                (token, class_id, class_id, class_id, token),
             ).fetchone()
+            if not member:
+                raise ClassError("this student is not in this class: join from the class link")
             if in_class >= MAX_ANSWERS_PER_CLASS:
                 raise ClassError(
                     f"this class has {MAX_ANSWERS_PER_CLASS:,} answers, the most that are kept"
                 )
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM answers WHERE class_id = ? AND token = ?", (class_id, token)
-            ).fetchone()
             if count >= MAX_ANSWERS_PER_STUDENT:
                 raise ClassError(
                     f"you have given {MAX_ANSWERS_PER_STUDENT} answers in this class, the most "
