@@ -390,4 +390,5 @@ class Hall:
             )
         else:
             lines.append(f"  classes: SQLite in {self.settings.classes}")
+        lines.append(f"  logs of this run: {self.folder} (removed when the server stops)")
         return lines
