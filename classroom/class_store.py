@@ -40,6 +40,7 @@ from classroom.class_database import (
     Database,
     SqliteDatabase,
     database_from,
+    describe_conninfo,
     prepare_folder,
 )
 
@@ -142,6 +143,13 @@ def classes_folder(environ: Mapping[str, str] = os.environ) -> Path:
     data = environ.get("XDG_DATA_HOME", "").strip()
     base = Path(data) if data else Path.home() / ".local" / "share"
     return base / "fencing-lab" / "classes"
+
+
+def storage_place(environ: Mapping[str, str] = os.environ) -> str:
+    """Where the environment says answers are kept, in words, without opening anything: the
+    PostgreSQL database (never its password), or the SQLite file's folder."""
+    conninfo = environ.get(DATABASE_ENV, "").strip()
+    return describe_conninfo(conninfo) if conninfo else str(classes_folder(environ))
 
 
 def new_token(nbytes: int) -> str:

@@ -37,6 +37,7 @@ from classroom.class_store import (
     exercise_counts,
     prediction_spread,
     shared_store,
+    storage_place,
 )
 from lab.postgres import Cluster, PostgresServer, missing
 from model.properties import PROPERTY_NAMES
@@ -458,6 +459,8 @@ def test_the_environment_chooses_postgres_for_several_processes(
     assert shared_store({DATABASE_ENV: conninfo}) is on_postgres
     alone = shared_store({"FENCING_LAB_CLASSES": str(tmp_path / "c")})
     assert alone.database.engine == "SQLite" and alone.place() == str(tmp_path / "c")
+    assert storage_place({"FENCING_LAB_CLASSES": str(tmp_path / "c")}) == str(tmp_path / "c")
+    assert storage_place({DATABASE_ENV: conninfo}) == on_postgres.place()
     assert not (tmp_path / "classes.sqlite3").exists()
 
 

@@ -25,11 +25,11 @@ from classroom.class_store import (
     ClassView,
     answers_csv,
     class_hours,
-    classes_folder,
     common_wrong_answers,
     exercise_counts,
     prediction_spread,
     shared_store,
+    storage_place,
 )
 from classroom.data import Exercise, ExerciseSet, ExerciseSetError
 from classroom.grading import Verdicts
@@ -124,8 +124,8 @@ def _create() -> None:
     """The form that makes a class, then opens its dashboard (the teacher's link)."""
     st.subheader(classroom.CREATE_TITLE)
     hours = class_hours()
-    folder = escape_markdown(str(classes_folder()))
-    st.markdown(classroom.class_terms(hours, MAX_STUDENTS, MAX_ANSWERS_PER_STUDENT, folder))
+    place = escape_markdown(storage_place())
+    st.markdown(classroom.class_terms(hours, MAX_STUDENTS, MAX_ANSWERS_PER_STUDENT, place))
     title = st.text_input(classroom.CLASS_NAME, max_chars=MAX_TITLE_CHARS, key="class-title")
     choices = _set_choices()
     choice = st.selectbox("Exercise set", list(choices), key="class-set")
