@@ -1,4 +1,5 @@
-"""The random walk's speed beside TLC's simulation mode, on the same model (`make bench`).
+"""The random walk's speed beside the Hypothesis search's and TLC's simulation mode, on the
+same model (`make bench`).
 
 What is compared, on one thread each, for a design whose properties all hold (so no walk
 stops early at a violation) at the reference bounds and at the benchmark's:
@@ -8,6 +9,10 @@ stops early at a violation) at the reference bounds and at the benchmark's:
   the rule and checking all six properties on the transition. Compiling is timed apart.
 - **step interpreter**: the same runs on `model.system` (`model.check.random_walk`), the engine
   the random search walked on before (under Hypothesis, which added its own cost).
+- **Hypothesis search**: `fencing check --strategy hypothesis`'s runs, Hypothesis drawing
+  who moves and which step at every step, the steps taken on the same compiled rules:
+  steps per second of its runs, Hypothesis' own work included (every property holds, so
+  nothing is shrunk).
 - **TLC -simulate**: TLC's simulation mode on a TLA+ module written from the same rules
   (`bench/tla_spec.py`: the same variables, one action per rule, the same properties as an
   invariant on a `broken` variable each action sets), `-workers 1 -deadlock`, with the
@@ -40,6 +45,7 @@ from tla_spec import tla_model  # noqa: E402
 
 from fencing.golden import BENCHMARK  # noqa: E402
 from model.check.compiled_walk import CompiledWalker  # noqa: E402
+from model.check.hypothesis_search import hypothesis_search  # noqa: E402
 from model.check.random_search import max_run_length  # noqa: E402
 from model.check.random_walk import InterpretedWalker, weights_in_order  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
@@ -51,6 +57,7 @@ DESIGN = "lease-aware-receiver"
 CASES = (REFERENCE_BOUNDS, BENCHMARK)
 COMPILED_RUNS = 300_000
 INTERPRETED_RUNS = 300
+HYPOTHESIS_RUNS = 500
 TLC_TRACES = (2_000, 40_000)
 """TLC's short and long runs (traces): the rate is taken between them."""
 REPEATS = 3
@@ -87,6 +94,16 @@ def walked(design: Design, bounds: Bounds) -> tuple[Rate, Rate, float]:
     found = interpreted.runs(system.initial(), 0, 0, INTERPRETED_RUNS, steps_cap, 0)
     slow = found.steps / (time.perf_counter() - started)
     return Rate(best), Rate(slow), compile_seconds
+
+
+def drawn_by_hypothesis(design: Design, bounds: Bounds) -> Rate:
+    """The Hypothesis search's steps per second over its six properties' runs (after a
+    short search that compiles and warms up; every property holds, so nothing is shrunk)."""
+    hypothesis_search(design, bounds, runs=5)
+    found = hypothesis_search(design, bounds, runs=HYPOTHESIS_RUNS)
+    seconds = sum(tried.seconds for tried in found.tried.values())
+    runs = sum(tried.runs for tried in found.tried.values())
+    return Rate(found.steps / seconds, f"  ({runs:,} runs in {seconds:.1f} s)")
 
 
 def tla_tools() -> tuple[Path | None, str]:
@@ -156,21 +173,24 @@ def simulated(design: Design, bounds: Bounds) -> tuple[Rate, str]:
 
 
 def main() -> None:
-    """Print the three rates per case, and the compiled walk's multiple of the others."""
+    """Print the four rates per case, and the compiled walk's multiple of the others."""
     design = PRESETS[DESIGN].design
     print(f"Random walk speed, one thread each: {DESIGN} (every property holds)")
     version = ""
     for bounds in CASES:
         compiled, interpreted, compile_seconds = walked(design, bounds)
+        drawn = drawn_by_hypothesis(design, bounds)
         tlc, version = simulated(design, bounds)
         print(f"  at {bounds.short()}:")
         print(f"    compiled walk     {compiled.shown()}  (compiled in {compile_seconds:.1f} s)")
         print(f"    step interpreter  {interpreted.shown()}")
+        print(f"    Hypothesis search {drawn.shown()}")
         print(f"    TLC -simulate     {tlc.shown()}")
         fast = compiled.per_second or 0.0
+        others = (("step interpreter", interpreted), ("Hypothesis search", drawn))
         ratios = [
             f"{fast / other.per_second:,.0f}x the {label}"
-            for label, other in (("step interpreter", interpreted), ("TLC simulation", tlc))
+            for label, other in (*others, ("TLC simulation", tlc))
             if other.per_second
         ]
         print(f"    the compiled walk takes {' and '.join(ratios)}")

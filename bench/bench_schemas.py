@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lab.history import history_from_json, history_to_json  # noqa: E402
+from lab.history_schema import settings_of  # noqa: E402
 from lab.runner import history_budget  # noqa: E402
 from lab.settings import Settings  # noqa: E402
 from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
@@ -129,7 +130,7 @@ def main() -> None:
         (
             "lab settings (one object, x1000)",
             len(repr(settings)),
-            best_of(lambda: [Settings.from_dict(settings) for _ in range(1000)]),
+            best_of(lambda: [settings_of(settings) for _ in range(1000)]),
         ),
         (
             "exercise set (default, TOML decode only)",

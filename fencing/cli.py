@@ -39,8 +39,8 @@ from fencing.interrupts import sigint_recorded
 from fencing.matrix import Matrix, MatrixRow, verdict_matrix
 from fencing.output import OutputError, checked_stdout, discard_stdout, format_trace
 from fencing.strategies import (
-    RANDOM,
     REFERENCE,
+    RUNS_SEARCHES,
     add_strategy_arguments,
     reference_exploration,
     run_random_check,
@@ -168,11 +168,11 @@ def format_exploration(result: Exploration) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`fencing check`: explore one design (breadth-first, or at random) and report."""
+    """`fencing check`: explore one design (breadth-first, or by random runs) and report."""
     if (problem := strategy_problem(args)) is not None:
         print(f"fencing check: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    if args.strategy == RANDOM:
+    if args.strategy in RUNS_SEARCHES:
         return run_random_check(args)
     design, bounds = design_from_args(args), bounds_from_args(args)
     if args.strategy == REFERENCE:

@@ -33,16 +33,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.actions import Action, ActionKind
+from model.actions import Action
 from model.design import MAX_GRANTS
-from model.explain.narration import (
-    Reason,
-    delay_note,
-    describe_step,
-    explain_violation,
-    reception_outcome,
-)
-from model.formats.trace import Step, Trace
+from model.formats.trace import Step, StepMaker, Trace
 from model.layout import slot
 from model.system import State, System
 
@@ -307,8 +300,7 @@ def replay_from(
     state = start
     steps: list[Step] = []
     taken: list[int] = []
-    sent_at: dict[int, int] = {}
-    checked_in: dict[int, State] = {}
+    maker = StepMaker(system, narrate)
     for position, action in enumerate(actions):
         rule = system.rule_of.get(action)
         if rule is None or not system.is_enabled(state, rule):
@@ -323,32 +315,7 @@ def replay_from(
             if problem:
                 trace = Trace(design, bounds, tuple(steps), title)
                 return Walk(trace, state, position, problem, tuple(taken))
-        violations = system.violations(state, rule)
-        decided = checked_in.pop(action.worker, None) if action.name is ActionKind.APPLY else None
-        if action.name is ActionKind.CHECK:
-            checked_in[action.worker] = state
-        sentence, reasons = "", tuple[Reason, ...]()
-        if narrate:
-            sentence = describe_step(system, state, rule, after, decided)
-            now = system.view(state).now
-            if action.row.sends:
-                sent_at[action.worker] = now
-            elif action.row.arrival and sent_at.get(action.worker, now) < now:
-                sentence += delay_note(sent_at[action.worker], now)
-            reasons = tuple(explain_violation(system, state, rule, v, decided) for v in violations)
-        steps.append(
-            Step(
-                number=len(steps) + 1,
-                action=action,
-                actor=rule.actor,
-                before=state,
-                after=after,
-                violations=violations,
-                sentence=sentence,
-                reasons=reasons,
-                outcome=reception_outcome(system, state, rule) if narrate else None,
-            )
-        )
+        steps.append(maker.step(len(steps) + 1, action, rule, state, after))
         state = after
         taken.append(position)
     return Walk(Trace(design, bounds, tuple(steps), title), state, None, "", tuple(taken))

@@ -355,17 +355,34 @@ def _last_renewal(
     line: Timeline, revision: int, before: float, taken_only: bool
 ) -> Happening | None:
     """The grant's last keepalive the service took (with `taken_only` False: or may have
-    taken, an `info`) that was asked for before a time."""
+    taken: an `info`, or a keepalive whose answer never came because its sender was stopped
+    or killed first) that was asked for before a time."""
     found = None
-    for e in line.events:
-        same = e.get("grant") is not None and int(e.get("grant")) == revision
-        maybe = e.kind == "info" and e.get("op") == "renew" and not taken_only
-        if not same or not (e.kind == "renew" or maybe):
-            continue
+    for e in _renewals(line, revision, taken_only):
         asked = e.get("asked")
         if (float(asked) if isinstance(asked, int | float) else e.t) <= before:
             found = e  # asked before the end (its answer may be heard after a pause)
     return found
+
+
+def _renewals(line: Timeline, revision: int, taken_only: bool) -> list[Happening]:
+    """The grant's keepalives the service took, in order; with `taken_only` False also
+    those it may have taken: an `info` (no answer), and an asked keepalive no answer
+    followed at all (the request may have reached the service before its sender died)."""
+    found: list[Happening] = []
+    unanswered: dict[int, Happening] = {}
+    for e in line.events:
+        if e.get("grant") is None or int(e.get("grant")) != revision:
+            continue
+        if e.kind == "invoke" and e.get("op") == "renew":
+            unanswered[e.worker] = e
+        elif e.kind == "renew" or (e.kind in ("info", "fail") and e.get("op") == "renew"):
+            unanswered.pop(e.worker, None)
+            if e.kind == "renew" or (e.kind == "info" and not taken_only):
+                found.append(e)
+    if not taken_only:
+        found.extend(unanswered.values())
+    return sorted(found, key=lambda e: e.index)
 
 
 def _renewal_checks(line: Timeline) -> list[Impossible]:

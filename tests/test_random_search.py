@@ -222,7 +222,7 @@ def test_a_time_budget_only_ever_turns_an_answer_into_unknown(
     def counted(self: search_module._Search) -> None:
         looks.append(1)
         if len(looks) == stop_at[0]:
-            raise search_module._OutOfTime
+            raise search_module.OutOfTime
         original(self)
 
     stop_at = [0]

@@ -43,6 +43,8 @@ from model.rules import Action
 from model.system import State, System
 from model.verdicts import PropertyVerdict, Status
 
+STRATEGY: Final = "random"
+"""The strategy's name on the command line and in reports."""
 DEFAULT_RUNS: Final = 100_000
 """Random runs per property unless told otherwise."""
 BATCH_STEPS: Final = 1_000_000
@@ -84,19 +86,25 @@ def max_run_length(design: Design, bounds: Bounds) -> int:
 @dataclass(frozen=True)
 class Tried:
     """How much random searching a property got: runs and steps walked, seconds spent
-    (searching and shrinking), and the length of the shortest violating run the random
-    runs found before it was shrunk (None: none found, or the search was cut short)."""
+    (searching and shrinking), and the length of the violating run found before it was
+    shrunk: the shortest of the random runs, or the first run Hypothesis drew that broke
+    the property (None: none found, or the search was cut short)."""
 
     runs: int
     steps: int
     seconds: float
     found: int | None = None
+    hypothesis: int | None = None
+    """Hypothesis search only: the length of the shortest violating run Hypothesis' own
+    shrinking reached, before the shrinking of `shrink` (None: none, or not Hypothesis)."""
 
 
 @dataclass(frozen=True)
 class RandomSearch:
-    """What a random search found: a verdict per property (violated or unknown), each with
-    the runs and steps spent on it, and totals over the whole search.
+    """What a search by random runs found: a verdict per property (violated or unknown),
+    each with the runs and steps spent on it, and totals over the whole search. `strategy`
+    says who drew the runs: `random` (the compiled walk, `random_search`) or `hypothesis`
+    (Hypothesis, `model.check.hypothesis_search`).
 
     `steps` counts the steps of the searching runs; `shrink_steps` those of the runs that
     looked for shorter ways while shrinking. `states` is the number of distinct states
@@ -119,6 +127,7 @@ class RandomSearch:
     stopped_by: str | None = None
     shrink_steps: int = 0
     engine: str = "compiled"
+    strategy: str = STRATEGY
 
     def status(self, name: str) -> Status:
         """The property's status: violated, or unknown."""
@@ -130,11 +139,11 @@ class RandomSearch:
         return self.states >= STATES_COUNTED
 
 
-class _OutOfTime(Exception):
+class OutOfTime(Exception):
     """The time budget ran out (a safety stop: what it cut short is unknown)."""
 
 
-def _seed_of(seed: int, name: str) -> int:
+def seed_of(seed: int, name: str) -> int:
     """A 64-bit number for one part of the search (a property's runs, its shrinking), so
     each part tries other runs than the others."""
     return int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
@@ -149,6 +158,7 @@ class _Search:
     walker: Walker
     max_steps: int
     deadline: float
+    clock: Callable[[], float] = time.perf_counter
     runs: int = 0
     steps: int = 0
     longest: int = 0
@@ -156,8 +166,8 @@ class _Search:
 
     def check_time(self) -> None:
         """Stop if the time budget is spent."""
-        if time.perf_counter() > self.deadline:
-            raise _OutOfTime
+        if self.clock() > self.deadline:
+            raise OutOfTime
 
     def find(self, target: int, runs: int, base: int) -> list[int] | None:
         """Up to `runs` runs for a violation of property number `target`: the shortest
@@ -303,7 +313,7 @@ def shrink(search: _Search, path: list[int], target: int, base: int) -> list[int
         for shorten in SHRINK_PASSES:
             search.check_time()
             path = shorten(search, path, target)
-        path = resample_suffixes(search, path, target, _seed_of(base, f"shrink:{len(path)}"))
+        path = resample_suffixes(search, path, target, seed_of(base, f"shrink:{len(path)}"))
         if len(path) >= before:
             return path
 
@@ -334,11 +344,11 @@ def random_search(
         path, found = None, None
         if stopped_by is None:
             try:
-                path = search.find(target, runs, _seed_of(seed, prop.name))
+                path = search.find(target, runs, seed_of(seed, prop.name))
                 found = len(path) if path is not None else None
                 if path is not None:
-                    path = shrink(search, path, target, _seed_of(seed, prop.name))
-            except _OutOfTime:
+                    path = shrink(search, path, target, seed_of(seed, prop.name))
+            except OutOfTime:
                 stopped_by = f"time budget of {max_seconds:g} s reached"
                 path, found = None, None
         seconds = time.perf_counter() - began
@@ -367,20 +377,46 @@ def random_search(
     )
 
 
+@dataclass(frozen=True)
+class Shrunk:
+    """A violating run after shrinking, and the steps the random runs that looked for
+    shorter ways took."""
+
+    actions: tuple[Action, ...]
+    steps: int
+
+
+def shrink_violation(
+    system: System,
+    walker: Walker,
+    actions: Sequence[Action],
+    name: str,
+    *,
+    seed: int = 0,
+    deadline: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Shrunk:
+    """`actions` (which must violate property `name`) cut at its first violation and shrunk
+    as a random search shrinks what it finds, on `walker`; the run is checked by the step
+    interpreter. Raises `OutOfTime` once `clock()` has passed `deadline`."""
+    end = first_violation_at(system, actions, name)
+    if end is None:
+        raise ValueError(f"the run does not violate {name}")
+    path = [system.rules.index(system.rule_for(action)) for action in actions[:end]]
+    longest_run = max_run_length(system.design, system.bounds) + 1
+    search = _Search(system, walker, longest_run, deadline, clock)
+    target = [prop.name for prop in system.properties].index(name)
+    shrunk = shrink(search, path, target, seed_of(seed, name))
+    return Shrunk(_checked(system, shrunk, name), search.shrink_steps)
+
+
 def shrink_run(
     design: Design, bounds: Bounds, actions: Sequence[Action], name: str, *, seed: int = 0
 ) -> tuple[Action, ...]:
     """A run no longer than `actions` that violates property `name` at its last step,
     shrunk as a random search shrinks what it finds (`actions` must violate it)."""
     system = System(design, bounds)
-    end = first_violation_at(system, actions, name)
-    if end is None:
-        raise ValueError(f"the run does not violate {name}")
-    path = [system.rules.index(system.rule_for(action)) for action in actions[:end]]
-    walker = walker_for(system)
-    search = _Search(system, walker, max_run_length(design, bounds) + 1, math.inf)
-    target = [prop.name for prop in system.properties].index(name)
-    return _checked(system, shrink(search, path, target, _seed_of(seed, name)), name)
+    return shrink_violation(system, walker_for(system), actions, name, seed=seed).actions
 
 
 def first_violation_at(system: System, actions: Sequence[Action], target: str) -> int | None:

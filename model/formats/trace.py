@@ -39,6 +39,7 @@ from model.formats.reading import (
 )
 from model.formats.schemas import SchemaError, Words, refusing
 from model.properties import BY_NAME
+from model.rules import Rule
 from model.system import State, System
 
 TRACE_FORMAT: Final = "fencing-lab/trace"
@@ -172,6 +173,50 @@ class Trace:
         return tuple(sorted(names))
 
 
+class StepMaker:
+    """Makes a run's steps one after another: a step's sentence, reasons and outcome need
+    what came before it in the run (when each request was sent, the state in which a split
+    receiver checked it). Without `narrate` a step carries its violations only."""
+
+    def __init__(self, system: System, narrate: bool = True) -> None:
+        self.system = system
+        self.narrate = narrate
+        self.sent_at: dict[int, int] = {}
+        self.checked_in: dict[int, State] = {}
+        """The state in which a split receiver checked each worker's request."""
+
+    def step(self, number: int, action: Action, rule: Rule, state: State, after: State) -> Step:
+        """The step that takes `rule` (the action's) from `state` to `after`."""
+        system = self.system
+        violations = system.violations(state, rule)
+        decided = (
+            self.checked_in.pop(action.worker, None) if action.name is ActionKind.APPLY else None
+        )
+        if action.name is ActionKind.CHECK:
+            self.checked_in[action.worker] = state
+        sentence, reasons, outcome = "", tuple[Reason, ...](), None
+        if self.narrate:
+            sentence = describe_step(system, state, rule, after, decided)
+            now = system.view(state).now
+            if action.row.sends:
+                self.sent_at[action.worker] = now
+            elif action.row.arrival and self.sent_at.get(action.worker, now) < now:
+                sentence += delay_note(self.sent_at[action.worker], now)
+            reasons = tuple(explain_violation(system, state, rule, v, decided) for v in violations)
+            outcome = reception_outcome(system, state, rule)
+        return Step(
+            number=number,
+            action=action,
+            actor=rule.actor,
+            before=state,
+            after=after,
+            violations=violations,
+            sentence=sentence,
+            reasons=reasons,
+            outcome=outcome,
+        )
+
+
 def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str = "") -> Trace:
     """Run the actions from the initial state; refuse the first one that is not enabled."""
     actions = list(actions)
@@ -183,9 +228,7 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
         raise TraceError(f"the trace's design cannot be replayed at its bounds: {error}") from None
     state = system.initial()
     steps: list[Step] = []
-    sent_at: dict[int, int] = {}
-    checked_in: dict[int, State] = {}
-    """The state in which a split receiver checked each worker's request."""
+    maker = StepMaker(system)
     for number, action in enumerate(actions, start=1):
         rule = system.rule_of.get(action)
         if rule is None:
@@ -195,31 +238,7 @@ def replay(design: Design, bounds: Bounds, actions: Iterable[Action], title: str
         if not system.is_enabled(state, rule):
             raise TraceError(f"step {number}: {action.label()} is not enabled in the state reached")
         after = system.apply(state, rule)
-        violations = system.violations(state, rule)
-        decided = checked_in.pop(action.worker, None) if action.name is ActionKind.APPLY else None
-        if action.name is ActionKind.CHECK:
-            checked_in[action.worker] = state
-        sentence = describe_step(system, state, rule, after, decided)
-        now = system.view(state).now
-        if action.row.sends:
-            sent_at[action.worker] = now
-        elif action.row.arrival and sent_at.get(action.worker, now) < now:
-            sentence += delay_note(sent_at[action.worker], now)
-        steps.append(
-            Step(
-                number=number,
-                action=action,
-                actor=rule.actor,
-                before=state,
-                after=after,
-                violations=violations,
-                sentence=sentence,
-                reasons=tuple(
-                    explain_violation(system, state, rule, v, decided) for v in violations
-                ),
-                outcome=reception_outcome(system, state, rule),
-            )
-        )
+        steps.append(maker.step(number, action, rule, state, after))
         state = after
     return Trace(design, bounds, tuple(steps), title)
 

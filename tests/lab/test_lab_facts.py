@@ -379,11 +379,35 @@ def measured(history: History) -> History:
     return dataclasses.replace(history, measured=MEASURED)
 
 
-def w2_lease_ends(at: float) -> History:
-    """W2's lease (granted at 0.30 s, never renewed) revoked at `at`, with measurements."""
+def w2_lease_ends(at: float, *extra: Event) -> History:
+    """W2's lease (granted at 0.30 s, never renewed unless `extra` says so) revoked at `at`,
+    with measurements."""
     return measured(
-        witnessed(revoke2=revoked(at, 2, 4, 5), final=final_read(at + 0.1, 2_000_001, 2, 4, []))
+        witnessed(
+            revoke2=revoked(at, 2, 4, 5),
+            final=final_read(at + 0.1, 2_000_001, 2, 4, []),
+            extra=list(extra),
+        )
     )
+
+
+def keepalive_asked(at: float, *answer: str) -> list[Event]:
+    """W2 asks for a keepalive of grant 4 at `at`; `answer` is what it heard 10 ms later
+    (`fail`: the lease had expired; `info`: no answer; nothing: it never heard back)."""
+    ids = {"worker": 2, "grant": 4, "lease": 1004}
+    events: list[Event] = [{"t": at, "source": "W2", "kind": "invoke", "op": "renew", **ids}]
+    for kind in answer:
+        events.append(
+            {
+                "t": round(at + 0.01, 6),
+                "source": "W2",
+                "kind": kind,
+                "op": "renew",
+                **ids,
+                "error": "the lease had already expired",
+            }
+        )
+    return events
 
 
 def zookeeper_session_ends(at: float) -> History:
@@ -435,11 +459,27 @@ LEASE_REFUSALS: list[tuple[str, History, str, str]] = [
         "later than its TTL of 1 s plus the 0.130 s allowed (ZooKeeper expires sessions at its "
         "next tick (the lab's tick: 100 ms), plus the run's latency of 0.030 s)",
     ),
+    (
+        "a lease that lived 1.7 s after a keepalive the service refused as too late",
+        w2_lease_ends(2.0, *keepalive_asked(0.9, "fail")),
+        "lease-late",
+        "etcd ended W2's lease (grant 4) at 2.000 s, 1.700 s after the grant: later than its "
+        "TTL of 1 s plus the 0.520 s allowed (etcd's lessor looks for expired leases every "
+        "500 ms, plus the run's latency of 0.020 s)",
+    ),
 ]
 LEASE_CONTROLS: list[tuple[str, History]] = [
     ("a keepalive asked for before the lease ended", witnessed(extra=[renew(0.40, 2, 4)])),
     ("a keepalive asked for before the release", witnessed(extra=[renew(0.15, 1, 2)])),
     ("a lease revoked 1.45 s after its grant", w2_lease_ends(1.75)),
+    (
+        "a lease revoked 1.1 s after a keepalive whose sender never heard back",
+        w2_lease_ends(2.0, *keepalive_asked(0.9)),
+    ),
+    (
+        "a lease revoked 1.1 s after a keepalive whose answer was lost",
+        w2_lease_ends(2.0, *keepalive_asked(0.9, "info")),
+    ),
     ("a ZooKeeper session that ends a TTL after its client stopped", zookeeper_session_ends(1.65)),
 ]
 

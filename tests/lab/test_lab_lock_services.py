@@ -4,7 +4,7 @@ model's prediction and conforms, or shows the service's documented difference.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
@@ -14,6 +14,7 @@ import pytest
 from lab.etcd import Endpoint
 from lab.experiment import run_scenario
 from lab.history import History, load_history
+from lab.history_schema import settings_of
 from lab.lock_clients import RANDOM_HEX_DIGITS, Granted, lock_client
 from lab.lock_servers import ServiceServer, missing_requirement, server_for
 from lab.lock_table import SERVICES, SERVICES_LIST
@@ -25,7 +26,6 @@ from model.formats.trace import replay
 from model.rules import Action
 from model.system import System
 from tests.cli_helpers import run
-from tests.lab.conftest import SESSION_PIDS
 
 OTHER_SERVICES = ("etcd-lock-api", "zookeeper", "redis")
 NEEDS_KEEPALIVES: Final = {"crashed-holder"}
@@ -34,24 +34,10 @@ NEEDS_VERSION: Final = {"version-token"}
 """Scenarios whose lesson is the key's version as the token (ZooKeeper and Redis have none)."""
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, ServiceServer]]:
-    """ZooKeeper and Redis, each started once for this module if the machine has them."""
-    started: dict[str, ServiceServer] = {}
-    try:
-        for name in ("zookeeper", "redis"):
-            if missing_requirement(name):
-                continue
-            server = server_for(name)
-            assert server is not None
-            server.start()
-            assert server.child is not None
-            SESSION_PIDS.add(server.child.pid)
-            started[name] = server
-        yield started
-    finally:
-        for server in started.values():
-            server.stop()
+@pytest.fixture
+def servers(lock_servers: dict[str, ServiceServer]) -> dict[str, ServiceServer]:
+    """ZooKeeper and Redis as the session started them (each run keeps to its own keys)."""
+    return lock_servers
 
 
 def service_of(name: str, servers: dict[str, ServiceServer]) -> ServiceServer | None:
@@ -177,7 +163,7 @@ def test_the_table_offers_each_service_its_tokens() -> None:
         Settings(lock_service="zookeeper", token="version")
     with pytest.raises(LabInputError, match="etcd-txn"):
         Settings(lock_service="redis", token="random", receiver="etcd-txn")
-    assert Settings.from_dict({"receiver": "none"}).lock_service == "etcd"
+    assert settings_of({"receiver": "none"}).lock_service == "etcd"
     assert scenario("paused-worker").settings(lock_service="zookeeper").token == "sequence"
     with pytest.raises(LabInputError, match="which ZooKeeper does not give"):
         scenario("version-token").settings(lock_service="zookeeper")

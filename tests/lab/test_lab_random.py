@@ -17,18 +17,16 @@ P1 count is 0 by construction, as is etcd-txn's P2 count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Final
 
 import pytest
 
 from lab.etcd import Endpoint
 from lab.experiment import run_randomized
-from lab.lock_servers import ServiceServer, missing_requirement, server_for
+from lab.lock_servers import ServiceServer, missing_requirement
 from lab.lock_table import SERVICES
 from lab.report import LabReport
 from lab.settings import Settings
-from tests.lab.conftest import SESSION_PIDS
 
 SEED = 11
 
@@ -60,26 +58,6 @@ def test_fencing_never_breaks_p1_and_etcd_transactions_never_break_p2(etcd: Endp
     assert txn.counts.accepted > 0
     assert not any(verdict.violated for verdict in txn.properties.values()), txn.text()
     conforms_as_far_as_checked(txn)
-
-
-@pytest.fixture(scope="module")
-def lock_servers() -> Iterator[dict[str, ServiceServer]]:
-    """ZooKeeper and Redis, each started once for this module if the machine has them."""
-    started: dict[str, ServiceServer] = {}
-    try:
-        for name in ("zookeeper", "redis"):
-            if missing_requirement(name):
-                continue
-            server = server_for(name)
-            assert server is not None
-            server.start()
-            assert server.child is not None
-            SESSION_PIDS.add(server.child.pid)
-            started[name] = server
-        yield started
-    finally:
-        for server in started.values():
-            server.stop()
 
 
 SERVICE_SEEDS: Final = (1, 2, 3)

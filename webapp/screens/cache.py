@@ -21,6 +21,7 @@ from typing import Any, Final, TypeVar
 import streamlit as st
 
 from classroom.grading import Verdicts, known_verdicts, verdicts
+from fencing.strategies import HYPOTHESIS, RANDOM
 from model.check.explorer import Exploration, Progress, explore
 from model.check.random_search import RandomSearch
 from model.check.search import OnLevel, SearchOptions
@@ -171,17 +172,21 @@ def explore_when_free(
 
 
 def random_search_when_free(
-    design: Design, bounds: Bounds, runs: int, seed: int, what: str
+    design: Design, bounds: Bounds, runs: int, seed: int, what: str, strategy: str = RANDOM
 ) -> RandomSearch | None:
-    """A random search once per design, bounds, runs and seed, within the web time budget,
-    made under a heavy-work slot when nobody has it yet (None: busy)."""
+    """A random (or, for `strategy` hypothesis, a Hypothesis) search once per design,
+    bounds, runs, seed and strategy, within the web time budget, made under a heavy-work
+    slot when nobody has it yet (None: busy)."""
+    from model.check.hypothesis_search import hypothesis_search
     from model.check.random_search import random_search
 
-    def search() -> RandomSearch:
-        with st.spinner(searching.searching_at_random(runs)):
-            return random_search(design, bounds, runs=runs, seed=seed, max_seconds=WEB_MAX_SECONDS)
+    run_search = hypothesis_search if strategy == HYPOTHESIS else random_search
 
-    key = ResultKey("random search", (design, bounds, runs, seed, WEB_MAX_SECONDS))
+    def search() -> RandomSearch:
+        with st.spinner(searching.searching_at_random(runs, strategy)):
+            return run_search(design, bounds, runs=runs, seed=seed, max_seconds=WEB_MAX_SECONDS)
+
+    key = ResultKey("random search", (design, bounds, runs, seed, strategy, WEB_MAX_SECONDS))
     return when_free(key, search, what)
 
 

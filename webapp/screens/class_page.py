@@ -41,6 +41,7 @@ from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
 from webapp.screens.cache import verdicts_when_free
+from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"
@@ -271,13 +272,13 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
     )
     st.markdown("**Students**")
     _students_table(view, exercise_set)
-    st.download_button(
+    offer_download(
+        None,
         classroom.DOWNLOAD_ANSWERS,
         answers_csv(view),
         file_name="class-answers.csv",
         mime="text/csv",
         key="class-csv",
-        icon=":material/download:",
     )
 
 

@@ -70,6 +70,7 @@ from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_link import step_it_yourself
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
+from webapp.show.downloads import offer_download
 from webapp.show.links import decode_design, encode_design
 from webapp.show.playground import (
     LinkError,
@@ -589,21 +590,21 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
         st.caption(words.KEPT_UNDER_CODE)
         student = st.text_input(words.STUDENT_NAME, max_chars=80, key="ex-student")
     left, right = st.columns(2)
-    left.download_button(
+    offer_download(
+        left,
         words.DOWNLOAD_MARKDOWN,
         summary_markdown(exercise_set, progress, student),
         file_name="exercise-summary.md",
         mime="text/markdown",
         key="ex-summary-md",
-        icon=":material/download:",
     )
-    right.download_button(
+    offer_download(
+        right,
         words.DOWNLOAD_JSON,
         summary_json(exercise_set, progress, student),
         file_name="exercise-summary.json",
         mime="application/json",
         key="ex-summary-json",
-        icon=":material/download:",
     )
 
 
@@ -612,21 +613,21 @@ def _writing_help() -> None:
     with st.expander(words.WRITE_YOUR_OWN, icon=":material/edit_note:"):
         st.markdown(words.SET_FORMAT)
         left, right = st.columns(2)
-        left.download_button(
+        offer_download(
+            left,
             words.DOWNLOAD_TEMPLATE,
             TEMPLATE_SET.read_bytes(),
             file_name="template.toml",
             mime="application/toml",
             key="ex-template",
-            icon=":material/download:",
         )
-        right.download_button(
+        offer_download(
+            right,
             words.DOWNLOAD_DEFAULT,
             DEFAULT_SET.read_bytes(),
             file_name="default.toml",
             mime="application/toml",
             key="ex-default-download",
-            icon=":material/download:",
         )
         st.code(TEMPLATE_SET.read_text(encoding="utf-8"), language="toml")
 

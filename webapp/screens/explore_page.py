@@ -8,7 +8,14 @@ from typing import Any
 import streamlit as st
 
 from fencing.command_line import bounds_flags, command, design_flags
-from fencing.strategies import BREADTH_FIRST, RANDOM, states_figure, unknown_words
+from fencing.strategies import (
+    BREADTH_FIRST,
+    HYPOTHESIS,
+    RANDOM,
+    RUNS_SEARCHES,
+    states_figure,
+    unknown_words,
+)
 from model.check.explorer import Exploration
 from model.check.random_search import RandomSearch
 from model.claims import lesson_caption
@@ -38,6 +45,7 @@ from webapp.show.design_form import (
     design_from_values,
     values_of,
 )
+from webapp.show.downloads import offer_download
 from webapp.show.links import (
     LinkError,
     bounds_from_params,
@@ -57,7 +65,7 @@ MIN_BUDGET = 1_000
 DEFAULT_RUNS = 200
 """Random runs per property the page offers first."""
 MAX_SEED = 2**31 - 1
-STRATEGIES = (BREADTH_FIRST, RANDOM)
+STRATEGIES = (BREADTH_FIRST, RANDOM, HYPOTHESIS)
 """The page's search strategies (the reference search is for the command line)."""
 
 SEARCH_KEYS = ("strategy", "runs", "seed")
@@ -70,7 +78,7 @@ FORM_KEYS = (
     "strategy",
 )
 """Session keys of the form's widgets that every run shows (runs and seed only show for a
-random search, and lose their session value while hidden)."""
+search by random runs, and lose their session value while hidden)."""
 
 RESULT_PARAMS = ("run", "cex", "step")
 """URL parameters that belong to one set of results, dropped when the form changes."""
@@ -105,8 +113,8 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
 def _search_from_url(problems: list[str]) -> dict[str, Any]:
     """The strategy, runs and seed a link asks for (bad values reported, defaults kept)."""
     search: dict[str, Any] = {"strategy": BREADTH_FIRST, "runs": DEFAULT_RUNS, "seed": 0}
-    if url_state.get("strategy") == RANDOM:
-        search["strategy"] = RANDOM
+    if (strategy := url_state.get("strategy")) in RUNS_SEARCHES:
+        search["strategy"] = strategy
     elif url_state.has("strategy"):
         problems.append(explore.strategy_not_known(STRATEGIES))
     for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
@@ -140,7 +148,7 @@ def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, An
     params = {**design_params(design), **bounds_params(bounds)}
     if budget != WEB_MAX_STATES:
         params["budget"] = str(budget)
-    if search.get("strategy") == RANDOM:
+    if search.get("strategy") in RUNS_SEARCHES:
         params.update({key: str(search[key]) for key in SEARCH_KEYS})
     if url_state.read() != {**params, **kept}:
         url_state.replace({**params, **kept})
@@ -212,7 +220,7 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _strategy_inputs(sizes: dict[str, Any]) -> None:
-    """The search strategy, and for a random search its runs per property and seed."""
+    """The search strategy, and for a search by random runs its runs per property and seed."""
     st.session_state.setdefault("runs", DEFAULT_RUNS)
     st.session_state.setdefault("seed", 0)
     sizes["strategy"] = st.radio(
@@ -223,7 +231,7 @@ def _strategy_inputs(sizes: dict[str, Any]) -> None:
         on_change=_results_stale,
         help=explore.STRATEGY_HELP,
     )
-    if sizes["strategy"] == RANDOM:
+    if sizes["strategy"] in RUNS_SEARCHES:
         sizes["runs"] = st.number_input(
             explore.runs_label(WEB_MAX_RUNS),
             min_value=1,
@@ -256,22 +264,23 @@ def _summary(exploration: Exploration) -> None:
 
 
 def random_rows(found: RandomSearch) -> list[dict[str, str]]:
-    """The verdict table of a random search, a row per property: violated with the run's
-    length, or unknown with the runs and steps tried (a random search never says holds)."""
+    """The verdict table of a random or Hypothesis search, a row per property: violated with
+    the run's length, or unknown with the runs and steps tried (neither ever says holds)."""
     rows = []
     for name, verdict in found.verdicts.items():
         tried = found.tried[name]
         said = (
             verdict_label(Status.VIOLATED, verdict.shortest)
             if verdict.violated
-            else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
+            else f"{STATUS_GLYPHS[Status.UNKNOWN]} "
+            f"{unknown_words(tried.runs, tried.steps, found.strategy)}"
         )
         rows.append({"property": f"{name}, {BY_NAME[name].title}", explore.VERDICT_COLUMN: said})
     return rows
 
 
 def _random_summary(found: RandomSearch) -> None:
-    """Runs, steps and states of a random search, and its verdict table."""
+    """Runs, steps and states of a random or Hypothesis search, and its verdict table."""
     if (stopped := explore.random_stopped(found)) is not None:
         st.warning(stopped)
     cols = st.columns(4)
@@ -280,7 +289,7 @@ def _random_summary(found: RandomSearch) -> None:
     cols[2].metric("distinct states met", states_figure(found))
     cols[3].metric("seconds", f"{found.seconds:.2f}")
     st.table(random_rows(found), hide_index=True)
-    st.caption(explore.random_not_complete(found.stopped_by))
+    st.caption(explore.random_not_complete(found.stopped_by, found.strategy))
 
 
 def _counterexamples(
@@ -315,21 +324,21 @@ def _counterexamples(
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
         st.error(step.reason(name) or step.sentence)
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(design, name, "json"),
         mime="application/json",
         key=f"download-{name}",
-        icon=":material/download:",
     )
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(design, name, "itf.json"),
         mime="application/json",
         key=f"download-itf-{name}",
-        icon=":material/download:",
     )
     show_traces([trace], param="step", key=f"explore-{name}")
 
@@ -353,11 +362,11 @@ def render_explore() -> None:
     _command_line(design, bounds, budget, sizes)
     caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
-    if sizes.get("strategy") == RANDOM:
+    if (strategy := sizes.get("strategy")) in RUNS_SEARCHES:
         if preset:
             lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, None)
             caption.caption(explore.preset_caption(PRESETS[preset], lesson))
-        _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]))
+        _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]), str(strategy))
         return
     exploration = None
     if url_state.get("run") == "1":
@@ -381,10 +390,10 @@ def render_explore() -> None:
 def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, Any]) -> None:
     """The `fencing check` command that runs the same search, folded away."""
     words = ["fencing", "check", *design_flags(design), *bounds_flags(bounds)]
-    if sizes.get("strategy") == RANDOM:
+    if sizes.get("strategy") in RUNS_SEARCHES:
         words += [
             "--strategy",
-            "random",
+            str(sizes["strategy"]),
             "--runs",
             str(sizes["runs"]),
             "--seed",
@@ -396,16 +405,19 @@ def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, 
         st.code(command(words), language="bash")
 
 
-def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> None:
-    """Run the random search when asked, then show its table and the runs it found."""
+def _random_results(design: Design, bounds: Bounds, runs: int, seed: int, strategy: str) -> None:
+    """Run the random or Hypothesis search when asked, then show its table and the runs it
+    found."""
     if url_state.get("run") != "1":
         return
     try:
-        found = random_search_when_free(design, bounds, runs, seed, explore.RANDOM_WORK)
+        found = random_search_when_free(
+            design, bounds, runs, seed, explore.search_work(strategy), strategy
+        )
     except DesignError as error:
         st.error(explore.cannot_search(escape_markdown(str(error))))
         return
     if found is None:
         return
     _random_summary(found)
-    _counterexamples(design, bounds, found.verdicts, kind="Random")
+    _counterexamples(design, bounds, found.verdicts, kind=explore.found_kind(strategy))

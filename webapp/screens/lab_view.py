@@ -31,6 +31,7 @@ from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
 from webapp.screens.scheduler_link import step_it_yourself
+from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
 from webapp.show.views import opening_step
 
@@ -269,7 +270,8 @@ def _model_links(report: LabReport, key: str) -> None:
     left, right = st.columns(2)
     with left:
         step_it_yourself(trace, opening_step([trace]))
-    right.download_button(
+    offer_download(
+        right,
         lab_words.DOWNLOAD_MODEL_TRACE,
         trace_to_json(trace),
         file_name=f"model-trace-{report.history.scenario}-{report.history.settings.receiver}.json",
@@ -311,7 +313,8 @@ def _show(report: LabReport, key: str) -> None:
     st.plotly_chart(history_figure(report, "The real history"), key=f"{key}-history")
     with st.expander(lab_words.event_by_event(len(report.line.events))):
         st.code("\n".join(report.narrated()), language=None)
-    st.download_button(
+    offer_download(
+        None,
         lab_words.DOWNLOAD_HISTORY,
         history_to_json(report.history),
         file_name=f"lab-{report.history.scenario}-{s.receiver}.json",
@@ -364,7 +367,8 @@ def render_lab() -> None:
         getattr(st, kind)(text)
     partial: History | None = st.session_state.get(PARTIAL)
     if partial is not None:
-        st.download_button(
+        offer_download(
+            None,
             lab_words.DOWNLOAD_PARTIAL,
             history_to_json(partial),
             file_name=f"lab-{partial.scenario}-{partial.settings.receiver}-partial.json",

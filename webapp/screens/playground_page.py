@@ -18,6 +18,7 @@ from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
 from webapp.screens.uploads import read_trace_upload
 from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
+from webapp.show.downloads import offer_download
 from webapp.show.links import file_name, full_link, whole_number
 from webapp.show.playground import (
     AT_PARAM,
@@ -391,19 +392,19 @@ def _board() -> None:
     st.markdown(playground.SHARE)
     shared = run.link_params() | ({AT_PARAM: str(at)} if at < len(run.actions) else {})
     st.code(full_link(page_url(), PAGE_PATH, shared), language=None, wrap_lines=True)
-    st.download_button(
+    offer_download(
+        None,
         playground.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(run.design, "run", "json"),
         mime="application/json",
         key="playground-download",
-        icon=":material/download:",
     )
-    st.download_button(
+    offer_download(
+        None,
         playground.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(run.design, "run", "itf.json"),
         mime="application/json",
         key="playground-download-itf",
-        icon=":material/download:",
     )

@@ -24,6 +24,7 @@ from webapp.jobs.shared_results import ResultKey
 from webapp.screens import url_state
 from webapp.screens.cache import replay_cached, when_free
 from webapp.screens.player import show_traces
+from webapp.show.downloads import offer_download
 from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
 from webapp.show.verdicts import property_rows
@@ -255,7 +256,8 @@ def render_stack_page() -> None:
         f"{advise_command(chosen, bounds)}\n{check_command(advice.design, bounds)}",
         language="bash",
     )
-    st.download_button(
+    offer_download(
+        None,
         words.REVIEW_NOTE,
         review_note(advice),
         file_name=f"design-review-{chosen.token.id}-{chosen.resource.id}.md",
