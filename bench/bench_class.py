@@ -61,7 +61,9 @@ answer); every round, no error and no answer lost.
 Server figures per round, from /proc: CPU seconds of every process of the server (each
 Streamlit process with the proof jobs it started, the proxy, the database with its
 connections) per interaction, and their memory (peak resident memory of each Streamlit
-process and of the proxy, resident memory of the database's processes at the end). The
+process and of the proxy, resident memory of the database's processes at the end). With
+one student alone on the server, the server's CPU is also read around each interaction, and
+the table gives its mean per interaction (a Next's CPU, a scheduler click's). The
 machine's load average is printed too: the two cores are shared, and other work on them
 shows up as latency. `--profile FILE` samples a Streamlit process with py-spy during the
 class round with think times (when py-spy is installed) and prints where it spends its time;
@@ -74,6 +76,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
@@ -165,6 +168,9 @@ class Sample:
     seconds: float | None
     errors: tuple[str, ...]
     script_runs: int
+    server_cpu: float | None = None
+    """CPU seconds every process of the server spent meanwhile (measured when one student
+    is alone on the server, where they are this interaction's)."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,8 @@ class Student:
     cookies: dict[str, str] = field(default_factory=dict)
     given: list[class_session.GivenAnswer] = field(default_factory=list)
     joined: int = 0
+    server_cpu: Callable[[], float] | None = None
+    """The server's CPU seconds so far, read around each interaction (one student alone)."""
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -224,6 +232,7 @@ class Student:
 
     async def record(self, interaction: str, request: Awaitable[Run], check: Check) -> Run:
         """Make one timed request, record its time and its errors (and the check's)."""
+        cpu_before = self.server_cpu() if self.server_cpu is not None else None
         try:
             run = await request
         except SessionBroken as error:
@@ -233,7 +242,10 @@ class Student:
         errors = list(run.errors)
         if (problem := check(run)) is not None:
             errors.append(problem)
-        self.samples.append(Sample(interaction, run.seconds, tuple(errors), run.script_runs))
+        cpu = None
+        if self.server_cpu is not None and cpu_before is not None:
+            cpu = self.server_cpu() - cpu_before
+        self.samples.append(Sample(interaction, run.seconds, tuple(errors), run.script_runs, cpu))
         await self.think()
         return run
 
@@ -523,6 +535,13 @@ class Round:
         found = (s.seconds for s in self.samples if s.interaction == interaction)
         return [seconds for seconds in found if seconds is not None]
 
+    def cpu_ms(self, interaction: str) -> float | None:
+        """Mean server CPU of one interaction, in milliseconds (None: not measured). A mean,
+        not a median: the kernel counts CPU in 10 ms ticks, and only their mean is fair."""
+        found = [s.server_cpu for s in self.samples if s.interaction == interaction]
+        measured = [cpu for cpu in found if cpu is not None]
+        return 1000 * sum(measured) / len(measured) if measured else None
+
     @property
     def failed(self) -> list[Sample]:
         """Samples with at least one error."""
@@ -537,6 +556,11 @@ class Round:
 def server_cpu(server: Served) -> dict[str, float]:
     """CPU seconds so far of each role's processes (with their children)."""
     return {role: sum(tree_cpu_seconds(pid) for pid in pids) for role, pids in server.roles.items()}
+
+
+def total_cpu(server: Served) -> float:
+    """CPU seconds so far of every process of the server together."""
+    return sum(server_cpu(server).values())
 
 
 def server_memory(server: Served) -> dict[str, float]:
@@ -578,7 +602,8 @@ async def play_round(
     load = os.getloadavg()[0]
     cpu_before, client_before = server_cpu(server), time.process_time()
     started = time.perf_counter()
-    students = [Student(index, plan) for index in range(sessions)]
+    alone = functools.partial(total_cpu, server) if sessions == 1 else None
+    students = [Student(index, plan, server_cpu=alone) for index in range(sessions)]
     lesson = Lesson(server.url, class_id)
     await asyncio.gather(*(attend(student, lesson, flows) for student in students))
     wall = time.perf_counter() - started
@@ -625,16 +650,29 @@ def percentile(values: Sequence[float], fraction: float) -> float:
 
 
 def print_table(result: Round) -> None:
-    """Samples, p50, p95, max and errors per interaction."""
-    print(f"  {'interaction':<28}{'n':>6}{'p50 s':>9}{'p95 s':>9}{'max s':>9}{'errors':>8}")
+    """Samples, p50, p95, max and errors per interaction, and the median server CPU of each
+    when it was measured (one student alone)."""
+    with_cpu = any(s.server_cpu is not None for s in result.samples)
+    cpu_head = f"{'CPU ms':>9}" if with_cpu else ""
+    print(
+        f"  {'interaction':<28}{'n':>6}{'p50 s':>9}{'p95 s':>9}{'max s':>9}{'errors':>8}" + cpu_head
+    )
     for interaction in INTERACTIONS:
         times = result.seconds(interaction)
         errors = sum(1 for s in result.failed if s.interaction == interaction)
         if not times and not errors:
             continue
+        cpu = result.cpu_ms(interaction)
+        cpu_cell = (f"{cpu:>9.1f}" if cpu is not None else f"{'-':>9}") if with_cpu else ""
         print(
             f"  {interaction:<28}{len(times):>6}{percentile(times, 0.5):>9.3f}"
             f"{percentile(times, 0.95):>9.3f}{max(times, default=math.nan):>9.3f}{errors:>8}"
+            + cpu_cell
+        )
+    if with_cpu:
+        print(
+            "  CPU ms: the server's CPU per interaction (mean; every process of it, the "
+            "teacher's dashboard refreshes included)"
         )
 
 
