@@ -6,7 +6,8 @@ database they share (PostgreSQL, `fencing.class_postgres`; SQLite when there is 
 process), and HAProxy in front (`fencing.proxy`) on the address the students open. Then it
 watches them: a process that exits is started again on its port (after a pause that grows
 when it keeps exiting at once), one that stops answering its health check for
-`HUNG_SECONDS` is killed and started again, and so are the proxy and the database. Its
+`HUNG_SECONDS` is killed and started again (a busy process has as long as the proxy gives it
+to answer each check), and so are the proxy and the database. Its
 students are sent to the other processes meanwhile and find their answers there.
 
 Every child runs in a session of its own (Ctrl-C reaches only this program, which stops
@@ -336,7 +337,7 @@ class Hall:
         if now - process.checked < HEALTH_EVERY_SECONDS:
             return
         process.checked = now
-        if healthy("127.0.0.1", process.port):
+        if healthy("127.0.0.1", process.port, proxy.CHECK_TIMEOUT_SECONDS):
             process.unhealthy_since = None
             return
         if now - process.started < START_SECONDS:

@@ -9,7 +9,11 @@ asks of HAProxy, and why:
 - **websockets**: a page is one long-lived websocket; once upgraded it is a tunnel that may
   stay quiet for a long time (`timeout tunnel`);
 - **health checks**: each process's `/_stcore/health` is asked every second; two failures
-  mark it down, and its open websockets are cut so its students reconnect elsewhere;
+  mark it down, and its open websockets are cut so its students reconnect elsewhere. A
+  process that refuses the connection (it died) fails at once; one that accepts it has
+  `CHECK_TIMEOUT_SECONDS` to answer, because a process busy with a lecture hall's pages
+  answers late, and marking it down would cut every one of its students (HAProxy's default,
+  the check interval, made a loaded class server cut them all);
 - **failover**: a student whose process is down (killed, or restarting) is sent to another
   (`option redispatch`), where the page opens again from its link: in a class, the link holds
   the class and the student, and the answers are in the shared database. A request whose
@@ -41,6 +45,8 @@ FALL: Final = 2
 """Failed checks in a row that mark a process down."""
 RISE: Final = 2
 """Passed checks in a row that mark it up again."""
+CHECK_TIMEOUT_SECONDS: Final = 10
+"""How long a process that accepted a health check's connection has to answer it."""
 TUNNEL_TIMEOUT: Final = "2h"
 """How long an open websocket may stay quiet (a lecture's length)."""
 
@@ -92,6 +98,7 @@ defaults
     timeout client 60s
     timeout server 60s
     timeout tunnel {TUNNEL_TIMEOUT}
+    timeout check {CHECK_TIMEOUT_SECONDS}s
     timeout http-request 15s
     timeout queue 30s
     retries 3
