@@ -491,10 +491,18 @@ async def watch_dashboard(
 
 
 async def final_dashboard(url: str, class_id: str, key: str, timeout: float) -> dict[str, str]:
-    """The dashboard's figures, opened again after the round."""
-    tab = await StreamlitSession.open(url, timeout, {})
+    """The dashboard's figures, opened again after the round (none when it cannot be
+    opened: the report then says the dashboard counts `?` students)."""
+    try:
+        tab = await StreamlitSession.open(url, timeout, {})
+    except Exception as error:  # refused, timed out or a bad handshake
+        print(f"  the teacher's dashboard could not be opened again: {error}")
+        return {}
     try:
         return _metrics(await tab.open_page("class", f"class={class_id}&key={key}"))
+    except (SessionBroken, LookupError) as error:
+        print(f"  the teacher's dashboard could not be drawn again: {error}")
+        return {}
     finally:
         await close_quietly(tab)
 
