@@ -745,7 +745,10 @@ def print_targets(result: Round, targeted: Sequence[str], target: float | None) 
     if result.kept is not None:
         whole = result.kept.lost == 0 and result.kept.added == 0
         verdicts.append(whole)
-        print(f"  target no answer lost: {result.kept.lost}, {_met(whole)}")
+        print(
+            f"  target no answer lost and none added: {result.kept.lost} lost, "
+            f"{result.kept.added} added, {_met(whole)}"
+        )
     return all(verdicts)
 
 
