@@ -299,3 +299,22 @@ def test_the_environment_says_which_processes_share_results(
     os.chmod(shared, 0o777)
     with pytest.warns(CacheWarning, match="can be written by other users"):
         assert open_shared_results({SHARED_ENV: str(shared)}).folder is None
+
+
+def test_a_random_and_a_hypothesis_search_of_one_design_are_kept_apart() -> None:
+    """The pages' searches by random runs are kept under their strategy too: the same design,
+    bounds, runs and seed searched at random and with Hypothesis are two results."""
+    from fencing.strategies import HYPOTHESIS, RANDOM
+    from model.design import REFERENCE_BOUNDS
+    from model.presets import PRESETS
+    from webapp.screens.cache import random_search_when_free
+
+    design = PRESETS["lease-only"].design
+    found = {
+        strategy: random_search_when_free(design, REFERENCE_BOUNDS, 20, 1, "a search", strategy)
+        for strategy in (RANDOM, HYPOTHESIS, RANDOM)
+    }
+    assert {strategy: search.strategy for strategy, search in found.items() if search} == {
+        RANDOM: RANDOM,
+        HYPOTHESIS: HYPOTHESIS,
+    }
