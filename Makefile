@@ -15,16 +15,17 @@ $(STAMP): pyproject.toml
 
 PORT ?= 8501
 ADDRESS ?= 0.0.0.0
+WORKERS ?=
 
-SERVER_FLAGS := --server.headless true --browser.gatherUsageStats false --server.fileWatcherType none --runner.postScriptGC false
-
+# One server process on this machine only (the served settings are in fencing/hall.py).
 run: $(STAMP)
 	@echo "Starting the web app: it prints the address to open once it is up (Ctrl-C stops it)"
-	$(BIN)/streamlit run webapp/app.py --server.address localhost --server.port $(PORT) $(SERVER_FLAGS)
+	$(BIN)/python -m fencing.serve --address localhost --port $(PORT)
 
 # For a class on a network: listen on every interface (ADDRESS=…, PORT=… to change).
-serve-class: $(STAMP)
-	$(BIN)/streamlit run webapp/app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVER_FLAGS)
+# WORKERS=N: N server processes behind HAProxy, classes in PostgreSQL (docs/classes.md).
+serve-class: $(STAMP) $(if $(WORKERS),system-packages)
+	$(BIN)/python -m fencing.serve --address $(ADDRESS) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
 test: $(STAMP) system-packages lint typecheck pytest
 
@@ -34,7 +35,7 @@ check: $(STAMP) lint typecheck
 	$(BIN)/pytest -n auto -m "not slow and not browser" --ignore=tests/lab --ignore=tests/app --ignore=tests/browser
 
 # The Debian programs the real-part tests start (browser, spin, ZooKeeper, Redis, PostgreSQL,
-# libfaketime), installed when missing and the machine allows it.
+# libfaketime, HAProxy), installed when missing and the machine allows it.
 system-packages:
 	.ci/system-packages
 
@@ -58,10 +59,11 @@ bench: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python -m fencing.golden
 
-# Only the class benchmark: SESSIONS students at once against the real server (default 30).
+# Only the class benchmark: SESSIONS students against the real server (default 30);
+# WORKERS=N serves them with N processes behind the proxy, as `make serve-class WORKERS=N`.
 SESSIONS ?= 30
-bench-class: $(STAMP)
-	$(BIN)/python bench/bench_class.py --sessions $(SESSIONS)
+bench-class: $(STAMP) $(if $(WORKERS),system-packages)
+	$(BIN)/python bench/bench_class.py --sessions $(SESSIONS) $(if $(WORKERS),--workers $(WORKERS))
 
 # Mutation testing of the model and the prover (long: not part of `make test`).
 # MUTANTS narrows it to some modules, e.g. MUTANTS='model.rules.* model.terms.*'.

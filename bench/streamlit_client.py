@@ -15,8 +15,11 @@ and `script_finished` when it is done. `FINISHED_EARLY_FOR_RERUN` ends one run o
 Widgets are found in the element deltas of the previous run: every widget's proto carries
 an `id` of the form `$$ID-<hash>-<key>`, so its `key` reads off its end. A button click is a
 rerun with that button's `WidgetState(id=…, trigger_value=True)`; another widget's change
-is a rerun with its new value (a dataframe selection is a JSON `string_value`). Like the
-browser, the client sends only what changed: the server keeps every other widget's value.
+is a rerun with its new value (a dataframe selection is a JSON `string_value`). A widget drawn
+inside a fragment (`st.fragment`) came in deltas carrying the fragment's id, and, as the
+browser does, its change asks for a rerun of that fragment only (`ClientState.fragment_id`).
+Like the browser, the client sends only what changed: the server keeps every other widget's
+value.
 Also like the browser, it keeps the large element messages the server marks `cacheable`,
 sends their hashes with each rerun, and resolves the `ref_hash` messages the server sends
 instead of repeating them.
@@ -64,10 +67,12 @@ class Widget:
     label: str
     disabled: bool
     form_id: str
+    fragment_id: str = ""
 
 
-def widget_of(element: Element) -> Widget | None:
-    """The widget an element is, or None for elements that are not widgets."""
+def widget_of(element: Element, fragment_id: str = "") -> Widget | None:
+    """The widget an element is (drawn in the fragment `fragment_id`, if any), or None for
+    elements that are not widgets."""
     kind = element.WhichOneof("type")
     if kind is None:
         return None
@@ -84,6 +89,7 @@ def widget_of(element: Element) -> Widget | None:
         label=str(proto.label) if "label" in fields else "",
         disabled=bool(proto.disabled) if "disabled" in fields else False,
         form_id=str(proto.form_id) if "form_id" in fields else "",
+        fragment_id=fragment_id,
     )
 
 
@@ -96,11 +102,14 @@ class Run:
     errors: tuple[str, ...]
     query_string: str
     script_runs: int
+    fragments: tuple[str, ...] = ()
+    """The fragment each element was drawn in ('' outside any), when known."""
 
     @property
     def widgets(self) -> tuple[Widget, ...]:
         """Every widget the run drew, in drawing order."""
-        found = (widget_of(element) for element in self.elements)
+        fragments = self.fragments or ("",) * len(self.elements)
+        found = (widget_of(e, f) for e, f in zip(self.elements, fragments, strict=True))
         return tuple(w for w in found if w is not None)
 
     def widget(self, key: str, kind: str | None = None) -> Widget:
@@ -130,8 +139,16 @@ class StreamlitSession:
     cache: dict[str, ForwardMsg] = field(default_factory=dict)
 
     @classmethod
-    async def open(cls, base_url: str, timeout: float) -> StreamlitSession:
-        """Connect a new session to a server such as `ws://127.0.0.1:8501`."""
+    async def open(
+        cls, base_url: str, timeout: float, cookies: dict[str, str] | None = None
+    ) -> StreamlitSession:
+        """Connect a new session to a server such as `ws://127.0.0.1:8501`.
+
+        `cookies` is the browser's cookie jar for that server: its cookies are sent with the
+        handshake, as a browser sends them, and those the answer sets are kept in it (a
+        proxy's sticky-session cookie, say)."""
+        jar = {} if cookies is None else cookies
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else None
         connection = await connect(
             base_url + STREAM_PATH,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
@@ -139,7 +156,13 @@ class StreamlitSession:
             open_timeout=timeout,
             close_timeout=CLOSE_TIMEOUT_S,
             proxy=None,
+            additional_headers=headers,
         )
+        if connection.response is not None:
+            for line in connection.response.headers.get_all("Set-Cookie"):
+                name, _, value = line.split(";", 1)[0].strip().partition("=")
+                if name:
+                    jar[name] = value
         return cls(connection=connection, timeout=timeout)
 
     async def close(self) -> None:
@@ -158,13 +181,31 @@ class StreamlitSession:
         return await self._rerun(state)
 
     async def click(self, widget: Widget) -> Run:
-        """Press a button: a rerun with its trigger set."""
-        return await self.change(WidgetState(id=widget.id, trigger_value=True))
+        """Press a button: a rerun with its trigger set (of its fragment, if it is in one)."""
+        return await self.change(
+            WidgetState(id=widget.id, trigger_value=True), fragment_id=widget.fragment_id
+        )
 
-    async def change(self, *states: WidgetState) -> Run:
-        """A rerun of the current page with these widget values changed."""
-        state = ClientState(query_string=self.query_string, page_script_hash=self.page_hash)
+    async def change(self, *states: WidgetState, fragment_id: str = "") -> Run:
+        """A rerun of the current page (or only of the fragment `fragment_id`) with these
+        widget values changed."""
+        state = ClientState(
+            query_string=self.query_string,
+            page_script_hash=self.page_hash,
+            fragment_id=fragment_id,
+        )
         state.widget_states.widgets.extend(states)
+        return await self._rerun(state)
+
+    async def rerun_fragment(self, fragment_id: str) -> Run:
+        """The timed rerun of one fragment that the browser asks for by itself
+        (`st.fragment(run_every=…)`), as a live dashboard refreshes."""
+        state = ClientState(
+            query_string=self.query_string,
+            page_script_hash=self.page_hash,
+            fragment_id=fragment_id,
+            is_auto_rerun=True,
+        )
         return await self._rerun(state)
 
     async def _rerun(self, state: ClientState) -> Run:
@@ -174,6 +215,7 @@ class StreamlitSession:
         started = time.perf_counter()
         await self.connection.send(request.SerializeToString())
         elements: list[Element] = []
+        fragments: list[str] = []
         errors: list[str] = []
         script_runs = 0
         deadline = started + self.timeout
@@ -183,6 +225,7 @@ class StreamlitSession:
             if kind == "new_session":
                 script_runs += 1
                 elements.clear()
+                fragments.clear()
                 self.page_hash = message.new_session.page_script_hash
             elif kind == "navigation":
                 self._learn_pages(message)
@@ -197,6 +240,7 @@ class StreamlitSession:
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
                 element = message.delta.new_element
                 elements.append(element)
+                fragments.append(message.delta.fragment_id)
                 if element.WhichOneof("type") == "exception":
                     errors.append(_exception_text(element.exception))
             elif kind == "script_finished" and _ends_request(message.script_finished):
@@ -207,6 +251,7 @@ class StreamlitSession:
             errors=tuple(errors),
             query_string=self.query_string,
             script_runs=script_runs,
+            fragments=tuple(fragments),
         )
 
     async def _receive(self, deadline: float) -> ForwardMsg:

@@ -1,4 +1,4 @@
-"""Classes: a teacher's set, the students who joined, and every answer, kept in SQLite.
+"""Classes: a teacher's set, the students who joined, and every answer, kept in a database.
 
 A class is created with a secret key (only its hash is stored; it is compared in constant
 time) and a set's TOML text, so every student works on exactly the teacher's set. Students
@@ -6,13 +6,11 @@ join without an account: each gets a random token that their link carries, and t
 answers are written as they give them, so a reload or a later visit restores them. Every
 read and write names its class, so one class never sees another's rows.
 
-The database is one SQLite file in WAL mode (readers never wait for the writer) in a
-private folder the app creates (0700; a folder another user can write is refused). A small
-pool of connections is shared by the server's threads, each connection used by one thread
-at a time, with a busy timeout; every write is one `BEGIN IMMEDIATE`
-transaction that checks the limits inside it, so concurrent answers are never lost and
-limits are never crossed. Classes expire; expired ones are deleted with their rows.
-Nothing here imports Streamlit.
+The database is SQLite in a private folder for a server that is one process, or PostgreSQL
+when the server is several processes behind a proxy (`classroom.class_database`: one schema,
+one small interface). Every write is one transaction that checks the limits inside it while
+no other write runs, so concurrent answers are never lost and limits are never crossed.
+Classes expire; expired ones are deleted with their rows. Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
@@ -25,83 +23,53 @@ import json
 import os
 import re
 import secrets
-import sqlite3
-import stat
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-FOLDER_ENV: Final = "FENCING_LAB_CLASSES"
-"""Environment variable naming the folder of the class database."""
+from classroom.class_database import (
+    DATABASE_ENV,
+    FOLDER_ENV,
+    ClassError,
+    Connection,
+    Database,
+    SqliteDatabase,
+    database_from,
+    describe_conninfo,
+    prepare_folder,
+)
+
+__all__ = ["DATABASE_ENV", "FOLDER_ENV", "ClassError", "prepare_folder"]
+
 HOURS_ENV: Final = "FENCING_LAB_CLASS_HOURS"
 """Environment variable: how many hours a class lasts (whole number, 1 to `MAX_HOURS`)."""
 DEFAULT_HOURS: Final = 24
 MAX_HOURS: Final = 7 * 24
-DATABASE_NAME: Final = "classes.sqlite3"
 
 MAX_CLASSES: Final = 50
 """Most classes alive at once on one server."""
-MAX_STUDENTS: Final = 100
-"""Most students in one class."""
+MAX_STUDENTS: Final = 300
+"""Most students in one class (a full lecture hall)."""
 MAX_ANSWERS_PER_STUDENT: Final = 500
 """Most answers one student may give in one class."""
-MAX_ANSWERS_PER_CLASS: Final = 20_000
-"""Most answers kept for one class (with `MAX_CLASSES`, the database stays under a few
-hundred megabytes whatever the students do)."""
+MAX_ANSWERS_PER_CLASS: Final = 30_000
+"""Most answers kept for one class (100 for each student of a full hall). With
+`MAX_CLASSES` and the lengths below, the answers of a server stay under 2 GB whatever the
+students do; a lecture's are a few megabytes."""
 MAX_TITLE_CHARS: Final = 120
 MAX_NICKNAME_CHARS: Final = 40
 MAX_ANSWER_CHARS: Final = 300
 MAX_MESSAGE_CHARS: Final = 800
 MAX_EXERCISE_ID_CHARS: Final = 40
 MAX_SET_TEXT_BYTES: Final = 100_000
-MAX_CONNECTIONS: Final = 8
-"""Most database connections open at once (a thread waits for a free one)."""
-BUSY_TIMEOUT_SECONDS: Final = 10.0
-"""How long a write waits for another thread's transaction before it gives up."""
 
 TOKEN_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 """What a class id, key or student token from a link must look like to be looked up."""
-
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS classes (
-    id TEXT PRIMARY KEY,
-    key_hash TEXT NOT NULL,
-    title TEXT NOT NULL,
-    set_name TEXT NOT NULL,
-    set_text TEXT NOT NULL,
-    created REAL NOT NULL,
-    expires REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS students (
-    token TEXT PRIMARY KEY,
-    class_id TEXT NOT NULL REFERENCES classes(id) ON DELETE CASCADE,
-    nickname TEXT NOT NULL,
-    joined REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS students_of_class ON students(class_id);
-CREATE TABLE IF NOT EXISTS answers (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    class_id TEXT NOT NULL REFERENCES classes(id) ON DELETE CASCADE,
-    token TEXT NOT NULL REFERENCES students(token) ON DELETE CASCADE,
-    exercise_id TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    props TEXT,
-    correct INTEGER NOT NULL,
-    message TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS answers_of_student ON answers(class_id, token);
-"""
-
-
-class ClassError(ValueError):
-    """Something a teacher or student asked that cannot be done, in one sentence."""
 
 
 @dataclass(frozen=True)
@@ -177,24 +145,11 @@ def classes_folder(environ: Mapping[str, str] = os.environ) -> Path:
     return base / "fencing-lab" / "classes"
 
 
-def prepare_folder(folder: Path) -> Path:
-    """Create the folder private (0700) if it is missing; refuse one that is not a folder of
-    this user, or that other users can write (someone else could swap the database)."""
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.lstat()
-    except OSError as error:
-        raise ClassError(f"the class folder {folder} cannot be created: {error.strerror}") from None
-    if not stat.S_ISDIR(info.st_mode):
-        raise ClassError(f"the class folder {folder} is not a folder (or is a link)")
-    if info.st_uid != os.getuid():
-        raise ClassError(f"the class folder {folder} belongs to another user")
-    if info.st_mode & 0o022:
-        raise ClassError(
-            f"the class folder {folder} can be written by other users: make it private "
-            f"(chmod 700 {folder})"
-        )
-    return folder
+def storage_place(environ: Mapping[str, str] = os.environ) -> str:
+    """Where the environment says answers are kept, in words, without opening anything: the
+    PostgreSQL database (never its password), or the SQLite file's folder."""
+    conninfo = environ.get(DATABASE_ENV, "").strip()
+    return describe_conninfo(conninfo) if conninfo else str(classes_folder(environ))
 
 
 def new_token(nbytes: int) -> str:
@@ -220,96 +175,34 @@ def _clean(text: str, limit: int) -> str:
 
 
 class ClassStore:
-    """The classes of one database file; safe to share between threads."""
+    """The classes of one database; safe to share between threads (and, on PostgreSQL,
+    between the processes of one server)."""
 
     def __init__(
         self,
-        folder: Path,
+        database: Database | Path,
         hours: float = DEFAULT_HOURS,
         now: Callable[[], float] = time.time,
     ) -> None:
-        self.path = prepare_folder(folder) / DATABASE_NAME
+        self.database = database if not isinstance(database, Path) else SqliteDatabase(database)
         self.hours = hours
         self._now = now
-        self._lock = threading.Lock()
-        self._idle: list[sqlite3.Connection] = []
-        self._opened: list[sqlite3.Connection] = []
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self._writing = threading.Lock()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        os.close(fd)
-        with self._connected() as db:
-            db.executescript(SCHEMA)
-
-    # ----- connections ------------------------------------------------------------------
-
-    def _open(self) -> sqlite3.Connection:
-        """A new connection: WAL mode, busy timeout, foreign keys on, autocommit between
-        explicit transactions."""
-        connection = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
-        )
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        connection.execute("PRAGMA foreign_keys=ON")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        with self._lock:
-            self._opened.append(connection)
-        return connection
-
-    @contextmanager
-    def _connected(self) -> Iterator[sqlite3.Connection]:
-        """A connection of the pool for this thread alone until the block ends."""
-        self._slots.acquire()
-        try:
-            with self._lock:
-                connection = self._idle.pop() if self._idle else None
-            if connection is None:
-                connection = self._open()
-            try:
-                yield connection
-            finally:
-                with self._lock:
-                    self._idle.append(connection)
-        finally:
-            self._slots.release()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken at once (`BEGIN IMMEDIATE`), committed or undone.
-
-        The server's own writers queue on a lock (SQLite's busy handler would make them
-        sleep and retry); the busy timeout is left for another process on the same file."""
-        with self._writing, self._connected() as connection:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                yield connection
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
 
     def _one(self, sql: str, values: tuple[object, ...]) -> Any:
         """The first row of a read (None when there is none)."""
-        with self._connected() as db:
-            return db.execute(sql, values).fetchone()
+        return self.database.read(lambda db: db.execute(sql, values).fetchone())
 
     def _all(self, sql: str, values: tuple[object, ...]) -> list[Any]:
         """Every row of a read."""
-        with self._connected() as db:
-            return db.execute(sql, values).fetchall()
+        return self.database.read(lambda db: db.execute(sql, values).fetchall())
 
-    def journal_mode(self) -> str:
-        """The database's journal mode (`wal`)."""
-        return str(self._one("PRAGMA journal_mode", ())[0])
+    def place(self) -> str:
+        """Where the answers are kept, in words (a folder, or a PostgreSQL database)."""
+        return self.database.place()
 
     def close(self) -> None:
         """Close every connection (for tests and benches)."""
-        with self._lock:
-            for connection in self._opened:
-                connection.close()
-            self._opened.clear()
-            self._idle.clear()
+        self.database.close()
 
     # ----- teachers ---------------------------------------------------------------------
 
@@ -322,7 +215,8 @@ class ClassStore:
         now = self._now()
         key = new_token(24)
         info = ClassInfo(new_token(9), title, set_name, set_text, now, now + self.hours * 3600)
-        with self._write() as db:
+
+        def insert(db: Connection) -> None:
             db.execute("DELETE FROM classes WHERE expires <= ?", (now,))
             (alive,) = db.execute("SELECT COUNT(*) FROM classes").fetchone()
             if alive >= MAX_CLASSES:
@@ -333,6 +227,8 @@ class ClassStore:
                 "INSERT INTO classes VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (info.id, key_hash(key), title, set_name, set_text, now, info.expires),
             )
+
+        self.database.write(insert)
         return NewClass(info, key)
 
     def view(self, class_id: str, key: str) -> ClassView:
@@ -370,16 +266,23 @@ class ClassStore:
         """A new student of a class, with an optional nickname."""
         self.get(class_id)
         member = Member(new_token(12), class_id, _clean(nickname, MAX_NICKNAME_CHARS), self._now())
-        with self._write() as db:
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,)
+
+        def insert(db: Connection) -> None:
+            alive, count = db.execute(
+                "SELECT (SELECT COUNT(*) FROM classes WHERE id = ?), "
+                "(SELECT COUNT(*) FROM students WHERE class_id = ?)",
+                (class_id, class_id),
             ).fetchone()
+            if not alive:
+                raise ClassError("there is no such class (it may have expired and been deleted)")
             if count >= MAX_STUDENTS:
                 raise ClassError(f"this class is full ({MAX_STUDENTS} students)")
             db.execute(
                 "INSERT INTO students VALUES (?, ?, ?, ?)",
                 (member.token, class_id, member.nickname, member.joined),
             )
+
+        self.database.write(insert)
         return member
 
     def member(self, class_id: str, token: str) -> Member | None:
@@ -414,24 +317,20 @@ class ClassStore:
             _clean(message, MAX_MESSAGE_CHARS),
             self._now(),
         )
-        with self._write() as db:
-            if (
-                db.execute(
-                    "SELECT 1 FROM students WHERE token = ? AND class_id = ?", (token, class_id)
-                ).fetchone()
-                is None
-            ):
-                raise ClassError("this student is not in this class: join from the class link")
-            (in_class,) = db.execute(
-                "SELECT COUNT(*) FROM answers WHERE class_id = ?", (class_id,)
+
+        def insert(db: Connection) -> None:
+            member, in_class, count = db.execute(
+                "SELECT (SELECT COUNT(*) FROM students WHERE token = ? AND class_id = ?), "
+                "(SELECT COUNT(*) FROM answers WHERE class_id = ?), "
+                "(SELECT COUNT(*) FROM answers WHERE class_id = ? AND token = ?)",
+                (token, class_id, class_id, class_id, token),
             ).fetchone()
+            if not member:
+                raise ClassError("this student is not in this class: join from the class link")
             if in_class >= MAX_ANSWERS_PER_CLASS:
                 raise ClassError(
                     f"this class has {MAX_ANSWERS_PER_CLASS:,} answers, the most that are kept"
                 )
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM answers WHERE class_id = ? AND token = ?", (class_id, token)
-            ).fetchone()
             if count >= MAX_ANSWERS_PER_STUDENT:
                 raise ClassError(
                     f"you have given {MAX_ANSWERS_PER_STUDENT} answers in this class, the most "
@@ -451,6 +350,8 @@ class ClassStore:
                     kept.at,
                 ),
             )
+
+        self.database.write(insert)
         return kept
 
     def answers_of(self, class_id: str, token: str) -> tuple[Answer, ...]:
@@ -471,8 +372,10 @@ class ClassStore:
 
     def purge(self) -> int:
         """Delete expired classes with their students and answers; how many were deleted."""
-        with self._write() as db:
-            return db.execute("DELETE FROM classes WHERE expires <= ?", (self._now(),)).rowcount
+        now = self._now()
+        return self.database.write(
+            lambda db: db.execute("DELETE FROM classes WHERE expires <= ?", (now,)).rowcount
+        )
 
 
 def _props(text: str | None) -> tuple[str, ...] | None:
@@ -604,18 +507,21 @@ class SoloProgress:
             return self._answers.get((token, set_key), ())
 
 
-_STORES: dict[Path, ClassStore] = {}
+_STORES: dict[tuple[str, str], ClassStore] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def shared_store() -> ClassStore:
-    """The server's class store for the folder the environment names, opened once per folder
-    (ClassError when the folder cannot be used)."""
-    folder = classes_folder()
+def shared_store(environ: Mapping[str, str] = os.environ) -> ClassStore:
+    """The server's class store, opened once per database the environment names: the
+    PostgreSQL database of `FENCING_LAB_CLASS_DATABASE`, else the SQLite file in the class
+    folder (ClassError when it cannot be used)."""
+    conninfo = environ.get(DATABASE_ENV, "").strip()
+    folder = classes_folder(environ)
+    where = ("postgres", conninfo) if conninfo else ("sqlite", str(folder))
     with _STORES_LOCK:
-        if folder not in _STORES:
-            _STORES[folder] = ClassStore(folder, hours=class_hours())
-        return _STORES[folder]
+        if where not in _STORES:
+            _STORES[where] = ClassStore(database_from(environ, folder), hours=class_hours(environ))
+        return _STORES[where]
 
 
 SOLO: Final = SoloProgress()

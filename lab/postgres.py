@@ -171,13 +171,17 @@ class Cluster:
         return (self.directory / PASSWORD_FILE).read_text().strip()
 
     @staticmethod
-    def create() -> Cluster:
-        """Run initdb into a new temporary folder (raises `PostgresMissing` or `LabError`)."""
+    def create(folder: Path | None = None) -> Cluster:
+        """Run initdb into a new temporary folder, or into `folder` (made here, private, and
+        kept: for data that outlives the program); raises `PostgresMissing` or `LabError`."""
         require()
         binaries, user = bin_dir(), run_as()
         assert binaries is not None
-        sweep_abandoned()
-        directory = make_directory("postgres")
+        if folder is None:
+            sweep_abandoned()
+            directory = make_directory("postgres")
+        else:
+            directory = _new_folder(folder)
         try:
             password = secrets.token_urlsafe(24)
             secret = directory / PASSWORD_FILE
@@ -219,6 +223,11 @@ class Cluster:
         return Cluster(directory, user)
 
     @staticmethod
+    def exists_at(directory: Path) -> bool:
+        """Whether initdb made a cluster in `directory`."""
+        return (directory / DATA / "PG_VERSION").is_file()
+
+    @staticmethod
     def at(directory: Path) -> Cluster:
         """The cluster initdb made in `directory` (by this lab, earlier)."""
         return Cluster(directory, run_as())
@@ -228,6 +237,18 @@ class Cluster:
         segment a killed server left."""
         release_segments_under(self.directory)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _new_folder(folder: Path) -> Path:
+    """A new private folder for a cluster that is kept (refused when it exists already)."""
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        raise LabError(f"{folder} exists already: a cluster is made in a new folder") from None
+    except OSError as error:
+        raise LabError(f"{folder} cannot be made: {error.strerror}") from None
+    return folder
 
 
 def connect_args(port: int, password: str, database: str = DATABASE) -> dict[str, Any]:
@@ -244,10 +265,14 @@ def connect_args(port: int, password: str, database: str = DATABASE) -> dict[str
 
 
 class PostgresServer:
-    """One `postgres` process on a cluster: started, waited for, stopped or killed."""
+    """One `postgres` process on a cluster: started, waited for, stopped or killed.
 
-    def __init__(self, cluster: Cluster) -> None:
+    `port` asks for a port (0: a free one each start); `settings` are added to `SETTINGS`."""
+
+    def __init__(self, cluster: Cluster, port: int = 0, settings: tuple[str, ...] = ()) -> None:
         self.cluster = cluster
+        self.wanted_port = port
+        self.settings = settings
         self.port = 0
         self.start_seconds = 0.0
         self.child: Child | None = None
@@ -294,10 +319,10 @@ class PostgresServer:
 
     def _start_once(self, binaries: Path) -> None:
         """One attempt: a free port, the process, its first answer."""
-        self.port = free_port()
+        self.port = self.wanted_port or free_port()
         argv = [str(binaries / "postgres"), "-D", str(self.cluster.data), "-p", str(self.port)]
         argv += ["-c", f"unix_socket_directories={self.cluster.directory}"]
-        for setting in SETTINGS:
+        for setting in (*SETTINGS, *self.settings):
             argv += ["-c", setting]
         with open(self.cluster.log, "a") as log:
             os.chown(self.cluster.log, *self.cluster.user)

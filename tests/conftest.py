@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-REAL_TIME: tuple[str, ...] = ("lab/", "browser/test_live_lab_browser.py")
-"""Tests of runs on real services judged by real time (leases, pauses, revocations): they
+REAL_TIME: tuple[str, ...] = (
+    "lab/",
+    "browser/test_live_lab_browser.py",
+    "test_class_hall.py",
+    "test_proxy_checks.py",
+)
+"""Tests of real services judged by real time (leases, pauses, revocations, the proxy's
+health checks): they
 run one at a time after the rest (`make test`), never beside a test that takes a core."""
 
 _STATUS: list[int] = []

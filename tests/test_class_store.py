@@ -1,19 +1,31 @@
-"""The class store: create, join, answer and restore; limits, expiry, the teacher's key,
-isolation between classes, concurrent answers; the dashboard's figures and CSV."""
+"""The class store on both of its databases (SQLite, and a real PostgreSQL started here on
+loopback): create, join, answer and restore; limits, expiry, the teacher's key, isolation
+between classes, concurrent answers from one server and from two (two stores on one
+database, as two server processes); a database restart; the dashboard's figures and CSV."""
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from classroom import class_store
+from classroom.class_database import (
+    DATABASE_ENV,
+    Connection,
+    PostgresDatabase,
+    SqliteDatabase,
+    describe_conninfo,
+    postgres_sql,
+    schema_statements,
+)
 from classroom.class_store import (
     ClassError,
     ClassStore,
@@ -24,10 +36,15 @@ from classroom.class_store import (
     common_wrong_answers,
     exercise_counts,
     prediction_spread,
+    shared_store,
+    storage_place,
 )
+from lab.postgres import Cluster, PostgresServer, missing
 from model.properties import PROPERTY_NAMES
 
 SET_TEXT = 'title = "Mini"\n'
+ENGINES = ("sqlite", "postgres")
+_NUMBERS = itertools.count()
 
 
 class Clock:
@@ -40,22 +57,81 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL on a fresh cluster, for this module (skipped when not installed)."""
+    if missing():
+        pytest.skip(missing())
+    cluster = Cluster.create()
+    server = PostgresServer(cluster)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        cluster.remove()
+
+
+def conninfo_of(server: PostgresServer, database: str) -> str:
+    """The connection string of one database on the server."""
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(**{**server.connect_args(), "dbname": database})
+
+
+def new_database(server: PostgresServer) -> str:
+    """A new empty database on the server; its connection string."""
+    import psycopg
+
+    name = f"classes_{os.getpid()}_{next(_NUMBERS)}"
+    with psycopg.connect(**server.connect_args(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    return conninfo_of(server, name)
+
+
+Opener = Callable[..., ClassStore]
+"""Opens a store on the test's one database: `opener(hours=…, now=…)`, as often as asked
+(each call is another server process, or the same server after a restart)."""
+
+
+@pytest.fixture(params=ENGINES)
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """A way to open stores on one fresh database of each engine."""
+    opened: list[ClassStore] = []
+    if request.param == "postgres":
+        conninfo = new_database(request.getfixturevalue("postgres"))
+
+        def database() -> PostgresDatabase | SqliteDatabase:
+            return PostgresDatabase(conninfo)
+    else:
+
+        def database() -> PostgresDatabase | SqliteDatabase:
+            return SqliteDatabase(tmp_path / "classes")
+
+    def open_store(**options: object) -> ClassStore:
+        store = ClassStore(database(), **options)  # type: ignore[arg-type]
+        opened.append(store)
+        return store
+
+    yield open_store
+    for store in opened:
+        store.close()
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[ClassStore]:
-    opened = ClassStore(tmp_path / "classes")
-    yield opened
-    opened.close()
+def store(opener: Opener) -> ClassStore:
+    """A store on a fresh database, of each engine."""
+    return opener()
 
 
-def test_a_class_is_created_joined_answered_and_restored(tmp_path: Path) -> None:
-    folder = tmp_path / "data" / "classes"
-    first = ClassStore(folder)
+def test_a_class_is_created_joined_answered_and_restored(opener: Opener) -> None:
+    first = opener()
     made = first.create("Tuesday", "default.toml", SET_TEXT)
     ada = first.join(made.info.id, "Ada")
     first.answer(made.info.id, ada.token, "p1", "P1, P4", False, "Not quite", ["P1", "P4"])
     first.answer(made.info.id, ada.token, "p1", "P4, P5", True, "Right")
     first.close()
-    again = ClassStore(folder)  # a reload, or the server restarted
+    again = opener()  # a reload, or the server restarted
     assert again.get(made.info.id).set_text == SET_TEXT
     assert again.member(made.info.id, ada.token) == ada
     answers = again.answers_of(made.info.id, ada.token)
@@ -63,8 +139,14 @@ def test_a_class_is_created_joined_answered_and_restored(tmp_path: Path) -> None
         ("P1, P4", False, ("P1", "P4")),
         ("P4, P5", True, None),
     ]
-    assert again.journal_mode() == "wal"
-    again.close()
+
+
+def test_sqlite_keeps_its_file_in_wal_mode(tmp_path: Path) -> None:
+    database = SqliteDatabase(tmp_path / "data" / "classes")
+    ClassStore(database).create("x", "s", SET_TEXT)
+    assert database.journal_mode() == "wal"
+    assert database.place() == str(tmp_path / "data" / "classes")
+    database.close()
 
 
 def test_the_folder_is_private_and_the_key_is_not_stored(tmp_path: Path) -> None:
@@ -154,9 +236,9 @@ def test_limits_of_classes_students_answers_and_text(
         store.answer(made.info.id, second.token, "e", "a", False, "m")
 
 
-def test_a_class_expires_and_is_deleted(tmp_path: Path) -> None:
+def test_a_class_expires_and_is_deleted(opener: Opener) -> None:
     clock = Clock()
-    store = ClassStore(tmp_path / "c", hours=2, now=clock)
+    store = opener(hours=2, now=clock)
     made = store.create("x", "s", SET_TEXT)
     ada = store.join(made.info.id)
     clock.now += 2 * 3600 - 1
@@ -174,7 +256,6 @@ def test_a_class_expires_and_is_deleted(tmp_path: Path) -> None:
     with pytest.raises(ClassError, match="no such class"):
         store.get(made.info.id)
     assert store.answers_of(made.info.id, ada.token) == ()
-    store.close()
 
 
 def test_links_that_are_not_tokens_are_refused_before_any_lookup(store: ClassStore) -> None:
@@ -244,3 +325,146 @@ def test_solo_progress_is_bounded_and_per_set() -> None:
     assert solo.of("one", "set-a") == (answer,) and solo.of("two", "set-a") == ()
     solo.add("two", "set-a", answer)
     assert solo.of("one", "set-a") == ()  # the oldest is forgotten
+
+
+# ----- two server processes on one database, and the PostgreSQL engine itself -----------------
+
+
+def test_two_servers_on_one_database_see_each_other_and_keep_the_limits(
+    opener: Opener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two stores on one database, as two server processes behind the proxy: students joining
+    and answering at once through both never cross a limit, every answer is kept, and the
+    teacher's dashboard served by one sees the students of the other."""
+    monkeypatch.setattr(class_store, "MAX_STUDENTS", 12)
+    first, second = opener(), opener()
+    made = first.create("lecture", "s", SET_TEXT)
+    start = threading.Barrier(20)
+    joined: list[str] = []
+    refused: list[str] = []
+    errors: list[BaseException] = []
+
+    def student(number: int) -> None:
+        server = (first, second)[number % 2]
+        try:
+            start.wait()
+            try:
+                member = server.join(made.info.id, f"s{number}")
+            except ClassError as error:
+                refused.append(str(error))
+                return
+            joined.append(member.token)
+            for n in range(10):
+                server.answer(made.info.id, member.token, f"e{n % 3}", f"{number}-{n}", True, "m")
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=student, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    assert len(joined) == 12 and len(refused) == 8
+    assert all("full (12 students)" in reason for reason in refused)
+    for server in (first, second):
+        view = server.view(made.info.id, made.key)
+        assert {m.token for m in view.members} == set(joined)
+        assert len(view.answers) == 12 * 10
+    for token in joined:
+        answers = [a.answer for a in second.answers_of(made.info.id, token)]
+        number = answers[0].split("-")[0]
+        assert answers == [f"{number}-{n}" for n in range(10)]
+
+
+def _columns_sqlite(tmp_path: Path) -> dict[str, list[tuple[str, bool]]]:
+    """Every table's columns (name, whether NULL is refused) in a new SQLite database."""
+    database = SqliteDatabase(tmp_path / "schema")
+
+    def columns(db: Connection, table: str) -> list[tuple[str, bool]]:
+        rows = db.execute(f"PRAGMA table_info({table})").fetchall()
+        return [(name, bool(notnull) or bool(primary)) for _, name, _, notnull, _, primary in rows]
+
+    try:
+        return {
+            table: database.read(lambda db, t=table: columns(db, t))  # type: ignore[misc]
+            for table in ("classes", "students", "answers")
+        }
+    finally:
+        database.close()
+
+
+def test_both_engines_make_the_same_tables(postgres: PostgresServer, tmp_path: Path) -> None:
+    """One schema: the same tables and columns, in the same order, NULL refused in the same
+    places, on SQLite and on PostgreSQL."""
+    import psycopg
+
+    database = PostgresDatabase(new_database(postgres))
+    database.close()
+    found: dict[str, list[tuple[str, bool]]] = {}
+    with psycopg.connect(database.conninfo) as db:
+        for table in ("classes", "students", "answers"):
+            rows = db.execute(
+                "SELECT column_name, is_nullable FROM information_schema.columns "
+                "WHERE table_name = %s ORDER BY ordinal_position",
+                (table,),
+            ).fetchall()
+            found[table] = [(name, nullable == "NO") for name, nullable in rows]
+    assert found == _columns_sqlite(tmp_path)
+    assert found["answers"][0] == ("id", True) and ("props", False) in found["answers"]
+    assert [s.split("(")[0] for s in schema_statements("SQLite")] == [
+        s.split("(")[0] for s in schema_statements("PostgreSQL")
+    ]
+
+
+def test_a_class_survives_a_database_restart(postgres: PostgresServer) -> None:
+    """PostgreSQL stopped and started again (same port): the class and its answers are
+    there, and the store's pooled connections, broken by the restart, are replaced."""
+    store = ClassStore(PostgresDatabase(new_database(postgres)))
+    made = store.create("restart", "s", SET_TEXT)
+    ada = store.join(made.info.id, "Ada")
+    store.answer(made.info.id, ada.token, "e", "before", True, "m")
+    cluster, port = postgres.cluster, postgres.port
+    postgres.stop()
+    postgres.wanted_port = port
+    postgres.start()
+    assert postgres.port == port
+    store.answer(made.info.id, ada.token, "e", "after", False, "m")
+    assert [a.answer for a in store.view(made.info.id, made.key).answers] == ["before", "after"]
+    assert Cluster.exists_at(cluster.directory)
+    store.close()
+
+
+def test_an_unreachable_database_is_one_sentence_without_the_password(
+    postgres: PostgresServer,
+) -> None:
+    conninfo = conninfo_of(postgres, "postgres").replace(
+        f"port={postgres.port}", f"port={postgres.port + 1 if postgres.port < 65535 else 1}"
+    )
+    assert postgres.cluster.password() in conninfo
+    with pytest.raises(ClassError, match="the class database cannot be reached") as raised:
+        PostgresDatabase(conninfo)
+    message = str(raised.value)
+    assert postgres.cluster.password() not in message and "\n" not in message
+    assert describe_conninfo(conninfo).startswith("the PostgreSQL database postgres on 127.0.0.1")
+
+
+def test_the_environment_chooses_postgres_for_several_processes(
+    postgres: PostgresServer, tmp_path: Path
+) -> None:
+    conninfo = new_database(postgres)
+    on_postgres = shared_store({DATABASE_ENV: conninfo, "FENCING_LAB_CLASSES": str(tmp_path)})
+    assert on_postgres.database.engine == "PostgreSQL"
+    assert postgres.cluster.password() not in on_postgres.place()
+    assert shared_store({DATABASE_ENV: conninfo}) is on_postgres
+    alone = shared_store({"FENCING_LAB_CLASSES": str(tmp_path / "c")})
+    assert alone.database.engine == "SQLite" and alone.place() == str(tmp_path / "c")
+    assert storage_place({"FENCING_LAB_CLASSES": str(tmp_path / "c")}) == str(tmp_path / "c")
+    assert storage_place({DATABASE_ENV: conninfo}) == on_postgres.place()
+    assert not (tmp_path / "classes.sqlite3").exists()
+
+
+def test_placeholders_are_translated_for_postgres() -> None:
+    assert postgres_sql("SELECT 1 FROM t WHERE a = ? AND b = ?") == (
+        "SELECT 1 FROM t WHERE a = %s AND b = %s"
+    )

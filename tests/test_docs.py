@@ -428,3 +428,23 @@ def test_every_markdown_file_cited_in_prose_is_in_the_repository() -> None:
     assert "model.md" in cited
     for name, path in cited.items():
         assert name in present, f"{path} cites {name}, which is not in this repository"
+
+
+def test_the_class_limits_in_the_docs_are_the_ones_the_store_enforces() -> None:
+    """docs/classes.md states each class limit as the store's constant says it."""
+    from classroom import class_store
+    from fencing import hall, proxy
+
+    text = " ".join((ROOT / "docs" / "classes.md").read_text().split())
+    for sentence in (
+        f"{class_store.MAX_CLASSES} classes at once",
+        f"{class_store.MAX_STUDENTS} students per class",
+        f"{class_store.MAX_ANSWERS_PER_STUDENT} answers per student",
+        f"{class_store.MAX_ANSWERS_PER_CLASS:,} answers per class",
+        f"nicknames up to {class_store.MAX_NICKNAME_CHARS} characters",
+        f"class names up to {class_store.MAX_TITLE_CHARS}",
+        f"answers up to {class_store.MAX_ANSWER_CHARS}",
+        f"has {proxy.CHECK_TIMEOUT_SECONDS} seconds to answer each check",
+        f"answered its health check for {hall.HUNG_SECONDS:.0f} seconds",
+    ):
+        assert sentence in text, sentence

@@ -116,3 +116,61 @@ def test_the_class_target_listens_on_the_network() -> None:
         assert answers(address, port)
         if shutil.which("ss"):
             assert bound_addresses(port) == ["0.0.0.0"]
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, as the kernel lists them."""
+    children: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            children.append(int(entry.name))
+    return children
+
+
+def test_the_run_target_is_one_process_without_a_proxy() -> None:
+    """`make run` serves from the one process it starts (no proxy, no other server)."""
+    if shutil.which("make") is None:
+        pytest.skip("this machine has no make to read the run target with")
+    port = free_port()
+    planned = subprocess.run(
+        ["make", "-n", "--no-print-directory", "run", f"PORT={port}", "STAMP="],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    words = planned[-1].split()
+    assert words[0].endswith("/python") and "--workers" not in words, planned[-1]
+    process = subprocess.Popen(
+        [sys.executable, *words[1:]],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not healthy(f"http://127.0.0.1:{port}"):
+            assert process.poll() is None, "the server stopped"
+            assert time.monotonic() < deadline, "the server did not become healthy"
+            time.sleep(0.3)
+        assert children_of(process.pid) == []
+        if shutil.which("ss"):
+            listed = subprocess.run(
+                ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True, check=True
+            ).stdout
+            assert f"pid={process.pid}," in listed, listed
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

@@ -17,3 +17,11 @@ def waiting_sentence(seconds_left: float) -> str:
         "Waiting for a free slot while other visitors' work runs "
         f"(at most {seconds_left:.0f} s more)…"
     )
+
+
+def sharing_sentence(seconds_waited: float) -> str:
+    """The note a visitor sees while another visitor's request computes the same result."""
+    return (
+        "Another visitor asked for the same result a moment ago: it is being computed once "
+        f"for everyone, and shown here when it is ready ({seconds_waited:.0f} s so far)…"
+    )

@@ -40,13 +40,13 @@ SET_NOT_CHECKED_YET: Final = (
 )
 
 
-def class_terms(hours: int, most_students: int, most_answers: int, folder: str) -> str:
-    """How long a class lasts, how many students and answers it keeps, and where (`folder`
-    as the page escaped it)."""
+def class_terms(hours: int, most_students: int, most_answers: int, place: str) -> str:
+    """How long a class lasts, how many students and answers it keeps, and where (`place`:
+    a folder or a database, as the page escaped it)."""
     return (
         f"A class lasts **{hours} hours**; then it and every answer in it are deleted. Up to "
         f"{most_students} students can join, each with up to {most_answers} answers "
-        f"kept. Answers are kept in {folder} on this server."
+        f"kept. Answers are kept on this server, in {place}."
     )
 
 

@@ -6,6 +6,12 @@ background thread, itself under the heavy-work limit, and the results are kept b
 SHA-256 of the file's bytes. A visit reads the files (bounded, cheap), finds each result,
 or learns that the set is being checked; a changed file has another hash and is checked
 again, an unchanged one never.
+
+The server's checker also keeps each set that passed, and the verdicts of its exercises'
+designs, in the shared results (`webapp.jobs.shared_results`): when the server is several
+processes, one checks a set while the others wait for its result, and grading in any of
+them finds the verdicts. A set that did not pass is checked again by each process (its
+problems may come from a budget the machine's load ran out).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from classroom.data import ExerciseSet, ExerciseSetError
+from classroom.grading import known_verdicts
 from classroom.sets import (
     DEFAULT_SET,
     FOLDER_ENV,
@@ -26,6 +33,7 @@ from classroom.sets import (
     folder_files,
     read_bounded,
 )
+from webapp.jobs.shared_results import ResultKey, SharedResults, shared_results, verdicts_key
 from webapp.jobs.slots import held_slot
 
 Checked = ExerciseSet | ExerciseSetError
@@ -53,11 +61,17 @@ class SetChecker:
     """Set files checked once per content by one background thread, under the heavy-work limit.
 
     `lookup` never runs a check: it returns the result, or None after queueing the bytes.
-    `runs` counts the checks made, so a test can see that a content is checked once.
+    `runs` counts the checks made, so a test can see that a content is checked once. With
+    `results`, checks are shared with the server's other processes.
     """
 
-    def __init__(self, check: Callable[[bytes, str], Checked] = check_set_bytes) -> None:
+    def __init__(
+        self,
+        check: Callable[[bytes, str], Checked] = check_set_bytes,
+        results: Callable[[], SharedResults] | None = None,
+    ) -> None:
         self._check = check
+        self._results = results
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._done: dict[str, Checked] = {}
@@ -136,6 +150,22 @@ class SetChecker:
                 self._changed.notify_all()
 
     def _checked(self, data: bytes, source: str) -> Checked:
+        """One check: kept by another process of the server, or made here."""
+        if self._results is None:
+            return self._checked_here(data, source)
+        results = self._results()
+        found = results.computed_once(
+            ResultKey("set check", (digest_of(data),)),
+            lambda: self._checked_here(data, source),
+            keep=_passed,
+            wait=BACKGROUND_WAIT,
+            remember=False,
+        )
+        if isinstance(found, ExerciseSet):
+            _share_verdicts(results, found)
+        return found
+
+    def _checked_here(self, data: bytes, source: str) -> Checked:
         """One check, made when a heavy-work slot is free (the visitors' work comes first)."""
         while True:
             with held_slot(wait=BACKGROUND_WAIT) as admitted:
@@ -144,7 +174,22 @@ class SetChecker:
                     return self._check(data, source)
 
 
-CHECKER = SetChecker()
+def _passed(found: Checked) -> bool:
+    """Whether a check's outcome is kept for the other processes: a set that passed."""
+    return isinstance(found, ExerciseSet)
+
+
+def _share_verdicts(results: SharedResults, exercise_set: ExerciseSet) -> None:
+    """Keep the verdicts this process knows of the set's exercises for the other processes
+    (under the key the grading looks for), so grading an answer never explores them again."""
+    for exercise in exercise_set.exercises:
+        found = known_verdicts(exercise.design, exercise.bounds)
+        key = verdicts_key(exercise.design, exercise.bounds)
+        if found is not None and results.get(key, remember=False) is None:
+            results.put(key, found, remember=False)
+
+
+CHECKER = SetChecker(results=shared_results)
 """The process's checker: every visitor's page finds the same results."""
 _WARMED = threading.Event()
 

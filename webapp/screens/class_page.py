@@ -25,14 +25,14 @@ from classroom.class_store import (
     ClassView,
     answers_csv,
     class_hours,
-    classes_folder,
     common_wrong_answers,
     exercise_counts,
     prediction_spread,
     shared_store,
+    storage_place,
 )
 from classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from classroom.grading import Verdicts, known_verdicts, verdicts
+from classroom.grading import Verdicts
 from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
 from model.design import Bounds, Design
 from model.properties import BY_NAME, PROPERTY_NAMES
@@ -40,8 +40,8 @@ from webapp.content import classroom, common
 from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
+from webapp.screens.cache import verdicts_when_free
 from webapp.screens.downloads import offer_download
-from webapp.screens.limits import heavy_work
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"
@@ -125,8 +125,8 @@ def _create() -> None:
     """The form that makes a class, then opens its dashboard (the teacher's link)."""
     st.subheader(classroom.CREATE_TITLE)
     hours = class_hours()
-    folder = escape_markdown(str(classes_folder()))
-    st.markdown(classroom.class_terms(hours, MAX_STUDENTS, MAX_ANSWERS_PER_STUDENT, folder))
+    place = escape_markdown(storage_place())
+    st.markdown(classroom.class_terms(hours, MAX_STUDENTS, MAX_ANSWERS_PER_STUDENT, place))
     title = st.text_input(classroom.CLASS_NAME, max_chars=MAX_TITLE_CHARS, key="class-title")
     choices = _set_choices()
     choice = st.selectbox("Exercise set", list(choices), key="class-set")
@@ -183,14 +183,8 @@ def spread_figure(spread: dict[str, tuple[int, int]], truth: Verdicts | None) ->
 
 def _truth(design: Design, bounds: Bounds) -> Verdicts | None:
     """The model's verdicts on the design (known, or explored under the heavy-work limit)."""
-    known = known_verdicts(design, bounds)
-    if known is not None:
-        return known
-    with heavy_work(classroom.CHECKING_EXERCISE, wait=limits.WAIT_SECONDS) as admitted:
-        if not admitted:
-            return None
-        found = verdicts(design, bounds)
-    return found if found.complete else None
+    found = verdicts_when_free(design, bounds, classroom.CHECKING_EXERCISE)
+    return found if found is not None and found.complete else None
 
 
 def _exercise_detail(view: ClassView, exercise: Exercise) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import streamlit as st
 
 from fencing.command_line import check_command
@@ -12,8 +13,9 @@ from model.design import REFERENCE_BOUNDS, Bounds, Design
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import common, compare
+from webapp.jobs.shared_results import ResultKey
 from webapp.screens import url_state
-from webapp.screens.cache import explore_cached, replay_cached
+from webapp.screens.cache import explore_cached, replay_cached, shared
 from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import design_widgets
 from webapp.show.links import LinkError, decode_design, encode_design, matching_preset
@@ -28,10 +30,38 @@ VERDICT_PX = 46
 verdicts fit a phone's 390 px; the longest names are cut, and shown whole on hover."""
 
 
-@st.cache_data(show_spinner="Exploring every preset…")
 def matrix_cached(bounds: Bounds) -> Matrix:
-    """The verdict matrix at the given bounds, computed once."""
-    return verdict_matrix(bounds)
+    """The verdict matrix at the given bounds, computed once for every visitor."""
+
+    def compute() -> Matrix:
+        with st.spinner("Exploring every preset…"):
+            return verdict_matrix(bounds)
+
+    return shared(ResultKey("matrix", (bounds,)), compute)
+
+
+_MATRIX_TABLES: dict[int, tuple[Matrix, pa.Table]] = {}
+"""The matrix's rows as the table shows them, per matrix object (one per bounds, shared by
+every visitor): built once, where a list of dicts would go through pandas on every run."""
+
+
+def matrix_table(matrix: Matrix) -> pa.Table:
+    """The presets x properties table of a matrix: design, one verdict cell per property,
+    what the design mirrors."""
+    found = _MATRIX_TABLES.get(id(matrix))
+    if found is not None and found[0] is matrix:
+        return found[1]
+    rows = []
+    for row in matrix.rows:
+        cells = {"design": row.preset.name}
+        cells.update({name: compact_cell(row.exploration, name) for name in PROPERTY_NAMES})
+        cells["mirrors"] = plain_text(row.preset.mirrors)
+        rows.append(cells)
+    table = pa.Table.from_pylist(rows)
+    if len(_MATRIX_TABLES) > 8:
+        _MATRIX_TABLES.clear()
+    _MATRIX_TABLES[id(matrix)] = (matrix, table)
+    return table
 
 
 def matrix_cells(matrix: Matrix) -> list[str]:
@@ -92,16 +122,11 @@ def _matrix_section() -> None:
     reruns only this part of the page)."""
     st.header(compare.MATRIX_TITLE)
     matrix = matrix_cached(REFERENCE_BOUNDS)
-    rows = []
-    for row in matrix.rows:
-        cells = {"design": row.preset.name}
-        cells.update({name: compact_cell(row.exploration, name) for name in PROPERTY_NAMES})
-        cells["mirrors"] = plain_text(row.preset.mirrors)
-        rows.append(cells)
+    table = matrix_table(matrix)
     st.dataframe(
-        rows,
+        table,
         hide_index=True,
-        height=35 * (len(rows) + 1) + 3,
+        height=35 * (table.num_rows + 1) + 3,
         column_config={
             "design": st.column_config.TextColumn("design", width=DESIGN_PX, pinned=True),
             **{

@@ -44,7 +44,6 @@ from classroom.grading import (
     known_verdicts,
     lost_properties,
     offered_values,
-    verdicts,
 )
 from classroom.progress import (
     Attempt,
@@ -65,7 +64,7 @@ from webapp.content import exercises as words
 from webapp.jobs import set_checks
 from webapp.jobs.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.screens import limits, url_state
-from webapp.screens.cache import replay_cached
+from webapp.screens.cache import replay_cached, verdicts_when_free
 from webapp.screens.downloads import offer_download
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
@@ -106,16 +105,10 @@ BEING_CHECKED = " (being checked)"
 
 
 def graded_verdicts(design: Design, bounds: Any) -> Verdicts | None:
-    """The explorer's verdicts for grading: known ones at once, new ones under the heavy-work
-    limit within the grading budget; None (the busy message shown) when no slot is free."""
-    known = known_verdicts(design, bounds)
-    if known is not None:
-        return known
-    with heavy_work(words.CHECKING_ANSWER, wait=limits.WAIT_SECONDS) as admitted:
-        if not admitted:
-            return None
-        with st.spinner(words.CHECKING_DESIGN):
-            return verdicts(design, bounds)
+    """The explorer's verdicts for grading: known ones at once (in this process or kept by
+    another), new ones under the heavy-work limit within the grading budget; None (the busy
+    message shown) when no slot is free."""
+    return verdicts_when_free(design, bounds, words.CHECKING_ANSWER, words.CHECKING_DESIGN)
 
 
 def default_set() -> Checked | None:

@@ -32,12 +32,11 @@ from webapp.screens.cache import (
     WEB_MAX_RUNS,
     WEB_MAX_SECONDS,
     WEB_MAX_STATES,
-    explore_cached,
-    random_search_cached,
+    explore_when_free,
+    random_search_when_free,
     replay_cached,
 )
 from webapp.screens.downloads import offer_download
-from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
 from webapp.screens.player import show_traces
 from webapp.show.design_form import (
@@ -371,14 +370,13 @@ def render_explore() -> None:
         return
     exploration = None
     if url_state.get("run") == "1":
-        with heavy_work(explore.EXPLORATION_WORK) as admitted:
-            if not admitted:
-                return
-            try:
-                exploration = explore_cached(design, bounds, max_states=budget)
-            except DesignError as error:
-                st.error(explore.cannot_explore(escape_markdown(str(error))))
-                return
+        try:
+            exploration = explore_when_free(design, bounds, budget, explore.EXPLORATION_WORK)
+        except DesignError as error:
+            st.error(explore.cannot_explore(escape_markdown(str(error))))
+            return
+        if exploration is None:
+            return
     if preset:
         verdicts = exploration.verdicts if exploration else None
         lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, verdicts)
@@ -412,13 +410,14 @@ def _random_results(design: Design, bounds: Bounds, runs: int, seed: int, strate
     found."""
     if url_state.get("run") != "1":
         return
-    with heavy_work(explore.search_work(strategy)) as admitted:
-        if not admitted:
-            return
-        try:
-            found = random_search_cached(design, bounds, runs, seed, strategy)
-        except DesignError as error:
-            st.error(explore.cannot_search(escape_markdown(str(error))))
-            return
+    try:
+        found = random_search_when_free(
+            design, bounds, runs, seed, explore.search_work(strategy), strategy
+        )
+    except DesignError as error:
+        st.error(explore.cannot_search(escape_markdown(str(error))))
+        return
+    if found is None:
+        return
     _random_summary(found)
     _counterexamples(design, bounds, found.verdicts, kind=explore.found_kind(strategy))

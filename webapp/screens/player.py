@@ -19,10 +19,12 @@ from functools import lru_cache
 from typing import Final
 
 import plotly.graph_objects as go
+import pyarrow as pa
 import streamlit as st
 
 from model.formats.trace import Trace
 from webapp.content import player
+from webapp.draw.settled import settled
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state
 from webapp.screens.scheduler_link import step_it_yourself
@@ -43,12 +45,28 @@ PLOT_CONFIG: Final = {"displaylogo": False, "scrollZoom": False}
 
 @lru_cache(maxsize=512)
 def figure_at(trace: Trace, upto: int) -> go.Figure:
-    """The timeline of a run after `upto` steps, built once per run and step.
+    """The timeline of a run after `upto` steps, built once per run and step, settled.
 
-    Streamlit copies a figure before sending it and never changes it, so one object can be
-    shown to every visitor at that step: a class stepping through the same chapter shares it.
+    Streamlit never changes a figure it shows, so one object can be shown to every visitor
+    at that step: a class stepping through the same chapter shares it, and its dict form
+    (which plotly would otherwise copy deeply on every page run) is made once.
     """
-    return timeline_figure(trace, upto)
+    return settled(timeline_figure(trace, upto))
+
+
+@lru_cache(maxsize=512)
+def state_table_at(trace: Trace, upto: int) -> pa.Table:
+    """The state of every actor after `upto` steps as the table the page shows, built once
+    per run and step (an Arrow table is sent as it is; a dict would go through pandas on
+    every page run)."""
+    rows = actor_rows(trace, upto)
+    return pa.table(
+        {
+            "actor": [r.actor for r in rows],
+            "in words": [r.words for r in rows],
+            "the model's variables": [r.variables for r in rows],
+        }
+    )
 
 
 def current_step(param: str, count: int, start: int = 0) -> int:
@@ -183,8 +201,15 @@ def _move_button(
     )
 
 
-def show_narration(trace: Trace, position: int) -> None:
-    """The numbered sentences of the run, the current one highlighted, later ones greyed."""
+def show_narration(trace: Trace, position: int, heading: str = "") -> None:
+    """The numbered sentences of the run, the current one highlighted, later ones greyed
+    (under `heading`, in the same element: one message less per page run)."""
+    text = narration_markdown(trace, position)
+    st.markdown(f"{heading}\n\n{text}" if heading else text)
+
+
+def narration_markdown(trace: Trace, position: int) -> str:
+    """The run's sentences as the player shows them after `position` steps."""
     lines = []
     for line in narration(trace, position):
         glyph = GLYPHS.get(line.outcome, "")
@@ -197,18 +222,13 @@ def show_narration(trace: Trace, position: int) -> None:
             lines.append(f":gray[{text}]")
         else:
             lines.append(text)
-    st.markdown("\n\n".join(lines) if lines else player.NO_STEPS)
+    return "\n\n".join(lines) if lines else player.NO_STEPS
 
 
 def show_state_table(trace: Trace, position: int) -> None:
     """The state of every actor after `position` steps: in words, then the model's variables."""
-    rows = actor_rows(trace, position)
     st.table(
-        {
-            "actor": [r.actor for r in rows],
-            "in words": [r.words for r in rows],
-            "the model's variables": [r.variables for r in rows],
-        },
+        state_table_at(trace, position),
         border="horizontal",
         hide_index=True,
     )
@@ -275,15 +295,13 @@ def _one_run(trace: Trace, position: int, chart_key: str, stacked: bool) -> None
     st.plotly_chart(figure_at(trace, upto), width="stretch", key=chart_key, config=PLOT_CONFIG)
     step_it_yourself(trace, upto)
     if stacked:
-        st.markdown(player.WHAT_HAPPENS)
-        show_narration(trace, upto)
+        show_narration(trace, upto, heading=player.WHAT_HAPPENS)
         st.markdown(player.state_after(upto))
         show_state_table(trace, upto)
         return
     left, right = st.columns([1, 1])
     with left:
-        st.markdown(player.WHAT_HAPPENS)
-        show_narration(trace, upto)
+        show_narration(trace, upto, heading=player.WHAT_HAPPENS)
     with right:
         st.markdown(player.state_after(upto))
         show_state_table(trace, upto)

@@ -3,14 +3,13 @@ with the invariant, the counterexample to induction and BMC counterexamples for 
 want the precise form. The design, bounds and the run switch live in the link.
 
 z3 never runs in the server: each proof is a job in a process of its own (webapp.jobs.proving),
-under the heavy-work limit, ended at its deadline. Finished proofs are kept, so a link
-opened again shows its result without waiting for a slot.
+under the heavy-work limit, ended at its deadline. Finished proofs are kept for every
+visitor of the server (`webapp.screens.cache`), so a link opened again shows its result
+without waiting for a slot, and a class opening one link has it proved once.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Final
 
 import streamlit as st
@@ -29,8 +28,9 @@ from webapp.jobs.proving import (
     prove_isolated,
     start_fork_server,
 )
+from webapp.jobs.shared_results import ResultKey
 from webapp.screens import url_state
-from webapp.screens.limits import heavy_work
+from webapp.screens.cache import when_free
 from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import choose, show_command
 from webapp.show.proofs_view import METHOD_WORDS, ProofRow
@@ -38,29 +38,6 @@ from webapp.show.text import escape_markdown
 
 START_BOUNDS: Final = REFERENCE_BOUNDS
 """Where the page starts: the bounds of the presets' lessons, as on every other page."""
-KEPT_PROOFS: Final = 64
-"""How many finished proofs the server keeps (the most recently used)."""
-
-_FINISHED: OrderedDict[tuple[Design, Bounds], tuple[ProofRow, ...]] = OrderedDict()
-_FINISHED_LOCK = threading.Lock()
-
-
-def finished_rows(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
-    """A proof finished earlier for this design and bounds, if the server still keeps it."""
-    with _FINISHED_LOCK:
-        rows = _FINISHED.get((design, bounds))
-        if rows is not None:
-            _FINISHED.move_to_end((design, bounds))
-        return rows
-
-
-def _keep(design: Design, bounds: Bounds, rows: tuple[ProofRow, ...]) -> None:
-    """Keep a finished proof, forgetting the least recently used beyond `KEPT_PROOFS`."""
-    with _FINISHED_LOCK:
-        _FINISHED[(design, bounds)] = rows
-        _FINISHED.move_to_end((design, bounds))
-        while len(_FINISHED) > KEPT_PROOFS:
-            _FINISHED.popitem(last=False)
 
 
 def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[ProofRow, ...]]:
@@ -82,20 +59,18 @@ def _prove_with_progress(design: Design, bounds: Bounds) -> JobOutcome[tuple[Pro
 
 
 def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] | None:
-    """The proof's rows (kept, or proved now in a job); None after saying why there are none."""
-    rows = finished_rows(design, bounds)
-    if rows is not None:
-        return rows
-    with heavy_work("z3's proof") as admitted:
-        if not admitted:
-            return None
+    """The proof's rows (kept, or proved now in a job); None after saying why there are none.
+    Only a finished proof is kept: one that ran out of time or crashed is tried again."""
+
+    def prove() -> tuple[ProofRow, ...] | None:
         outcome = _prove_with_progress(design, bounds)
-    if outcome.value is None:
-        show = st.warning if outcome.ending is Ending.OUT_OF_TIME else st.error
-        show(escape_markdown(outcome.problem, limit=600))
-        return None
-    _keep(design, bounds, outcome.value)
-    return outcome.value
+        if outcome.value is None:
+            show = st.warning if outcome.ending is Ending.OUT_OF_TIME else st.error
+            show(escape_markdown(outcome.problem, limit=600))
+        return outcome.value
+
+    key = ResultKey("proof", (design, bounds, WEB_PROVE_STATES, WEB_PROVE_SECONDS))
+    return when_free(key, prove, "z3's proof")
 
 
 def _table(rows: tuple[ProofRow, ...]) -> None:

@@ -20,10 +20,10 @@ from model.design import REFERENCE_BOUNDS, Bounds, DesignError
 from model.formats.trace import Trace, TraceError, replay
 from model.properties import BY_NAME
 from webapp.content import stack as words
+from webapp.jobs.shared_results import ResultKey
 from webapp.screens import url_state
-from webapp.screens.cache import replay_cached
+from webapp.screens.cache import replay_cached, when_free
 from webapp.screens.downloads import offer_download
-from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
 from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
@@ -53,16 +53,17 @@ def stack_params(stack: Stack) -> dict[str, str]:
     return {"token": ids["token"], "resource": ids["resource"], "does": ",".join(ids["practices"])}
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _advice_of(token: str, resource: str, practices: tuple[str, ...], bounds: Bounds) -> Advice:
-    """The advice for a stack named by ids, computed once and shared by every visitor."""
-    return advise(Stack.of(token, resource, practices), bounds)
-
-
-def advice_cached(stack: Stack, bounds: Bounds) -> Advice:
-    """The advice for a stack (cached by its catalogue ids)."""
+def advice_when_free(stack: Stack, bounds: Bounds) -> Advice | None:
+    """The advice for a stack, computed once for every visitor (kept by its catalogue ids),
+    under a heavy-work slot when nobody has it yet (None: the server was busy, said so)."""
     ids = stack.ids()
-    return _advice_of(ids["token"], ids["resource"], tuple(ids["practices"]), bounds)
+    named = (ids["token"], ids["resource"], tuple(ids["practices"]))
+
+    def compute() -> Advice:
+        with st.spinner(words.CHECKING):
+            return advise(Stack.of(*named), bounds)
+
+    return when_free(ResultKey("advice", (*named, bounds)), compute, words.CHECKING_WORK)
 
 
 def fix_run(advice: Advice, fix: Fix, prop: str) -> Trace | None:
@@ -242,11 +243,9 @@ def render_stack_page() -> None:
         st.error(escape_markdown(str(error), 600))
         return
     bounds = REFERENCE_BOUNDS
-    with heavy_work(words.CHECKING_WORK) as admitted:
-        if not admitted:
-            return
-        with st.spinner(words.CHECKING):
-            advice = advice_cached(chosen, bounds)
+    advice = advice_when_free(chosen, bounds)
+    if advice is None:
+        return
     st.caption(words.checked_at(bounds))
     _show_verdicts(advice)
     if advice.violated:

@@ -9,7 +9,8 @@ import streamlit as st
 from model.design import REFERENCE_BOUNDS, Bounds, Design
 from webapp.content import state_space as words
 from webapp.draw.state_graph import depth_figure, graph_figure
-from webapp.screens.limits import heavy_work
+from webapp.jobs.shared_results import ResultKey
+from webapp.screens.cache import when_free
 from webapp.screens.preset_picker import choose, show_command
 from webapp.show.state_space import (
     GraphTooLarge,
@@ -26,10 +27,15 @@ SMALL_BOUNDS = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=1)
 """The page's starting bounds: the core's first reference figure (354 states lease-only)."""
 
 
-@st.cache_data(show_spinner=words.COUNTING, max_entries=64)
-def counts_cached(design: Design, bounds: Bounds) -> SpaceCounts:
-    """The explorer's counts, once per design and bounds (budgeted, so never unbounded)."""
-    return count_space(design, bounds)
+def counts_when_free(design: Design, bounds: Bounds) -> SpaceCounts | None:
+    """The explorer's counts, once per design and bounds for every visitor (budgeted, so
+    never unbounded), made under a heavy-work slot when nobody has them yet (None: busy)."""
+
+    def compute() -> SpaceCounts:
+        with st.spinner(words.COUNTING):
+            return count_space(design, bounds)
+
+    return when_free(ResultKey("space counts", (design, bounds)), compute, words.COUNT_WORK)
 
 
 @st.cache_resource(show_spinner=words.BUILDING, max_entries=16)
@@ -116,10 +122,9 @@ def render_state_space() -> None:
         return
     design, bounds, prop = choice.design, choice.bounds, choice.prop
     show_command(design, bounds)
-    with heavy_work(words.COUNT_WORK) as admitted:
-        if not admitted:
-            return
-        counts = counts_cached(design, bounds)
+    counts = counts_when_free(design, bounds)
+    if counts is None:
+        return
     _counts(counts)
     st.subheader("The graph")
     if not counts.drawable:
