@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,8 +197,10 @@ def in_service(hall: RunningHall, index: int) -> bool:
 
 
 def run_async(coroutine: Any) -> Any:
-    """Run one coroutine to its end."""
-    return asyncio.run(coroutine)
+    """Run one coroutine to its end, on a thread of its own: the test process may already
+    run an event loop on this one (Playwright's, kept by a browser test that ran before)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 async def _tabs(url: str, jar: dict[str, str], count: int) -> list[StreamlitSession]:
@@ -274,13 +277,18 @@ def test_a_student_of_a_killed_process_reconnects_with_their_answers(hall: Runni
         return False
 
     loop = asyncio.new_event_loop()
-    try:
-        open_tab = loop.run_until_complete(held_open())
-        os.kill(hall.pids[home], signal.SIGKILL)
-        assert loop.run_until_complete(broken(open_tab))  # the page lost its server
-        shown, answered, cookies = loop.run_until_complete(reconnect())
-    finally:
-        loop.close()
+    with ThreadPoolExecutor(max_workers=1) as thread:  # one loop, on a thread of its own
+
+        def run(coroutine: Any) -> Any:
+            return thread.submit(loop.run_until_complete, coroutine).result()
+
+        try:
+            open_tab = run(held_open())
+            os.kill(hall.pids[home], signal.SIGKILL)
+            assert run(broken(open_tab))  # the page lost its server
+            shown, answered, cookies = run(reconnect())
+        finally:
+            thread.submit(loop.close).result()
     assert cookies[proxy.COOKIE] == f"p{away}"  # sent to the other process
     alerts = " ".join(e.alert.body for e in shown.elements if e.WhichOneof("type") == "alert")
     assert "Not quite" in alerts  # the answer given on the killed process is there
