@@ -32,7 +32,7 @@ test: $(STAMP) system-packages lint typecheck pytest
 # The inner loop: lint, types, and the model's and checker's quick tests (no services, no
 # browser, nothing marked slow).
 check: $(STAMP) lint typecheck
-	$(BIN)/pytest -n auto -m "not slow and not browser" --ignore=tests/lab --ignore=tests/app --ignore=tests/browser
+	$(BIN)/pytest -n auto -m "not slow and not browser and not realtime" --ignore=tests/lab --ignore=tests/app --ignore=tests/browser
 
 # The Debian programs the real-part tests start (browser, spin, ZooKeeper, Redis, PostgreSQL,
 # libfaketime, HAProxy), installed when missing and the machine allows it.

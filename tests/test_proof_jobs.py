@@ -97,11 +97,16 @@ def test_a_proof_job_gives_the_same_rows_as_proving_in_process(name: str) -> Non
     assert again.value == outcome.value  # each job starts from the same fresh z3
 
 
-def test_a_job_does_not_run_the_parent_main_module() -> None:
+def test_a_job_does_not_run_the_parent_main_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In the server the main module is the page Streamlit ran last: a job must not run it."""
-    assert getattr(sys.modules["__main__"], "__file__", None)  # pytest's own script
+    page = tmp_path / "page.py"  # a main module that leaves a mark if it is run
+    page.write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules["__main__"], "__file__", str(page), raising=False)
     outcome = run_isolated(_main_module_file, (), deadline=10)
     assert outcome.ending is Ending.DONE and outcome.value is None
+    assert not (tmp_path / "ran").exists()
 
 
 def test_a_crash_in_the_job_is_one_sentence_naming_the_signal() -> None:
