@@ -89,7 +89,8 @@ class SeenSet:
         held = place < len(self.sorted)
         held[held] = self.sorted[place[held]] == unique[held]
         fresh = first[~held]
-        self.sorted = np.union1d(self.sorted, unique[~held])
+        # `unique` is sorted, so inserting at its insertion points keeps the array sorted.
+        self.sorted = np.insert(self.sorted, place[~held], unique[~held])
         self.count += len(fresh)
         return fresh
 

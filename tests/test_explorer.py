@@ -219,6 +219,8 @@ def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeyp
         new = ~np.isin(unique, everything)
         assert fresh.tolist() == np.sort(first[new]).tolist()
         everything = np.union1d(everything, batch)
+        if seen.sorted is not None:
+            assert seen.sorted.tolist() == everything.tolist()  # held sorted, each key once
     assert seen.count == everything.size
     assert (seen.sorted is None) is (sorted_up_to < 6 * 3_000)  # a batch went past it
 
