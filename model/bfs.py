@@ -41,6 +41,7 @@ from model.expanders import (
     Chunk,
     Level,
     LevelExpander,
+    NewStates,
     RulePlan,
     Settled,
     chunk_ranges,
@@ -49,6 +50,7 @@ from model.expanders import (
 )
 from model.keys import KeyCodec, Keys, concat
 from model.memory import release_free_memory
+from model.native_search import NativeLevels
 from model.properties import Property
 from model.rules import Action
 from model.search import Exploration, Progress, SearchOptions, Visitor
@@ -128,6 +130,7 @@ class BreadthFirstSearch:
         expander_for: Callable[[int], LevelExpander],
         seen: SeenStates,
         pool: Executor | None = None,
+        native_for: Callable[[int], NativeLevels | None] | None = None,
     ) -> None:
         self.system = system
         self.options = options
@@ -135,8 +138,9 @@ class BreadthFirstSearch:
         self.visitors = tuple(visitors)
         self.plans = plans
         self.expander_for = expander_for
-        self.seen = seen
+        self.seen: SeenStates | None = seen
         self.pool = pool
+        self.native_for = native_for
         self.codec = KeyCodec.of(system.layout)
         self.canonicalizer = Canonicalizer(system.layout) if options.symmetry else None
         self.start = options.start if options.start is not None else system.initial()
@@ -151,7 +155,8 @@ class BreadthFirstSearch:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
         self.started = time.perf_counter()
         first = self.codec.pack(self.start)
-        frontier = self._admit(Level(first, np.full(1, -1), np.zeros(1, np.int64)), 0)
+        start = self._deduplicate(Level(first, np.full(1, -1), np.zeros(1, np.int64)))
+        frontier = self._store(start, 0)
         level_sizes = [1]
         depth = 0
         while len(frontier):
@@ -159,15 +164,12 @@ class BreadthFirstSearch:
                 self.stopped_by = f"depth limit of {self.options.max_depth} reached"
                 break
             offset = self.states - len(frontier)
-            level = self._expand(frontier, offset, depth)
-            if level is None:
+            found = self._next_level(frontier, offset, depth)
+            if found is None:
                 break
             del frontier
-            frontier = self._admit(level, offset)
-            large = len(level.keys) >= self.tuning.trim_from
-            del level
-            if large:
-                release_free_memory()
+            frontier = self._store(found, offset)
+            del found
             if len(frontier):
                 depth += 1
                 level_sizes.append(len(frontier))
@@ -178,7 +180,7 @@ class BreadthFirstSearch:
                 visitor.on_level(progress)
             if self.stopped_by:
                 break
-        del self.seen
+        self.seen = None
         return Exploration(
             design=self.system.design,
             bounds=self.system.bounds,
@@ -203,9 +205,37 @@ class BreadthFirstSearch:
 
     # ----- expanding a level ------------------------------------------------------------
 
+    def _next_level(self, frontier: Keys, offset: int, depth: int) -> NewStates | None:
+        """The new states the level reaches (None if the time budget ran out): by the
+        native engine when it takes the level, else by an expander and the seen set."""
+        native = self.native_for(len(frontier)) if self.native_for is not None else None
+        if native is None:
+            level = self._expand(frontier, offset, depth)
+            if level is None:
+                return None
+            found = self._deduplicate(level)
+            large = len(level.keys) >= self.tuning.trim_from
+            del level
+            if large:
+                release_free_memory()
+            return found
+        if self.seen is not None:  # the engine takes over: it holds every key seen so far
+            native.hold(self.seen.keys())
+            self.seen = None
+        pool = self.pool if len(frontier) >= self.tuning.parallel_from else None
+        seconds = self.options.max_seconds - self._seconds()
+        expanded = native.expand(frontier, self.findings.settled(), seconds, pool)
+        if expanded is None or self._out_of_time():
+            self.stopped_by = f"time budget of {self.options.max_seconds:g} s reached"
+            return None
+        chunk, found = expanded
+        self._take_findings([chunk], offset, depth)
+        if chunk.transitions >= self.tuning.trim_from:
+            release_free_memory()
+        return found
+
     def _expand(self, frontier: Keys, offset: int, depth: int) -> Level | None:
         """The level's successors in the search's order (None if the time budget ran out)."""
-        before = set(self.findings.first_violation)
         expander = self.expander_for(len(frontier))
         chunks = expand_chunks(
             expander, frontier, self.findings.settled(), self.tuning, self.pool, self._out_of_time
@@ -213,6 +243,16 @@ class BreadthFirstSearch:
         if chunks is None or self._out_of_time():
             self.stopped_by = f"time budget of {self.options.max_seconds:g} s reached"
             return None
+        self._take_findings(chunks, offset, depth)
+        level = join_successors(chunks, self.plans, self.codec, self.links.action_type)
+        del chunks
+        if len(level.sources) >= self.tuning.trim_from:
+            release_free_memory()  # the chunks' buffers, before the seen set needs memory
+        return level
+
+    def _take_findings(self, chunks: list[Chunk], offset: int, depth: int) -> None:
+        """Count the chunks' transitions, note their findings, tell the visitors."""
+        before = set(self.findings.first_violation)
         for chunk in chunks:
             self.transitions += chunk.transitions
             self.findings.note(chunk, offset, depth)
@@ -223,11 +263,6 @@ class BreadthFirstSearch:
             if prop.name in self.findings.first_violation and prop.name not in before:
                 for visitor in self.visitors:
                     visitor.on_violation(prop.name, depth + 1)
-        level = join_successors(chunks, self.plans, self.codec, self.links.action_type)
-        del chunks
-        if len(level.sources) >= self.tuning.trim_from:
-            release_free_memory()  # the chunks' buffers, before the seen set needs memory
-        return level
 
     # ----- admitting new states ---------------------------------------------------------
 
@@ -241,9 +276,9 @@ class BreadthFirstSearch:
             parts.append(self.canonicalizer.keys(np.stack(columns, axis=1)))
         return concat(parts, self.codec)
 
-    def _admit(self, level: Level, offset: int) -> Keys:
-        """Keep the successors not seen before (first parent wins); return the new frontier,
-        sorted by key, cut at the state budget."""
+    def _deduplicate(self, level: Level) -> NewStates:
+        """The successors not seen before (first parent wins), sorted by key."""
+        assert self.seen is not None
         keys = level.keys
         if self.canonicalizer is not None and len(keys):
             keys = self._canonical(keys)
@@ -255,15 +290,19 @@ class BreadthFirstSearch:
             if not self.codec.wide
             else np.lexsort(tuple(unique[:, w] for w in range(self.codec.words - 1, -1, -1)))
         )
-        unique, first = unique[order], first[order]
+        first = first[order]
+        return NewStates(unique[order], level.sources[first], level.rule_ids[first])
+
+    def _store(self, found: NewStates, offset: int) -> Keys:
+        """Number the new states and link them to their parents; return the new frontier,
+        cut at the state budget."""
+        unique, parents, rule_ids = found.keys, found.sources, found.rule_ids
         room = self.options.max_states - self.states
         if len(unique) > room:
-            unique, first = unique[:room], first[:room]
+            unique, parents, rule_ids = unique[:room], parents[:room], rule_ids[:room]
             self.stopped_by = f"state budget of {self.options.max_states:,} states reached"
-        parents = level.sources[first]
-        self.links.add_level(
-            self.states, np.where(parents >= 0, parents + offset, -1), level.rule_ids[first]
-        )
+        numbers = np.where(parents >= 0, parents.astype(self.links.parent_type) + offset, -1)
+        self.links.add_level(self.states, numbers, rule_ids)
         self.states += len(unique)
         return unique
 

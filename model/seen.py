@@ -43,12 +43,17 @@ def first_occurrences(keys: Keys) -> tuple[Keys, np.ndarray]:
 
 
 class SeenStates(Protocol):
-    """The interface the search uses: first occurrences of unseen keys, and a count."""
+    """The interface the search uses: first occurrences of unseen keys, a count, and every
+    key held (for a search handing its keys to the native engine)."""
 
     count: int
 
     def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""
+        ...
+
+    def keys(self) -> Keys:
+        """Every key held, in no particular order."""
         ...
 
 
@@ -117,6 +122,16 @@ class SeenSet:
         """Memory held by the tables (or the sorted array)."""
         held = int(self.sorted.nbytes) if self.sorted is not None else 0
         return held + sum(int(table.nbytes) for table in self.tables)
+
+    def keys(self) -> Keys:
+        """Every key held, in no particular order (for a search changing engines)."""
+        if self.sorted is not None:
+            return self.sorted
+        held = [
+            table[table != EMPTY] if not self.codec.wide else table[table[:, 0] != EMPTY]
+            for table in self.tables
+        ]
+        return np.concatenate(held)
 
     def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""

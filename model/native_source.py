@@ -1,0 +1,528 @@
+"""The C text of the native level engine: a fixed runtime, then the design's rules as loops.
+
+The runtime holds what every design shares: the seen set (hash tables of key words split
+into `PARTS` tables by hash, linear probing, probes prefetched a few keys ahead), the
+buffers of a level's new states and a radix sort that puts them in key order. The rules
+come after it, written from the same symbolic evaluation as the numba loops
+(`model.kernels`): each guard, effect and property condition is the rules' own term,
+printed as C (the Promela text with C's conditional, `model.expression`). One function,
+`fl_expand`, runs every rule over a whole level in rule order, then row order (the search's
+order, `model.bfs`), so the first copy of a new key it stores is its first parent, and the
+first violation of a property it meets is the first one in that order.
+
+Keys are one word (`KeyCodec.wide` is False) and are added and compared as unsigned 64-bit
+numbers, whose wrap-around is defined in C (a column's weighted change may leave the range
+of a signed word before the sum comes back into it). A table holds the keys' hashes, which are
+never 0, so a slot of zeros is free and fresh memory needs no filling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from model.expression import Expr
+from model.keys import KeyCodec
+from model.layout import Vars
+from model.system import System
+
+PART_BITS: Final = 8
+"""The seen set is split into 2^PART_BITS tables by the top bits of a key's hash, so a table
+grows alone (never holding two copies of the whole set) and lanes fill disjoint tables."""
+MAX_LOAD_PERCENT: Final = 80
+"""A table grows once it is this full..."""
+GROWTH_PERCENT: Final = 125
+"""...to this size (or to the next huge page beyond it), so it stays 64% to 80% full."""
+LANES: Final = 2
+"""Threads that can fill the seen set at once, each its own range of tables."""
+
+RUNTIME: Final = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+
+typedef uint64_t u64;
+
+#define PARTS (1u << PART_BITS)
+#define FIRST_SLOTS 64
+#define HUGE_PAGE ((u64)2 << 20)
+#define RING 16
+#define DIGIT_BITS 11
+#define DIGITS (1u << DIGIT_BITS)
+#define CLOCK_EVERY 0xFFFF
+#define OUT_OF_TIME (-1)
+#define OUT_OF_MEMORY (-2)
+
+/* One table of the seen set: the hashes of its keys (0 is a free slot: no key hashes to
+   0). The hash is a bijection of the key, so holding it is holding the key. */
+typedef struct { u64 *slots; u64 size, count, limit, bytes; } Table;
+
+/* New states found by one lane, in the order found: key, row of the parent, rule. */
+typedef struct { u64 *keys; int32_t *rows; RULE *rules; int64_t count, room; } Found;
+
+typedef struct { Table tables[PARTS]; Found found[LANES]; } Search;
+
+/* A successor waiting for its probe while the slot it needs is fetched. */
+typedef struct { u64 key, hash; int32_t row; RULE rule; } Pending;
+typedef struct { Pending items[RING]; unsigned head, count; } Ring;
+
+/* A bijection of 64-bit words that scatters keys; only x = 0 maps to 0, and x is a key
+   plus an offset below 2^63, which is never 0 for a key below 2^63. */
+static inline u64 mix(u64 key)
+{
+    u64 x = key + 0x5851f42d4c957f2dULL;
+    x ^= x >> 31; x *= 0x7fb5d329728ea185ULL;
+    x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
+    return x ^ (x >> 33);
+}
+
+static inline unsigned part_of(u64 hash) { return (unsigned)(hash >> (64 - PART_BITS)); }
+
+static inline u64 home(u64 hash, u64 size) { return (((hash << PART_BITS) >> 32) * size) >> 32; }
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Zeroed slots: from the heap when small, else whole huge pages mapped for them alone
+   (so a freed table goes back to the system), with the size rounded up to fill them. */
+static u64 *slots_alloc(u64 *size, u64 *bytes)
+{
+    u64 want = *size * sizeof(u64);
+    if (want < HUGE_PAGE) {
+        *bytes = want;
+        return calloc(*size, sizeof(u64));
+    }
+    u64 rounded = (want + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t span = rounded + HUGE_PAGE;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    char *start = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (start > raw) munmap(raw, (size_t)(start - raw));
+    char *end = start + rounded;
+    if (raw + span > end) munmap(end, (size_t)(raw + span - end));
+    madvise(start, rounded, MADV_HUGEPAGE);
+    *size = rounded / sizeof(u64);
+    *bytes = rounded;
+    return (u64 *)start;
+}
+
+static void slots_free(u64 *slots, u64 bytes)
+{
+    if (bytes < HUGE_PAGE) free(slots);
+    else munmap(slots, bytes);
+}
+
+static int table_init(Table *t, u64 size)
+{
+    t->size = size;
+    t->slots = slots_alloc(&t->size, &t->bytes);
+    t->count = 0;
+    t->limit = t->size * MAX_LOAD_PERCENT / 100;
+    return t->slots ? 0 : OUT_OF_MEMORY;
+}
+
+/* Move a table's keys into one GROWTH_PERCENT of its size. */
+static int grow(Table *t)
+{
+    Table bigger;
+    if (table_init(&bigger, t->size * GROWTH_PERCENT / 100 + 1)) return OUT_OF_MEMORY;
+    for (u64 j = 0; j < t->size; j++) {
+        u64 stored = t->slots[j];
+        if (!stored) continue;
+        u64 i = home(stored, bigger.size);
+        while (bigger.slots[i]) if (++i == bigger.size) i = 0;
+        bigger.slots[i] = stored;
+    }
+    bigger.count = t->count;
+    slots_free(t->slots, t->bytes);
+    *t = bigger;
+    return 0;
+}
+
+/* 1 if the key of this hash is new (and now held), 0 if it was held, OUT_OF_MEMORY. */
+static inline int put(Search *s, u64 hash)
+{
+    Table *t = &s->tables[part_of(hash)];
+    if (t->count >= t->limit && grow(t)) return OUT_OF_MEMORY;
+    u64 size = t->size, *slots = t->slots;
+    for (u64 i = home(hash, size);;) {
+        u64 found = slots[i];
+        if (found == hash) return 0;
+        if (!found) {
+            slots[i] = hash;
+            t->count++;
+            return 1;
+        }
+        if (++i == size) i = 0;
+    }
+}
+
+static int keep(Found *f, u64 key, int32_t row, RULE rule)
+{
+    if (f->count == f->room) {
+        int64_t room = f->room ? f->room + f->room / 2 : 1 << 16;
+        u64 *keys = realloc(f->keys, (size_t)room * sizeof(u64));
+        if (keys) f->keys = keys;
+        int32_t *rows = realloc(f->rows, (size_t)room * sizeof(int32_t));
+        if (rows) f->rows = rows;
+        RULE *rules = realloc(f->rules, (size_t)room * sizeof(RULE));
+        if (rules) f->rules = rules;
+        if (!keys || !rows || !rules) return OUT_OF_MEMORY;
+        f->room = room;
+    }
+    f->keys[f->count] = key;
+    f->rows[f->count] = row;
+    f->rules[f->count] = rule;
+    f->count++;
+    return 0;
+}
+
+static void found_free(Found *f)
+{
+    free(f->keys);
+    free(f->rows);
+    free(f->rules);
+    memset(f, 0, sizeof *f);
+}
+
+/* Probe for the oldest waiting successor; keep it if it is new. */
+static inline int settle(Search *s, Found *f, Ring *r)
+{
+    Pending *p = &r->items[r->head];
+    r->head = (r->head + 1) & (RING - 1);
+    r->count--;
+    int added = put(s, p->hash);
+    if (added < 0) return added;
+    return added ? keep(f, p->key, p->row, p->rule) : 0;
+}
+
+/* A successor of the lane: its slot is fetched now and probed RING successors later, in
+   the order pushed, so the first copy of a key is still the one stored. */
+static inline int push(Search *s, Found *f, Ring *r, u64 key, int32_t row, RULE rule,
+                       unsigned lane, unsigned lanes)
+{
+    u64 hash = mix(key);
+    if (lanes > 1 && part_of(hash) * lanes >> PART_BITS != lane) return 0;
+    Table *t = &s->tables[part_of(hash)];
+    __builtin_prefetch(&t->slots[home(hash, t->size)], 1);
+    if (r->count == RING) {
+        int failed = settle(s, f, r);
+        if (failed) return failed;
+    }
+    Pending *p = &r->items[(r->head + r->count) & (RING - 1)];
+    p->key = key;
+    p->hash = hash;
+    p->row = row;
+    p->rule = rule;
+    r->count++;
+    return 0;
+}
+
+static int drain(Search *s, Found *f, Ring *r)
+{
+    while (r->count) {
+        int failed = settle(s, f, r);
+        if (failed) return failed;
+    }
+    return 0;
+}
+
+Search *fl_open(void)
+{
+    Search *s = calloc(1, sizeof(Search));
+    if (!s) return NULL;
+    for (unsigned p = 0; p < PARTS; p++) {
+        if (table_init(&s->tables[p], FIRST_SLOTS)) {
+            for (unsigned q = 0; q < p; q++) slots_free(s->tables[q].slots, s->tables[q].bytes);
+            free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void fl_close(Search *s)
+{
+    if (!s) return;
+    for (unsigned p = 0; p < PARTS; p++) slots_free(s->tables[p].slots, s->tables[p].bytes);
+    for (unsigned l = 0; l < LANES; l++) found_free(&s->found[l]);
+    free(s);
+}
+
+/* Keys held, and bytes of the tables holding them. */
+int64_t fl_held(const Search *s)
+{
+    u64 total = 0;
+    for (unsigned p = 0; p < PARTS; p++) total += s->tables[p].count;
+    return (int64_t)total;
+}
+
+int64_t fl_bytes(const Search *s)
+{
+    u64 total = 0;
+    for (unsigned p = 0; p < PARTS; p++) total += s->tables[p].bytes;
+    return (int64_t)total;
+}
+
+/* Hold keys seen before (by another engine of the same search); how many were new. */
+int64_t fl_hold(Search *s, const int64_t *keys, int64_t n)
+{
+    int64_t added = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int result = put(s, mix((u64)keys[i]));
+        if (result < 0) return result;
+        added += result;
+    }
+    return added;
+}
+
+/* New states of the last level, over every lane. */
+int64_t fl_found(const Search *s)
+{
+    int64_t total = 0;
+    for (unsigned l = 0; l < LANES; l++) total += s->found[l].count;
+    return total;
+}
+
+void fl_forget(Search *s)
+{
+    for (unsigned l = 0; l < LANES; l++) found_free(&s->found[l]);
+}
+
+/* Every lane's new states in the first lane's buffers. */
+static int gather(Search *s)
+{
+    Found *f = &s->found[0];
+    for (unsigned l = 1; l < LANES; l++) {
+        Found *g = &s->found[l];
+        if (!g->count) continue;
+        int64_t total = f->count + g->count;
+        u64 *keys = realloc(f->keys, (size_t)total * sizeof(u64));
+        if (keys) f->keys = keys;
+        int32_t *rows = realloc(f->rows, (size_t)total * sizeof(int32_t));
+        if (rows) f->rows = rows;
+        RULE *rules = realloc(f->rules, (size_t)total * sizeof(RULE));
+        if (rules) f->rules = rules;
+        if (!keys || !rows || !rules) return OUT_OF_MEMORY;
+        memcpy(f->keys + f->count, g->keys, (size_t)g->count * sizeof(u64));
+        memcpy(f->rows + f->count, g->rows, (size_t)g->count * sizeof(int32_t));
+        memcpy(f->rules + f->count, g->rules, (size_t)g->count * sizeof(RULE));
+        f->count = f->room = total;
+        found_free(g);
+    }
+    return 0;
+}
+
+/* The last level's new states in key order (keys are distinct), with their parents' rows
+   and rules, into the caller's arrays of fl_found() entries; the buffers are freed. An LSD
+   radix sort of the keys with their positions, DIGIT_BITS at a time, skipping digits all
+   keys share; `keys_out` is one of its two buffers. */
+int fl_take(Search *s, int64_t *keys_out, int32_t *rows_out, RULE *rules_out)
+{
+    Found *f = &s->found[0];
+    int64_t n = fl_found(s);
+    if (!n) return 0;
+    if (gather(s)) return OUT_OF_MEMORY;
+    u64 every = 0;
+    for (int64_t i = 0; i < n; i++) every |= f->keys[i];
+    unsigned bits = every ? 64 - (unsigned)__builtin_clzll(every) : 1;
+    unsigned passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
+    uint32_t *index = malloc((size_t)n * sizeof(uint32_t));
+    uint32_t *index2 = malloc((size_t)n * sizeof(uint32_t));
+    int64_t (*counts)[DIGITS] = calloc(passes, sizeof *counts);
+    if (!index || !index2 || !counts) {
+        free(index); free(index2); free(counts);
+        return OUT_OF_MEMORY;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        index[i] = (uint32_t)i;
+        for (unsigned p = 0; p < passes; p++)
+            counts[p][(f->keys[i] >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
+    }
+    u64 *from = f->keys, *to = (u64 *)keys_out;
+    for (unsigned p = 0; p < passes; p++) {
+        int64_t *count = counts[p], start = 0;
+        int shared = 0;
+        for (unsigned d = 0; d < DIGITS; d++) {
+            if (count[d] == n) shared = 1;
+            int64_t c = count[d];
+            count[d] = start;
+            start += c;
+        }
+        if (shared) continue;
+        unsigned shift = p * DIGIT_BITS;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t place = count[(from[i] >> shift) & (DIGITS - 1)]++;
+            to[place] = from[i];
+            index2[place] = index[i];
+        }
+        u64 *swap = from; from = to; to = swap;
+        uint32_t *swap_index = index; index = index2; index2 = swap_index;
+    }
+    if (from != (u64 *)keys_out) memcpy(keys_out, from, (size_t)n * sizeof(u64));
+    for (int64_t i = 0; i < n; i++) {
+        rows_out[i] = f->rows[index[i]];
+        rules_out[i] = f->rules[index[i]];
+    }
+    free(index); free(index2); free(counts);
+    fl_forget(s);
+    return 0;
+}
+"""
+
+
+def _c(value: object) -> str:
+    """C text of a rule's term (an Expr, or a constant)."""
+    if isinstance(value, Expr):
+        return value.text.replace(" -> ", " ? ")
+    return str(int(value))  # type: ignore[call-overload]
+
+
+def _names(*values: object) -> set[str]:
+    """Variables read by some terms."""
+    found: set[str] = set()
+    for value in values:
+        if isinstance(value, Expr):
+            found |= value.names
+    return found
+
+
+def c_view(system: System) -> Vars:
+    """The state as C variables `c0`, `c1`, … (0 for columns with one value)."""
+    layout = system.layout
+    values = [Expr.variable(f"c{i}") if size > 1 else 0 for i, size in enumerate(layout.sizes)]
+    return Vars(layout, values)
+
+
+def _decoder(codec: KeyCodec, index: int) -> str:
+    """C text decoding column `index` from the unsigned key `k`."""
+    stride, size = codec.strides[index], codec.layout.sizes[index]
+    if codec.bit_fields:
+        mask = (1 << (size - 1).bit_length()) - 1
+        return f"(int64_t)((k >> {stride.bit_length() - 1}) & {mask}u)"
+    if codec.on_top[index]:
+        return f"(int64_t)(k / {stride}u)"
+    return f"(int64_t)((k / {stride}u) % {size}u)"
+
+
+def _decode_lines(codec: KeyCodec, names: set[str], indent: str) -> list[str]:
+    """Declarations of the columns named `c<i>`, in column order."""
+    columns = sorted(int(name[1:]) for name in names)
+    return [f"{indent}const int64_t c{i} = {_decoder(codec, i)};" for i in columns]
+
+
+def rule_loop(
+    system: System,
+    codec: KeyCodec,
+    rule_index: int,
+    violable: Sequence[str],
+    triggerable: Sequence[str],
+) -> str:
+    """One rule over every row of the level: guard, successor, properties, then the seen set."""
+    rule = system.rules[rule_index]
+    view = c_view(system)
+    layout = system.layout
+    by_name = {p.name: p for p in system.properties}
+    order = [p.name for p in system.properties]
+    guard = rule.guard(view)
+    changes = {c: v for c, v in rule.effect(view).items() if layout.sizes[layout.index[c]] > 1}
+    broken = {p: by_name[p].violated(view, rule) for p in violable}
+    touched = {p: by_name[p].triggered(view, rule) for p in triggerable}
+    early = _names(guard)
+    later = _names(*changes.values(), *broken.values(), *touched.values())
+    later |= {f"c{layout.index[c]}" for c in changes}
+    terms = [
+        f"(u64)(({_c(value)}) - c{layout.index[column]}) * {codec.strides[layout.index[column]]}u"
+        for column, value in changes.items()
+    ]
+    lines = [
+        f"    /* {rule.action.label()} */",
+        "    for (int64_t i = 0; i < n; i++) {",
+        "        if (!(i & CLOCK_EVERY) && seconds_now() > deadline) return OUT_OF_TIME;",
+        "        const u64 k = (u64)level[i];",
+        *_decode_lines(codec, early, "        "),
+        f"        if (!({_c(guard)})) continue;",
+        *_decode_lines(codec, later - early, "        "),
+        f"        const u64 next = k + {' + '.join(terms) if terms else '0u'};",
+        "        moves++;",
+    ]
+    for prop, condition in broken.items():
+        p = order.index(prop)
+        lines += [
+            f"        if (look[{p}] && ({_c(condition)})) {{",
+            f"            look[{p}] = 0; first_rule[{p}] = {rule_index}; first_row[{p}] = i;",
+            "        }",
+        ]
+    for prop, condition in touched.items():
+        p = order.index(prop)
+        lines += [
+            f"        if (watch[{p}] && ({_c(condition)})) {{",
+            f"            watch[{p}] = 0; triggered[{p}] = 1;",
+            "        }",
+        ]
+    lines += [
+        f"        if ((failed = push(s, f, &ring, next, (int32_t)i, {rule_index}, lane, lanes)))",
+        "            return failed;",
+        "    }",
+    ]
+    return "\n".join(lines)
+
+
+Plan = tuple[int, Sequence[str], Sequence[str]]
+"""A rule index with the properties it can violate and those it can exercise."""
+
+
+def rule_type(system: System) -> str:
+    """The C type of a rule id: one byte when there are at most 256 rules."""
+    return "uint8_t" if len(system.rules) <= 256 else "uint16_t"
+
+
+def search_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str:
+    """The whole C text: settings, the runtime, and `fl_expand` with every planned rule."""
+    if codec.wide:
+        raise ValueError("the native engine takes keys of one word")
+    count = len(system.properties)
+    header = [
+        f"/* Fencing Lab level engine: {system.design.label()}, {system.bounds.short()}. */",
+        f"#define PART_BITS {PART_BITS}",
+        f"#define MAX_LOAD_PERCENT {MAX_LOAD_PERCENT}",
+        f"#define GROWTH_PERCENT {GROWTH_PERCENT}",
+        f"#define LANES {LANES}",
+        "#include <stdint.h>",
+        f"typedef {rule_type(system)} RULE;",
+    ]
+    expand = [
+        "/* Every rule over the level's keys, in rule order then row order: the new states",
+        "   go to the lane's buffer (those of the lane's tables only); the first violation",
+        "   of each property still looked for, and the properties exercised, are noted.",
+        "   0, or OUT_OF_TIME once `seconds` have passed, or OUT_OF_MEMORY. */",
+        "int fl_expand(Search *s, unsigned lane, unsigned lanes, const int64_t *level,",
+        "              int64_t n, const uint8_t *looking, const uint8_t *watching,",
+        "              int64_t *first_rule, int64_t *first_row, uint8_t *triggered,",
+        "              int64_t *transitions, double seconds)",
+        "{",
+        "    const double deadline = seconds_now() + seconds;",
+        f"    uint8_t look[{count}], watch[{count}];",
+        f"    memcpy(look, looking, {count});",
+        f"    memcpy(watch, watching, {count});",
+        "    Found *f = &s->found[lane];",
+        "    Ring ring = {.head = 0, .count = 0};",
+        "    int64_t moves = 0;",
+        "    int failed;",
+        *(
+            rule_loop(system, codec, index, violable, triggerable)
+            for index, violable, triggerable in plans
+        ),
+        "    if ((failed = drain(s, f, &ring))) return failed;",
+        "    *transitions = moves;",
+        "    return 0;",
+        "}",
+    ]
+    return "\n".join(header) + RUNTIME + "\n" + "\n".join(expand) + "\n"
