@@ -8,8 +8,8 @@ the same with packed keys, one level at a time:
   (`model.expanders`), and the successors not seen before form the next level.
 - **First parents.** The seen set (`model.seen`) returns the first occurrence of each new
   key in that order; its source row is the state's parent and its rule the action that
-  reached it. Parent links are kept per level (`ParentLinks`), so a counterexample is the
-  chain of first transitions back to the start.
+  reached it. Parent links are kept per level (`ParentLinks`, in a temporary file past a
+  million states), so a counterexample is the chain of first transitions back to the start.
 - **First violations.** A property's first violation is the first violating transition in
   the same order: the earliest level, then the smallest (rule, row) (`Findings`). It is a
   shortest counterexample, and the first among the shortest.
@@ -31,9 +31,12 @@ they ask, every transition.
 from __future__ import annotations
 
 import bisect
+import os
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from typing import IO
 
 import numpy as np
 
@@ -61,30 +64,73 @@ from model.verdicts import PropertyVerdict, Status, exploration_status
 
 
 class ParentLinks:
-    """Each stored state's first parent and the rule that first reached it, per level."""
+    """Each stored state's first parent and the rule that first reached it, per level.
 
-    def __init__(self, max_states: int, rule_count: int) -> None:
-        self.parent_type = np.int32 if max_states < 2**31 else np.int64
+    The links of the first `in_memory` states stay in memory; past that, every level's
+    links go to a temporary file (removed when closed), read back only to trace the
+    counterexamples, so a large search holds little more than its seen set and frontier.
+    """
+
+    def __init__(self, max_states: int, rule_count: int, in_memory: int) -> None:
+        self.parent_type = np.dtype(np.int32 if max_states < 2**31 else np.int64)
         self.action_type = np.min_scalar_type(max(rule_count - 1, 0))
+        self.in_memory = in_memory
+        self.offsets: list[int] = []
         self.parents: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
-        self.offsets: list[int] = []
+        self.places: list[tuple[int, int]] = []
+        """Per level in the file: where its parents and its actions start."""
+        self.file: IO[bytes] | None = None
 
     def add_level(self, offset: int, parents: np.ndarray, actions: np.ndarray) -> None:
         """Links of a level's states, numbered from `offset` (a parent of -1: the start)."""
         self.offsets.append(offset)
-        self.parents.append(parents.astype(self.parent_type))
-        self.actions.append(actions.astype(self.action_type))
+        parents = parents.astype(self.parent_type, copy=False)
+        actions = actions.astype(self.action_type, copy=False)
+        if self.file is None and offset + len(parents) > self.in_memory:
+            # Open for the rest of the search: `close` (called by the search) removes it.
+            self.file = tempfile.TemporaryFile(prefix="fencing-lab-links-")  # noqa: SIM115
+            for kept_parents, kept_actions in zip(self.parents, self.actions, strict=True):
+                self._write(kept_parents, kept_actions)
+            self.parents, self.actions = [], []
+        if self.file is not None:
+            self._write(parents, actions)
+        else:
+            self.parents.append(parents)
+            self.actions.append(actions)
+
+    def _write(self, parents: np.ndarray, actions: np.ndarray) -> None:
+        """Append a level's links to the file."""
+        assert self.file is not None
+        start = self.file.tell()
+        parents.tofile(self.file)
+        self.places.append((start, self.file.tell()))
+        actions.tofile(self.file)
+
+    def close(self) -> None:
+        """Remove the file (the links cannot be read afterwards)."""
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def _read(self, index: int, parents: bool) -> int:
+        """One state's parent or action, from memory or from the file."""
+        level = bisect.bisect_right(self.offsets, index) - 1
+        row = index - self.offsets[level]
+        if self.file is None:
+            return int((self.parents if parents else self.actions)[level][row])
+        kind = self.parent_type if parents else np.dtype(self.action_type)
+        start = self.places[level][0 if parents else 1] + row * kind.itemsize
+        data = os.pread(self.file.fileno(), kind.itemsize, start)
+        return int(np.frombuffer(data, dtype=kind)[0])
 
     def parent(self, index: int) -> int:
         """The parent link of a state (-1 for the start)."""
-        level = bisect.bisect_right(self.offsets, index) - 1
-        return int(self.parents[level][index - self.offsets[level]])
+        return self._read(index, parents=True)
 
     def action(self, index: int) -> int:
         """The rule id that first reached a state."""
-        level = bisect.bisect_right(self.offsets, index) - 1
-        return int(self.actions[level][index - self.offsets[level]])
+        return self._read(index, parents=False)
 
     def chain_to(self, index: int) -> list[int]:
         """State indices from the start to `index`."""
@@ -144,7 +190,9 @@ class BreadthFirstSearch:
         self.codec = KeyCodec.of(system.layout)
         self.canonicalizer = Canonicalizer(system.layout) if options.symmetry else None
         self.start = options.start if options.start is not None else system.initial()
-        self.links = ParentLinks(options.max_states, len(system.rules))
+        self.links = ParentLinks(
+            options.max_states, len(system.rules), options.tuning.links_in_memory
+        )
         self.findings = Findings()
         self.states = 0
         self.transitions = 0
@@ -154,46 +202,59 @@ class BreadthFirstSearch:
     def run(self) -> Exploration:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
         self.started = time.perf_counter()
-        first = self.codec.pack(self.start)
-        start = self._deduplicate(Level(first, np.full(1, -1), np.zeros(1, np.int64)))
-        frontier = self._store(start, 0)
-        level_sizes = [1]
-        depth = 0
-        while len(frontier):
-            if self.options.max_depth is not None and depth >= self.options.max_depth:
-                self.stopped_by = f"depth limit of {self.options.max_depth} reached"
-                break
-            offset = self.states - len(frontier)
-            found = self._next_level(frontier, offset, depth)
-            if found is None:
-                break
-            del frontier
-            frontier = self._store(found, offset)
-            del found
-            if len(frontier):
-                depth += 1
-                level_sizes.append(len(frontier))
-            progress = Progress(
-                depth, self.states, self.transitions, len(frontier), self._seconds()
-            )
-            for visitor in self.visitors:
-                visitor.on_level(progress)
-            if self.stopped_by:
-                break
-        self.seen = None
+        try:
+            level_sizes = self._levels()
+            self.seen = None
+            verdicts = self._verdicts()
+        finally:
+            self.links.close()
         return Exploration(
             design=self.system.design,
             bounds=self.system.bounds,
             complete=self.stopped_by is None,
             states=self.states,
             transitions=self.transitions,
-            depth=depth,
+            depth=len(level_sizes) - 1,
             symmetry=self.options.symmetry,
             seconds=self._seconds(),
-            verdicts=self._verdicts(),
+            verdicts=verdicts,
             level_sizes=tuple(level_sizes),
             stopped_by=self.stopped_by,
         )
+
+    def _levels(self) -> list[int]:
+        """Explore level by level until no new state or a budget; the levels' sizes."""
+        first = self.codec.pack(self.start)
+        start = self._deduplicate(Level(first, np.full(1, -1), np.zeros(1, np.int64)))
+        frontier = self._store(start, 0)
+        level_sizes = [1]
+        while len(frontier):
+            depth = len(level_sizes) - 1
+            if self.options.max_depth is not None and depth >= self.options.max_depth:
+                self.stopped_by = f"depth limit of {self.options.max_depth} reached"
+                break
+            offset = self.states - len(frontier)
+            native = self.native_for(len(frontier)) if self.native_for is not None else None
+            if native is not None and self.seen is not None:
+                # The engine takes over: it holds every key seen so far, in its own words.
+                frontier = native.take_over(self.seen.keys(), frontier)
+                self.seen = None
+            found = self._next_level(native, frontier, offset, depth)
+            if found is None:
+                break
+            del frontier
+            frontier = self._store(found, offset)
+            del found
+            if len(frontier):
+                level_sizes.append(len(frontier))
+            progress = Progress(
+                len(level_sizes) - 1, self.states, self.transitions, len(frontier), self._seconds()
+            )
+            for visitor in self.visitors:
+                visitor.on_level(progress)
+            if self.stopped_by:
+                break
+        return level_sizes
 
     def _seconds(self) -> float:
         """Seconds since the search started."""
@@ -205,10 +266,11 @@ class BreadthFirstSearch:
 
     # ----- expanding a level ------------------------------------------------------------
 
-    def _next_level(self, frontier: Keys, offset: int, depth: int) -> NewStates | None:
+    def _next_level(
+        self, native: NativeLevels | None, frontier: Keys, offset: int, depth: int
+    ) -> NewStates | None:
         """The new states the level reaches (None if the time budget ran out): by the
-        native engine when it takes the level, else by an expander and the seen set."""
-        native = self.native_for(len(frontier)) if self.native_for is not None else None
+        native engine when it runs the search, else by an expander and the seen set."""
         if native is None:
             level = self._expand(frontier, offset, depth)
             if level is None:
@@ -219,9 +281,6 @@ class BreadthFirstSearch:
             if large:
                 release_free_memory()
             return found
-        if self.seen is not None:  # the engine takes over: it holds every key seen so far
-            native.hold(self.seen.keys())
-            self.seen = None
         pool = self.pool if len(frontier) >= self.tuning.parallel_from else None
         seconds = self.options.max_seconds - self._seconds()
         expanded = native.expand(frontier, self.findings.settled(), seconds, pool)

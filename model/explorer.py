@@ -83,7 +83,7 @@ def explore_system(
     numpy = NumpyExpander(codec, plans, system.properties, edges)
     choice = Expander.NUMPY if edges else options.expander
     policy = ExpanderPolicy(system, codec, plans, numpy, choice, options.tuning)
-    applicable = native_applicable(codec, options.symmetry, edges)
+    applicable = native_applicable(system, options.symmetry, edges)
     native = NativePolicy(system, codec, plans, choice, options.tuning, applicable)
     threads = options.threads if options.threads is not None else default_threads()
     pool = None

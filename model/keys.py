@@ -136,6 +136,60 @@ class KeyCodec:
         )
 
 
+UNSIGNED_BITS: Final = 64
+"""Bits of the native engine's one unsigned word."""
+WORD_LIMIT: Final = 2**64 - 2
+"""The largest key of one unsigned word (2^64 - 1 stays free: the native engine's hash of a
+key is never 0 then)."""
+
+
+@dataclass(frozen=True)
+class WordCodec:
+    """States packed into one unsigned 64-bit word: the native engine's keys.
+
+    Bit fields where they fit in 64 bits, else the layout's mixed-radix number where it
+    fits; either way the first column is the most significant, so the words of states
+    order them exactly as `KeyCodec` keys do (the same rows, the same first parents). One
+    unsigned word reaches a little further than `KeyCodec`'s one signed word.
+    """
+
+    layout: Layout
+    strides: tuple[int, ...]
+    bit_fields: bool
+
+    @staticmethod
+    def of(layout: Layout) -> WordCodec | None:
+        """The layout's word codec, or None when its states need more than one word."""
+        widths = [(size - 1).bit_length() for size in layout.sizes]
+        if sum(widths) <= UNSIGNED_BITS:
+            strides, used = [0] * len(widths), 0
+            for i in range(len(widths) - 1, -1, -1):
+                strides[i] = 1 << used
+                used += widths[i]
+            return WordCodec(layout, tuple(strides), bit_fields=True)
+        if layout.capacity - 1 <= WORD_LIMIT:
+            return WordCodec(layout, layout.strides, bit_fields=False)
+        return None
+
+    def decoder(self, index: int, word: str) -> str:
+        """C text that decodes column `index` from the unsigned word named `word`."""
+        stride, size = self.strides[index], self.layout.sizes[index]
+        if self.bit_fields:
+            mask = (1 << (size - 1).bit_length()) - 1
+            return f"(int64_t)(({word} >> {stride.bit_length() - 1}) & {mask}u)"
+        if stride * size == self.layout.capacity:
+            return f"(int64_t)({word} / {stride}u)"
+        return f"(int64_t)(({word} / {stride}u) % {size}u)"
+
+    def words(self, codec: KeyCodec, keys: Keys) -> np.ndarray:
+        """The words of states given by their `codec` keys (unsigned, in the same order)."""
+        total = np.zeros(len(keys), dtype=np.uint64)
+        for i, stride in enumerate(self.strides):
+            if self.layout.sizes[i] > 1:
+                total += codec.column(keys, i).astype(np.uint64) * np.uint64(stride)
+        return total
+
+
 def concat(parts: list[Keys], codec: KeyCodec) -> Keys:
     """Keys of several batches, in order."""
     if not parts:

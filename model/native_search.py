@@ -5,8 +5,8 @@ C compiler builds it into a shared library, kept in this user's private folder
 (`model.private_cache`) named by the sha256 of its text and compiler flags, so a design
 and bounds are built once (about a second, as pan's gcc step) and loaded afterwards in a
 few milliseconds, without numba. With no private folder the library is built in a
-temporary folder for this process alone. A machine without a C compiler, keys of several
-words, symmetry and edge visitors use the numpy and numba expanders instead; the tests
+temporary folder for this process alone. A machine without a C compiler, states wider
+than one word, symmetry and edge visitors use the numpy and numba expanders instead; the tests
 check that every engine gives identical results.
 
 `NativeLevels` is one search's engine: it holds the seen set (in C memory, freed by
@@ -32,7 +32,7 @@ from typing import Final
 import numpy as np
 
 from model.expanders import Chunk, NewStates, RulePlan, Settled
-from model.keys import KeyCodec, Keys
+from model.keys import KeyCodec, Keys, WordCodec
 from model.native_source import Plan, search_source
 from model.private_cache import private_folder
 from model.search import Expander, Tuning
@@ -95,9 +95,9 @@ class EngineText:
     digest: str
 
     @staticmethod
-    def of(system: System, codec: KeyCodec, plans: tuple[RulePlan, ...]) -> EngineText:
+    def of(system: System, words: WordCodec, plans: tuple[RulePlan, ...]) -> EngineText:
         """The text for these rules and keys (its digest covers the compiler flags too)."""
-        source = search_source(system, codec, engine_plans(plans))
+        source = search_source(system, words, engine_plans(plans))
         digest = hashlib.sha256("\0".join([source, *FLAGS]).encode()).hexdigest()
         return EngineText(source, digest)
 
@@ -173,12 +173,25 @@ def _address(array: np.ndarray) -> int:
 
 
 class NativeLevels:
-    """One search's native engine: its seen set, and each level's new states (`expand`)."""
+    """One search's native engine: its seen set, and each level's new states (`expand`).
 
-    def __init__(self, library: ctypes.CDLL, names: tuple[str, ...], rule_type: np.dtype) -> None:
+    Its keys are words of `WordCodec` (unsigned), in the same order as the search's other
+    keys; `take_over` converts what the search held before the engine took it over.
+    """
+
+    def __init__(
+        self,
+        library: ctypes.CDLL,
+        names: tuple[str, ...],
+        rule_type: np.dtype,
+        codec: KeyCodec,
+        words: WordCodec,
+    ) -> None:
         self.library = library
         self.names = names
         self.rule_type = rule_type
+        self.codec = codec
+        self.words = words
         self.handle = library.fl_open()
         if not self.handle:
             raise MemoryError("no memory for the seen set")
@@ -199,11 +212,12 @@ class NativeLevels:
         """Memory held by the seen set's tables."""
         return int(self.library.fl_bytes(self.handle))
 
-    def hold(self, keys: Keys) -> None:
-        """Hold keys seen before this engine took over the search."""
-        keys = np.ascontiguousarray(keys, dtype=np.int64)
-        if self.library.fl_hold(self.handle, _address(keys), len(keys)) < 0:
+    def take_over(self, seen: Keys, frontier: Keys) -> np.ndarray:
+        """Hold the keys seen so far (`KeyCodec` keys); the frontier as the engine's words."""
+        held = self.words.words(self.codec, seen)
+        if self.library.fl_hold(self.handle, _address(held), len(held)) < 0:
             raise MemoryError("no memory for the seen set")
+        return self.words.words(self.codec, frontier)
 
     def expand(
         self, level: Keys, settled: Settled, seconds: float, pool: Executor | None
@@ -215,7 +229,7 @@ class NativeLevels:
         threads run the rules; only the first looks at the properties)."""
         if len(level) >= 2**31:
             raise ValueError("a level must hold fewer than 2^31 states")
-        level = np.ascontiguousarray(level, dtype=np.int64)
+        level = np.ascontiguousarray(level, dtype=np.uint64)
         count = len(self.names)
         looking = np.array([n not in settled.violated for n in self.names], dtype=np.uint8)
         watching = np.array([n not in settled.exercised for n in self.names], dtype=np.uint8)
@@ -266,7 +280,7 @@ class NativeLevels:
     def _take(self) -> NewStates:
         """The level's new states from the engine's buffers, in key order."""
         found = int(self.library.fl_found(self.handle))
-        keys = np.empty(found, dtype=np.int64)
+        keys = np.empty(found, dtype=np.uint64)
         rows = np.empty(found, dtype=np.int32)
         rules = np.empty(found, dtype=self.rule_type)
         if self.library.fl_take(self.handle, _address(keys), _address(rows), _address(rules)):
@@ -295,10 +309,12 @@ class NativePolicy:
     ) -> None:
         self.system = system
         self.codec = codec
+        self.words = WordCodec.of(system.layout)
         self.plans = plans
         self.choice = choice
         self.tuning = tuning
-        self.usable = applicable and choice in (Expander.AUTO, Expander.NATIVE)
+        self.usable = applicable and self.words is not None
+        self.usable &= choice in (Expander.AUTO, Expander.NATIVE)
         self.engine: NativeLevels | None = None
         self.text: EngineText | None = None
         self.built: bool | None = None
@@ -314,7 +330,8 @@ class NativePolicy:
             else:
                 names = tuple(p.name for p in self.system.properties)
                 rule_type = np.dtype(np.uint8 if len(self.system.rules) <= 256 else np.uint16)
-                self.engine = NativeLevels(library, names, rule_type)
+                assert self.words is not None
+                self.engine = NativeLevels(library, names, rule_type, self.codec, self.words)
         return self.engine
 
     def close(self) -> None:
@@ -323,8 +340,10 @@ class NativePolicy:
             self.engine.close()
 
     def _text(self) -> EngineText:
+        """The engine's C text (written once)."""
         if self.text is None:
-            self.text = EngineText.of(self.system, self.codec, self.plans)
+            assert self.words is not None
+            self.text = EngineText.of(self.system, self.words, self.plans)
         return self.text
 
     def _wants(self, size: int) -> bool:
@@ -349,23 +368,20 @@ class NativePolicy:
 
 def build_engine(system: System) -> bool:
     """Build (or load) the system's native engine ahead of a search, as pan is compiled
-    before it searches; False when it cannot be (keys of several words, no compiler)."""
+    before it searches; False when it cannot run (states wider than a word, no compiler)."""
     from model.expanders import rule_plans
 
-    codec = KeyCodec.of(system.layout)
-    if codec.wide or (compiler() is None and not is_built_for(system, codec)):
+    words = WordCodec.of(system.layout)
+    if words is None:
         return False
-    load_engine(EngineText.of(system, codec, rule_plans(system)))
+    text = EngineText.of(system, words, rule_plans(system))
+    if compiler() is None and not is_built(text):
+        return False
+    load_engine(text)
     return True
 
 
-def is_built_for(system: System, codec: KeyCodec) -> bool:
-    """Whether the system's engine was built before."""
-    from model.expanders import rule_plans
-
-    return is_built(EngineText.of(system, codec, rule_plans(system)))
-
-
-def native_applicable(codec: KeyCodec, symmetry: bool, edges: bool) -> bool:
-    """Whether the native engine can run a search: one-word keys, no symmetry, no edges."""
-    return not codec.wide and not symmetry and not edges
+def native_applicable(system: System, symmetry: bool, edges: bool) -> bool:
+    """Whether the native engine can run a search: states in one word, no symmetry, no
+    edge visitor."""
+    return WordCodec.of(system.layout) is not None and not symmetry and not edges

@@ -10,9 +10,9 @@ printed as C (the Promela text with C's conditional, `model.expression`). One fu
 order, `model.bfs`), so the first copy of a new key it stores is its first parent, and the
 first violation of a property it meets is the first one in that order.
 
-Keys are one word (`KeyCodec.wide` is False) and are added and compared as unsigned 64-bit
-numbers, whose wrap-around is defined in C (a column's weighted change may leave the range
-of a signed word before the sum comes back into it). A table holds the keys' hashes, which are
+Keys are one unsigned 64-bit word (`model.keys.WordCodec`), whose wrap-around is defined in
+C (a column's weighted change may leave the range of the word before the sum comes back
+into it). A table holds the keys' hashes, which are
 never 0, so a slot of zeros is free and fresh memory needs no filling.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from model.expression import Expr
-from model.keys import KeyCodec
+from model.keys import WordCodec
 from model.layout import Vars
 from model.system import System
 
@@ -68,11 +68,11 @@ typedef struct { Table tables[PARTS]; Found found[LANES]; } Search;
 typedef struct { u64 key, hash; int32_t row; RULE rule; } Pending;
 typedef struct { Pending items[RING]; unsigned head, count; } Ring;
 
-/* A bijection of 64-bit words that scatters keys; only x = 0 maps to 0, and x is a key
-   plus an offset below 2^63, which is never 0 for a key below 2^63. */
+/* A bijection of 64-bit words that scatters keys; only x = 0 maps to 0, and x is the key
+   plus one, never 0 as no key is 2^64 - 1. */
 static inline u64 mix(u64 key)
 {
-    u64 x = key + 0x5851f42d4c957f2dULL;
+    u64 x = key + 1;
     x ^= x >> 31; x *= 0x7fb5d329728ea185ULL;
     x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
     return x ^ (x >> 33);
@@ -272,11 +272,11 @@ int64_t fl_bytes(const Search *s)
 }
 
 /* Hold keys seen before (by another engine of the same search); how many were new. */
-int64_t fl_hold(Search *s, const int64_t *keys, int64_t n)
+int64_t fl_hold(Search *s, const u64 *keys, int64_t n)
 {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
-        int result = put(s, mix((u64)keys[i]));
+        int result = put(s, mix(keys[i]));
         if (result < 0) return result;
         added += result;
     }
@@ -324,7 +324,7 @@ static int gather(Search *s)
    and rules, into the caller's arrays of fl_found() entries; the buffers are freed. An LSD
    radix sort of the keys with their positions, DIGIT_BITS at a time, skipping digits all
    keys share; `keys_out` is one of its two buffers. */
-int fl_take(Search *s, int64_t *keys_out, int32_t *rows_out, RULE *rules_out)
+int fl_take(Search *s, u64 *keys_out, int32_t *rows_out, RULE *rules_out)
 {
     Found *f = &s->found[0];
     int64_t n = fl_found(s);
@@ -346,7 +346,7 @@ int fl_take(Search *s, int64_t *keys_out, int32_t *rows_out, RULE *rules_out)
         for (unsigned p = 0; p < passes; p++)
             counts[p][(f->keys[i] >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
     }
-    u64 *from = f->keys, *to = (u64 *)keys_out;
+    u64 *from = f->keys, *to = keys_out;
     for (unsigned p = 0; p < passes; p++) {
         int64_t *count = counts[p], start = 0;
         int shared = 0;
@@ -366,7 +366,7 @@ int fl_take(Search *s, int64_t *keys_out, int32_t *rows_out, RULE *rules_out)
         u64 *swap = from; from = to; to = swap;
         uint32_t *swap_index = index; index = index2; index2 = swap_index;
     }
-    if (from != (u64 *)keys_out) memcpy(keys_out, from, (size_t)n * sizeof(u64));
+    if (from != keys_out) memcpy(keys_out, from, (size_t)n * sizeof(u64));
     for (int64_t i = 0; i < n; i++) {
         rows_out[i] = f->rows[index[i]];
         rules_out[i] = f->rules[index[i]];
@@ -401,26 +401,15 @@ def c_view(system: System) -> Vars:
     return Vars(layout, values)
 
 
-def _decoder(codec: KeyCodec, index: int) -> str:
-    """C text decoding column `index` from the unsigned key `k`."""
-    stride, size = codec.strides[index], codec.layout.sizes[index]
-    if codec.bit_fields:
-        mask = (1 << (size - 1).bit_length()) - 1
-        return f"(int64_t)((k >> {stride.bit_length() - 1}) & {mask}u)"
-    if codec.on_top[index]:
-        return f"(int64_t)(k / {stride}u)"
-    return f"(int64_t)((k / {stride}u) % {size}u)"
-
-
-def _decode_lines(codec: KeyCodec, names: set[str], indent: str) -> list[str]:
+def _decode_lines(words: WordCodec, names: set[str], indent: str) -> list[str]:
     """Declarations of the columns named `c<i>`, in column order."""
     columns = sorted(int(name[1:]) for name in names)
-    return [f"{indent}const int64_t c{i} = {_decoder(codec, i)};" for i in columns]
+    return [f"{indent}const int64_t c{i} = {words.decoder(i, 'k')};" for i in columns]
 
 
 def rule_loop(
     system: System,
-    codec: KeyCodec,
+    words: WordCodec,
     rule_index: int,
     violable: Sequence[str],
     triggerable: Sequence[str],
@@ -439,17 +428,17 @@ def rule_loop(
     later = _names(*changes.values(), *broken.values(), *touched.values())
     later |= {f"c{layout.index[c]}" for c in changes}
     terms = [
-        f"(u64)(({_c(value)}) - c{layout.index[column]}) * {codec.strides[layout.index[column]]}u"
+        f"(u64)(({_c(value)}) - c{layout.index[column]}) * {words.strides[layout.index[column]]}u"
         for column, value in changes.items()
     ]
     lines = [
         f"    /* {rule.action.label()} */",
         "    for (int64_t i = 0; i < n; i++) {",
         "        if (!(i & CLOCK_EVERY) && seconds_now() > deadline) return OUT_OF_TIME;",
-        "        const u64 k = (u64)level[i];",
-        *_decode_lines(codec, early, "        "),
+        "        const u64 k = level[i];",
+        *_decode_lines(words, early, "        "),
         f"        if (!({_c(guard)})) continue;",
-        *_decode_lines(codec, later - early, "        "),
+        *_decode_lines(words, later - early, "        "),
         f"        const u64 next = k + {' + '.join(terms) if terms else '0u'};",
         "        moves++;",
     ]
@@ -484,10 +473,8 @@ def rule_type(system: System) -> str:
     return "uint8_t" if len(system.rules) <= 256 else "uint16_t"
 
 
-def search_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str:
+def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> str:
     """The whole C text: settings, the runtime, and `fl_expand` with every planned rule."""
-    if codec.wide:
-        raise ValueError("the native engine takes keys of one word")
     count = len(system.properties)
     header = [
         f"/* Fencing Lab level engine: {system.design.label()}, {system.bounds.short()}. */",
@@ -503,7 +490,7 @@ def search_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str
         "   go to the lane's buffer (those of the lane's tables only); the first violation",
         "   of each property still looked for, and the properties exercised, are noted.",
         "   0, or OUT_OF_TIME once `seconds` have passed, or OUT_OF_MEMORY. */",
-        "int fl_expand(Search *s, unsigned lane, unsigned lanes, const int64_t *level,",
+        "int fl_expand(Search *s, unsigned lane, unsigned lanes, const u64 *level,",
         "              int64_t n, const uint8_t *looking, const uint8_t *watching,",
         "              int64_t *first_rule, int64_t *first_row, uint8_t *triggered,",
         "              int64_t *transitions, double seconds)",
@@ -517,7 +504,7 @@ def search_source(system: System, codec: KeyCodec, plans: Sequence[Plan]) -> str
         "    int64_t moves = 0;",
         "    int failed;",
         *(
-            rule_loop(system, codec, index, violable, triggerable)
+            rule_loop(system, words, index, violable, triggerable)
             for index, violable, triggerable in plans
         ),
         "    if ((failed = drain(s, f, &ring))) return failed;",

@@ -351,3 +351,69 @@ def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() 
     result = explore(Design(), SMALL, options, visitors=[OnEdges(batches.append)])
     assert sum(len(batch.sources) for batch in batches) == result.transitions > 0
     assert result.verdicts == explore(Design(), SMALL).verdicts
+
+
+@pytest.mark.parametrize("words", ["bit fields", "mixed-radix", "wider than the search's keys"])
+@pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+def test_the_native_engine_takes_over_with_every_kind_of_word(
+    preset, words: str, monkeypatch, tmp_path
+) -> None:
+    """The native engine, taking over a search midway (the first levels by numpy), with
+    its words as bit fields, as mixed-radix numbers, or as one unsigned word where the
+    search's own keys need two, on one thread and two, with every parent link in a
+    temporary file: the same states, transitions, levels and verdicts as numpy alone."""
+    import model.keys as keys_module
+    from model.keys import KeyCodec, WordCodec
+
+    monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
+    bounds = Bounds(3, 2, 5, 3, 1)
+    plain = explore(preset.design, bounds, SearchOptions(expander=Expander.NUMPY, threads=1))
+    if words != "bit fields":
+        monkeypatch.setattr(keys_module, "UNSIGNED_BITS", 20)
+    if words == "wider than the search's keys":
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    layout = System(preset.design, bounds).layout
+    codec, native_words = KeyCodec.of(layout), WordCodec.of(layout)
+    assert native_words is not None
+    assert native_words.bit_fields is (words == "bit fields")
+    assert codec.wide is (words == "wider than the search's keys")
+    from model.native_search import NativeLevels
+
+    expanded: list[int] = []
+    original = NativeLevels.expand
+
+    def counted(self, level, *rest):  # type: ignore[no-untyped-def]
+        expanded.append(len(level))
+        return original(self, level, *rest)
+
+    monkeypatch.setattr(NativeLevels, "expand", counted)
+    midway = replace(TINY, load_from=64, parallel_from=64, links_in_memory=0)
+    for threads in (1, 2):
+        options = SearchOptions(expander=Expander.NATIVE, threads=threads, tuning=midway)
+        native = explore(preset.design, bounds, options)
+        assert (native.states, native.transitions, native.level_sizes) == (
+            plain.states,
+            plain.transitions,
+            plain.level_sizes,
+        )
+        assert native.verdicts == plain.verdicts
+        # numpy expanded the levels below 64 states, the engine every one after the first
+        # of 64 or more.
+        first = next(i for i, size in enumerate(plain.level_sizes) if size >= 64)
+        assert expanded == [size for size in plain.level_sizes[first:]]
+        expanded.clear()
+
+
+def test_parent_links_read_back_from_their_file_trace_the_same_runs() -> None:
+    """Links kept in a temporary file from the first state on give the counterexamples the
+    links kept in memory give, on every path of the search."""
+    design = PRESETS["lease-only"].design
+    in_memory = explore(design, REFERENCE_BOUNDS, SearchOptions(expander=Expander.NUMPY))
+    in_file = explore(
+        design,
+        REFERENCE_BOUNDS,
+        SearchOptions(expander=Expander.NUMPY, tuning=Tuning(links_in_memory=0)),
+    )
+    assert any(verdict.violated for verdict in in_file.verdicts.values())
+    assert in_file.verdicts == in_memory.verdicts
