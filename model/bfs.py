@@ -8,8 +8,9 @@ the same with packed keys, one level at a time:
   (`model.expanders`), and the successors not seen before form the next level.
 - **First parents.** The seen set (`model.seen`) returns the first occurrence of each new
   key in that order; its source row is the state's parent and its rule the action that
-  reached it. Parent links are kept per level (`ParentLinks`, in a temporary file past a
-  million states), so a counterexample is the chain of first transitions back to the start.
+  reached it. Parent links are kept per level (`ParentLinks`, in a temporary file past
+  `Tuning.links_in_memory` states), so a counterexample is the chain of first transitions
+  back to the start.
 - **First violations.** A property's first violation is the first violating transition in
   the same order: the earliest level, then the smallest (rule, row) (`Findings`). It is a
   shortest counterexample, and the first among the shortest.
@@ -198,6 +199,9 @@ class BreadthFirstSearch:
         self.transitions = 0
         self.stopped_by: str | None = None
         self.started = 0.0
+        self.frontier: Keys = np.zeros(0, dtype=np.int64)
+        """The level being expanded: its keys, sorted (the native engine's words once it
+        runs the search)."""
 
     def run(self) -> Exploration:
         """Explore every reachable state (or up to a budget) and collect the verdicts."""
@@ -226,29 +230,32 @@ class BreadthFirstSearch:
         """Explore level by level until no new state or a budget; the levels' sizes."""
         first = self.codec.pack(self.start)
         start = self._deduplicate(Level(first, np.full(1, -1), np.zeros(1, np.int64)))
-        frontier = self._store(start, 0)
+        self.frontier = self._store(start, 0)
         level_sizes = [1]
-        while len(frontier):
+        while len(self.frontier):
             depth = len(level_sizes) - 1
             if self.options.max_depth is not None and depth >= self.options.max_depth:
                 self.stopped_by = f"depth limit of {self.options.max_depth} reached"
                 break
-            offset = self.states - len(frontier)
-            native = self.native_for(len(frontier)) if self.native_for is not None else None
+            offset = self.states - len(self.frontier)
+            native = self.native_for(len(self.frontier)) if self.native_for is not None else None
             if native is not None and self.seen is not None:
                 # The engine takes over: it holds every key seen so far, in its own words.
-                frontier = native.take_over(self.seen.keys(), frontier)
+                self.frontier = native.take_over(self.seen.keys(), self.frontier)
                 self.seen = None
-            found = self._next_level(native, frontier, offset, depth)
+            found = self._next_level(native, offset, depth)
             if found is None:
                 break
-            del frontier
-            frontier = self._store(found, offset)
+            self.frontier = self._store(found, offset)
             del found
-            if len(frontier):
-                level_sizes.append(len(frontier))
+            if len(self.frontier):
+                level_sizes.append(len(self.frontier))
             progress = Progress(
-                len(level_sizes) - 1, self.states, self.transitions, len(frontier), self._seconds()
+                len(level_sizes) - 1,
+                self.states,
+                self.transitions,
+                len(self.frontier),
+                self._seconds(),
             )
             for visitor in self.visitors:
                 visitor.on_level(progress)
@@ -266,13 +273,11 @@ class BreadthFirstSearch:
 
     # ----- expanding a level ------------------------------------------------------------
 
-    def _next_level(
-        self, native: NativeLevels | None, frontier: Keys, offset: int, depth: int
-    ) -> NewStates | None:
-        """The new states the level reaches (None if the time budget ran out): by the
+    def _next_level(self, native: NativeLevels | None, offset: int, depth: int) -> NewStates | None:
+        """The new states the frontier reaches (None if the time budget ran out): by the
         native engine when it runs the search, else by an expander and the seen set."""
         if native is None:
-            level = self._expand(frontier, offset, depth)
+            level = self._expand(self.frontier, offset, depth)
             if level is None:
                 return None
             found = self._deduplicate(level)
@@ -281,14 +286,15 @@ class BreadthFirstSearch:
             if large:
                 release_free_memory()
             return found
-        pool = self.pool if len(frontier) >= self.tuning.parallel_from else None
+        pool = self.pool if len(self.frontier) >= self.tuning.parallel_from else None
         seconds = self.options.max_seconds - self._seconds()
-        expanded = native.expand(frontier, self.findings.settled(), seconds, pool)
-        if expanded is None or self._out_of_time():
+        chunk = native.expand(self.frontier, self.findings.settled(), seconds, pool)
+        if chunk is None or self._out_of_time():
             self.stopped_by = f"time budget of {self.options.max_seconds:g} s reached"
             return None
-        chunk, found = expanded
+        self.frontier = self.frontier[:0]  # expanded: its memory goes before the sort's
         self._take_findings([chunk], offset, depth)
+        found = native.take()
         if chunk.transitions >= self.tuning.trim_from:
             release_free_memory()
         return found

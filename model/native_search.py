@@ -221,11 +221,11 @@ class NativeLevels:
 
     def expand(
         self, level: Keys, settled: Settled, seconds: float, pool: Executor | None
-    ) -> tuple[Chunk, NewStates] | None:
-        """Expand a level (sorted keys): what it found, and its new states in key order
-        with their first parents' rows and rules; None if `seconds` ran out first.
+    ) -> Chunk | None:
+        """Expand a level (its words, sorted): what it found (None if `seconds` ran out
+        first); its new states are then waiting for `take`.
 
-        With a pool, a second thread fills the tables of the other parity at once (both
+        With a pool, a second thread fills the other half of the tables at once (both
         threads run the rules; only the first looks at the properties)."""
         if len(level) >= 2**31:
             raise ValueError("a level must hold fewer than 2^31 states")
@@ -275,10 +275,11 @@ class NativeLevels:
                 chunk.violations[name] = (int(first_rule[p]), int(first_row[p]))
             if triggered[p]:
                 chunk.exercised.add(name)
-        return chunk, self._take()
+        return chunk
 
-    def _take(self) -> NewStates:
-        """The level's new states from the engine's buffers, in key order."""
+    def take(self) -> NewStates:
+        """The last level's new states, in key order, with their first parents' rows and
+        rules (the engine's buffers are freed)."""
         found = int(self.library.fl_found(self.handle))
         keys = np.empty(found, dtype=np.uint64)
         rows = np.empty(found, dtype=np.int32)

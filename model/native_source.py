@@ -29,10 +29,10 @@ from model.system import System
 PART_BITS: Final = 8
 """The seen set is split into 2^PART_BITS tables by the top bits of a key's hash, so a table
 grows alone (never holding two copies of the whole set) and lanes fill disjoint tables."""
-MAX_LOAD_PERCENT: Final = 80
+MAX_LOAD_PERCENT: Final = 85
 """A table grows once it is this full..."""
-GROWTH_PERCENT: Final = 125
-"""...to this size (or to the next huge page beyond it), so it stays 64% to 80% full."""
+GROWTH_PERCENT: Final = 120
+"""...to this size, so it stays 71% to 85% full."""
 LANES: Final = 2
 """Threads that can fill the seen set at once, each its own range of tables."""
 
@@ -89,8 +89,9 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Zeroed slots: from the heap when small, else whole huge pages mapped for them alone
-   (so a freed table goes back to the system), with the size rounded up to fill them. */
+/* Zeroed slots: from the heap when small, else pages mapped for them alone (so a freed
+   table goes back to the system), starting on a huge page so that the kernel can back
+   them with huge pages (a probe then rarely misses the address cache). */
 static u64 *slots_alloc(u64 *size, u64 *bytes)
 {
     u64 want = *size * sizeof(u64);
@@ -98,7 +99,7 @@ static u64 *slots_alloc(u64 *size, u64 *bytes)
         *bytes = want;
         return calloc(*size, sizeof(u64));
     }
-    u64 rounded = (want + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    u64 rounded = (want + 4095) & ~(u64)4095;
     size_t span = rounded + HUGE_PAGE;
     char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -322,8 +323,8 @@ static int gather(Search *s)
 
 /* The last level's new states in key order (keys are distinct), with their parents' rows
    and rules, into the caller's arrays of fl_found() entries; the buffers are freed. An LSD
-   radix sort of the keys with their positions, DIGIT_BITS at a time, skipping digits all
-   keys share; `keys_out` is one of its two buffers. */
+   radix sort, DIGIT_BITS of the key at a time (skipping digits all keys share), moving
+   each key with its row and rule between the lane's buffers and the caller's arrays. */
 int fl_take(Search *s, u64 *keys_out, int32_t *rows_out, RULE *rules_out)
 {
     Found *f = &s->found[0];
@@ -334,19 +335,14 @@ int fl_take(Search *s, u64 *keys_out, int32_t *rows_out, RULE *rules_out)
     for (int64_t i = 0; i < n; i++) every |= f->keys[i];
     unsigned bits = every ? 64 - (unsigned)__builtin_clzll(every) : 1;
     unsigned passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
-    uint32_t *index = malloc((size_t)n * sizeof(uint32_t));
-    uint32_t *index2 = malloc((size_t)n * sizeof(uint32_t));
     int64_t (*counts)[DIGITS] = calloc(passes, sizeof *counts);
-    if (!index || !index2 || !counts) {
-        free(index); free(index2); free(counts);
-        return OUT_OF_MEMORY;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        index[i] = (uint32_t)i;
+    if (!counts) return OUT_OF_MEMORY;
+    for (int64_t i = 0; i < n; i++)
         for (unsigned p = 0; p < passes; p++)
             counts[p][(f->keys[i] >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
-    }
-    u64 *from = f->keys, *to = keys_out;
+    u64 *keys = f->keys, *keys_to = keys_out;
+    int32_t *rows = f->rows, *rows_to = rows_out;
+    RULE *rules = f->rules, *rules_to = rules_out;
     for (unsigned p = 0; p < passes; p++) {
         int64_t *count = counts[p], start = 0;
         int shared = 0;
@@ -359,19 +355,21 @@ int fl_take(Search *s, u64 *keys_out, int32_t *rows_out, RULE *rules_out)
         if (shared) continue;
         unsigned shift = p * DIGIT_BITS;
         for (int64_t i = 0; i < n; i++) {
-            int64_t place = count[(from[i] >> shift) & (DIGITS - 1)]++;
-            to[place] = from[i];
-            index2[place] = index[i];
+            int64_t place = count[(keys[i] >> shift) & (DIGITS - 1)]++;
+            keys_to[place] = keys[i];
+            rows_to[place] = rows[i];
+            rules_to[place] = rules[i];
         }
-        u64 *swap = from; from = to; to = swap;
-        uint32_t *swap_index = index; index = index2; index2 = swap_index;
+        u64 *k = keys; keys = keys_to; keys_to = k;
+        int32_t *r = rows; rows = rows_to; rows_to = r;
+        RULE *u = rules; rules = rules_to; rules_to = u;
     }
-    if (from != keys_out) memcpy(keys_out, from, (size_t)n * sizeof(u64));
-    for (int64_t i = 0; i < n; i++) {
-        rows_out[i] = f->rows[index[i]];
-        rules_out[i] = f->rules[index[i]];
+    if (keys != keys_out) {
+        memcpy(keys_out, keys, (size_t)n * sizeof(u64));
+        memcpy(rows_out, rows, (size_t)n * sizeof(int32_t));
+        memcpy(rules_out, rules, (size_t)n * sizeof(RULE));
     }
-    free(index); free(index2); free(counts);
+    free(counts);
     fl_forget(s);
     return 0;
 }

@@ -67,7 +67,7 @@ class Tuning:
     them (loading them from the cache is cheap); smaller levels use numpy."""
     trim_from: int = 1 << 16
     """After a level with this many successors, freed memory is handed back to the system."""
-    links_in_memory: int = 1 << 20
+    links_in_memory: int = 1 << 18
     """The parent links of this many states are kept in memory; past it, every level's
     links go to a temporary file (5 bytes a state), read back only for counterexamples."""
     native_from: int = 1 << 10
