@@ -287,8 +287,7 @@ class BreadthFirstSearch:
                 release_free_memory()
             return found
         pool = self.pool if len(self.frontier) >= self.tuning.parallel_from else None
-        seconds = self.options.max_seconds - self._seconds()
-        chunk = native.expand(self.frontier, self.findings.settled(), seconds, pool)
+        chunk = native.expand(self.frontier, self.findings.settled(), self._out_of_time, pool)
         if chunk is None or self._out_of_time():
             self.stopped_by = f"time budget of {self.options.max_seconds:g} s reached"
             return None

@@ -24,7 +24,8 @@ import subprocess
 import tempfile
 import threading
 import warnings
-from concurrent.futures import Executor
+from collections.abc import Callable
+from concurrent.futures import Executor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -42,8 +43,13 @@ FLAGS: Final = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing")
 """How the engine is compiled (part of the name it is cached under)."""
 BUILD_SECONDS: Final = 300
 """The longest a compiler may take before the build is given up."""
-OUT_OF_TIME: Final = -1
+SLICE_ROWS: Final = 1 << 17
+"""Rows the engine expands in one call (a few milliseconds): between calls the search
+checks its time budget, and Ctrl-C is heard."""
 OUT_OF_MEMORY: Final = -2
+"""What the engine returns when the system refuses it memory."""
+OUT_OF_TIME: Final = -1
+"""What a lane returns when the level was given up (its time ran out)."""
 
 _LOADING = threading.Lock()
 """One library is built and loaded at a time (sessions of the web app share the process)."""
@@ -61,7 +67,7 @@ _SIGNATURES: Final = {
     "fl_forget": ([_P], None),
     "fl_take": ([_P, _P, _P, _P], ctypes.c_int),
     "fl_expand": (
-        [_P, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int64, *[_P] * 6, ctypes.c_double],
+        [_P, ctypes.c_uint, ctypes.c_uint, _P, ctypes.c_int64, *[_P] * 6, ctypes.c_int64],
         ctypes.c_int,
     ),
 }
@@ -114,6 +120,20 @@ def is_built(text: EngineText) -> bool:
     return folder is not None and text.library_in(folder).is_file()
 
 
+def _partial(path: Path) -> Path:
+    """Where this thread writes a file before it takes its place."""
+    return path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Put exactly these bytes in the file (readers see the old file or the whole new one)."""
+    partial = _partial(path)
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(data)
+    partial.replace(path)
+
+
 def _compile(text: EngineText, folder: Path) -> Path:
     """Build the library into the folder (atomically: readers see none or all of it)."""
     cc = compiler()
@@ -121,19 +141,21 @@ def _compile(text: EngineText, folder: Path) -> Path:
         raise BuildError("no C compiler found (set CC, or install gcc)")
     library = text.library_in(folder)
     source = library.with_suffix(".c")
-    partial = library.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    source.write_text(text.source)
-    done = subprocess.run(
-        [cc, *FLAGS, "-o", str(partial), str(source)],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_SECONDS,
-        check=False,
-    )
-    if done.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise BuildError(f"{cc} failed: {done.stderr.strip()[-2000:]}")
-    partial.replace(library)
+    partial = _partial(library)
+    _write_atomically(source, text.source.encode())
+    try:
+        done = subprocess.run(
+            [cc, *FLAGS, "-o", str(partial), str(source)],
+            capture_output=True,
+            text=True,
+            timeout=BUILD_SECONDS,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise BuildError(f"{cc} failed: {done.stderr.strip()[-2000:]}")
+        partial.replace(library)
+    finally:
+        partial.unlink(missing_ok=True)  # a build cut short leaves nothing behind
     return library
 
 
@@ -220,49 +242,64 @@ class NativeLevels:
         return self.words.words(self.codec, frontier)
 
     def expand(
-        self, level: Keys, settled: Settled, seconds: float, pool: Executor | None
+        self,
+        level: Keys,
+        settled: Settled,
+        out_of_time: Callable[[], bool],
+        pool: Executor | None,
     ) -> Chunk | None:
-        """Expand a level (its words, sorted): what it found (None if `seconds` ran out
-        first); its new states are then waiting for `take`.
+        """Expand a level (its words, sorted): what it found, or None if the time ran out
+        first; its new states then wait for `take`.
 
-        With a pool, a second thread fills the other half of the tables at once (both
-        threads run the rules; only the first looks at the properties)."""
+        The engine runs `SLICE_ROWS` rows at a time, so the time budget and Ctrl-C are
+        heard between slices. With a pool, a second thread fills the other half of the
+        tables at once (both threads run the rules; only the first notes properties)."""
         if len(level) >= 2**31:
             raise ValueError("a level must hold fewer than 2^31 states")
         level = np.ascontiguousarray(level, dtype=np.uint64)
         count = len(self.names)
-        looking = np.array([n not in settled.violated for n in self.names], dtype=np.uint8)
-        watching = np.array([n not in settled.exercised for n in self.names], dtype=np.uint8)
+        watched = [
+            np.array([n not in settled.violated for n in self.names], dtype=np.uint8),
+            np.array([n not in settled.exercised for n in self.names], dtype=np.uint8),
+        ]
         first_rule = np.full(count, -1, dtype=np.int64)
         first_row = np.full(count, -1, dtype=np.int64)
         triggered = np.zeros(count, dtype=np.uint8)
         transitions = np.zeros(2, dtype=np.int64)
-        blind = np.zeros(count, dtype=np.uint8)
+        given_up = threading.Event()
 
         def lane(index: int, lanes: int) -> int:
-            look, watch = (looking, watching) if index == 0 else (blind, blind)
-            return int(
-                self.library.fl_expand(
-                    self.handle,
-                    index,
-                    lanes,
-                    _address(level),
-                    len(level),
-                    _address(look),
-                    _address(watch),
-                    _address(first_rule),
-                    _address(first_row),
-                    _address(triggered),
-                    _address(transitions[index:]),
-                    seconds,
+            look, watch = watched if index == 0 else (np.zeros(count, np.uint8),) * 2
+            while True:
+                if given_up.is_set() or out_of_time():
+                    given_up.set()
+                    return OUT_OF_TIME
+                outcome = int(
+                    self.library.fl_expand(
+                        self.handle,
+                        index,
+                        lanes,
+                        _address(level),
+                        len(level),
+                        *(_address(a) for a in (look, watch, first_rule, first_row, triggered)),
+                        _address(transitions[index:]),
+                        SLICE_ROWS,
+                    )
                 )
-            )
+                if outcome != 0:
+                    return outcome
 
         if pool is None:
             outcomes = [lane(0, 1)]
         else:
             other = pool.submit(lane, 1, 2)
-            outcomes = [lane(0, 2), other.result()]
+            try:
+                outcomes = [lane(0, 2)]
+            except BaseException:
+                given_up.set()  # the other thread stops before the engine can be closed
+                wait([other])
+                raise
+            outcomes.append(other.result())
         if OUT_OF_MEMORY in outcomes:
             self.library.fl_forget(self.handle)
             raise MemoryError("no memory for the level's new states")

@@ -40,7 +40,6 @@ RUNTIME: Final = r"""
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mman.h>
 
 typedef uint64_t u64;
@@ -51,8 +50,6 @@ typedef uint64_t u64;
 #define RING 16
 #define DIGIT_BITS 11
 #define DIGITS (1u << DIGIT_BITS)
-#define CLOCK_EVERY 0xFFFF
-#define OUT_OF_TIME (-1)
 #define OUT_OF_MEMORY (-2)
 
 /* One table of the seen set: the hashes of its keys (0 is a free slot: no key hashes to
@@ -62,11 +59,28 @@ typedef struct { u64 *slots; u64 size, count, limit, bytes; } Table;
 /* New states found by one lane, in the order found: key, row of the parent, rule. */
 typedef struct { u64 *keys; int32_t *rows; RULE *rules; int64_t count, room; } Found;
 
-typedef struct { Table tables[PARTS]; Found found[LANES]; } Search;
-
 /* A successor waiting for its probe while the slot it needs is fetched. */
 typedef struct { u64 key, hash; int32_t row; RULE rule; } Pending;
 typedef struct { Pending items[RING]; unsigned head, count; } Ring;
+
+/* Where a lane is in a level: the next rule (its place in RULES) and row, the successors
+   waiting for their probes, and the transitions so far. */
+typedef struct { int64_t plan, row, moves; Ring ring; } Cursor;
+
+typedef struct { Table tables[PARTS]; Found found[LANES]; Cursor cursors[LANES]; } Search;
+
+/* What one rule's loop over some rows reads, and notes as it goes. */
+typedef struct {
+    Search *s;
+    Found *found;
+    Ring *ring;
+    const u64 *level;
+    unsigned lane, lanes;
+    uint8_t *look, *watch, *triggered;
+    int64_t *first_rule, *first_row, moves;
+} Pass;
+
+typedef int (*RuleLoop)(Pass *pass, int64_t from, int64_t to);
 
 /* A bijection of 64-bit words that scatters keys; only x = 0 maps to 0, and x is the key
    plus one, never 0 as no key is 2^64 - 1. */
@@ -81,13 +95,6 @@ static inline u64 mix(u64 key)
 static inline unsigned part_of(u64 hash) { return (unsigned)(hash >> (64 - PART_BITS)); }
 
 static inline u64 home(u64 hash, u64 size) { return (((hash << PART_BITS) >> 32) * size) >> 32; }
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Zeroed slots: from the heap when small, else pages mapped for them alone (so a freed
    table goes back to the system), starting on a huge page so that the kernel can back
@@ -292,9 +299,13 @@ int64_t fl_found(const Search *s)
     return total;
 }
 
+/* Drop the new states of a level and where its lanes were (a level given up). */
 void fl_forget(Search *s)
 {
-    for (unsigned l = 0; l < LANES; l++) found_free(&s->found[l]);
+    for (unsigned l = 0; l < LANES; l++) {
+        found_free(&s->found[l]);
+        memset(&s->cursors[l], 0, sizeof s->cursors[l]);
+    }
 }
 
 /* Every lane's new states in the first lane's buffers. */
@@ -412,12 +423,13 @@ def rule_loop(
     violable: Sequence[str],
     triggerable: Sequence[str],
 ) -> str:
-    """One rule over every row of the level: guard, successor, properties, then the seen set."""
+    """One rule's loop over some rows: guard, successor, properties, then the seen set."""
     rule = system.rules[rule_index]
     view = c_view(system)
     layout = system.layout
     by_name = {p.name: p for p in system.properties}
     order = [p.name for p in system.properties]
+    count = len(order)
     guard = rule.guard(view)
     changes = {c: v for c, v in rule.effect(view).items() if layout.sizes[layout.index[c]] > 1}
     broken = {p: by_name[p].violated(view, rule) for p in violable}
@@ -430,9 +442,18 @@ def rule_loop(
         for column, value in changes.items()
     ]
     lines = [
-        f"    /* {rule.action.label()} */",
-        "    for (int64_t i = 0; i < n; i++) {",
-        "        if (!(i & CLOCK_EVERY) && seconds_now() > deadline) return OUT_OF_TIME;",
+        f"/* {rule.action.label()} */",
+        f"static int rule_{rule_index}(Pass *pass, int64_t from, int64_t to)",
+        "{",
+        "    Search *s = pass->s;",
+        "    Found *f = pass->found;",
+        "    const u64 *level = pass->level;",
+        f"    uint8_t look[{count}], watch[{count}];",
+        f"    memcpy(look, pass->look, {count});",
+        f"    memcpy(watch, pass->watch, {count});",
+        "    int64_t moves = 0;",
+        "    int failed = 0;",
+        "    for (int64_t i = from; i < to; i++) {",
         "        const u64 k = level[i];",
         *_decode_lines(words, early, "        "),
         f"        if (!({_c(guard)})) continue;",
@@ -444,22 +465,68 @@ def rule_loop(
         p = order.index(prop)
         lines += [
             f"        if (look[{p}] && ({_c(condition)})) {{",
-            f"            look[{p}] = 0; first_rule[{p}] = {rule_index}; first_row[{p}] = i;",
+            f"            look[{p}] = 0;",
+            f"            pass->first_rule[{p}] = {rule_index};",
+            f"            pass->first_row[{p}] = i;",
             "        }",
         ]
     for prop, condition in touched.items():
         p = order.index(prop)
         lines += [
             f"        if (watch[{p}] && ({_c(condition)})) {{",
-            f"            watch[{p}] = 0; triggered[{p}] = 1;",
+            f"            watch[{p}] = 0;",
+            f"            pass->triggered[{p}] = 1;",
             "        }",
         ]
     lines += [
-        f"        if ((failed = push(s, f, &ring, next, (int32_t)i, {rule_index}, lane, lanes)))",
-        "            return failed;",
+        f"        failed = push(s, f, pass->ring, next, (int32_t)i, {rule_index},",
+        "                      pass->lane, pass->lanes);",
+        "        if (failed) break;",
         "    }",
+        f"    memcpy(pass->look, look, {count});",
+        f"    memcpy(pass->watch, watch, {count});",
+        "    pass->moves += moves;",
+        "    return failed;",
+        "}",
     ]
     return "\n".join(lines)
+
+
+EXPAND: Final = r"""
+/* Every rule over the level's words, in rule order then row order, from where the lane
+   stopped, for at most `rows` rows: the new states go to the lane's buffer (those of the
+   lane's tables only); the first violation of each property still looked for (`look`)
+   and the properties exercised (of those in `watch`) are noted, and both lists updated.
+   1 once the level is done (its transitions in `transitions`), 0 when stopped before the
+   end (call again to go on), or OUT_OF_MEMORY. */
+int fl_expand(Search *s, unsigned lane, unsigned lanes, const u64 *level, int64_t n,
+              uint8_t *look, uint8_t *watch, int64_t *first_rule, int64_t *first_row,
+              uint8_t *triggered, int64_t *transitions, int64_t rows)
+{
+    Cursor *c = &s->cursors[lane];
+    Pass pass = {s, &s->found[lane], &c->ring, level, lane, lanes, look, watch, triggered,
+                 first_rule, first_row, 0};
+    const int64_t plans = PLAN_COUNT;
+    while (c->plan < plans && rows > 0) {
+        int64_t to = n - c->row > rows ? c->row + rows : n;
+        int failed = RULES[c->plan](&pass, c->row, to);
+        if (failed) return failed;
+        rows -= to - c->row;
+        c->row = to;
+        if (to == n) {
+            c->plan++;
+            c->row = 0;
+        }
+    }
+    c->moves += pass.moves;
+    if (c->plan < plans) return 0;
+    int failed = drain(s, pass.found, &c->ring);
+    if (failed) return failed;
+    *transitions = c->moves;
+    memset(c, 0, sizeof *c);
+    return 1;
+}
+"""
 
 
 Plan = tuple[int, Sequence[str], Sequence[str]]
@@ -472,8 +539,7 @@ def rule_type(system: System) -> str:
 
 
 def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> str:
-    """The whole C text: settings, the runtime, and `fl_expand` with every planned rule."""
-    count = len(system.properties)
+    """The whole C text: settings, the runtime, a loop per planned rule, and `fl_expand`."""
     header = [
         f"/* Fencing Lab level engine: {system.design.label()}, {system.bounds.short()}. */",
         f"#define PART_BITS {PART_BITS}",
@@ -483,31 +549,18 @@ def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> st
         "#include <stdint.h>",
         f"typedef {rule_type(system)} RULE;",
     ]
-    expand = [
-        "/* Every rule over the level's keys, in rule order then row order: the new states",
-        "   go to the lane's buffer (those of the lane's tables only); the first violation",
-        "   of each property still looked for, and the properties exercised, are noted.",
-        "   0, or OUT_OF_TIME once `seconds` have passed, or OUT_OF_MEMORY. */",
-        "int fl_expand(Search *s, unsigned lane, unsigned lanes, const u64 *level,",
-        "              int64_t n, const uint8_t *looking, const uint8_t *watching,",
-        "              int64_t *first_rule, int64_t *first_row, uint8_t *triggered,",
-        "              int64_t *transitions, double seconds)",
-        "{",
-        "    const double deadline = seconds_now() + seconds;",
-        f"    uint8_t look[{count}], watch[{count}];",
-        f"    memcpy(look, looking, {count});",
-        f"    memcpy(watch, watching, {count});",
-        "    Found *f = &s->found[lane];",
-        "    Ring ring = {.head = 0, .count = 0};",
-        "    int64_t moves = 0;",
-        "    int failed;",
-        *(
-            rule_loop(system, words, index, violable, triggerable)
-            for index, violable, triggerable in plans
-        ),
-        "    if ((failed = drain(s, f, &ring))) return failed;",
-        "    *transitions = moves;",
-        "    return 0;",
-        "}",
+    loops = [
+        rule_loop(system, words, index, violable, triggerable)
+        for index, violable, triggerable in plans
     ]
-    return "\n".join(header) + RUNTIME + "\n" + "\n".join(expand) + "\n"
+    table = ", ".join(f"rule_{index}" for index, _, _ in plans) or "0"
+    return "\n".join(
+        [
+            *header,
+            RUNTIME,
+            *loops,
+            f"#define PLAN_COUNT {len(plans)}",
+            f"static const RuleLoop RULES[] = {{{table}}};",
+            EXPAND,
+        ]
+    )
