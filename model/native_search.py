@@ -236,10 +236,10 @@ class NativeLevels:
 
     def take_over(self, seen: Keys, frontier: Keys) -> np.ndarray:
         """Hold the keys seen so far (`KeyCodec` keys); the frontier as the engine's words."""
-        held = self.words.words(self.codec, seen)
+        held = self.words.encode(self.codec, seen)
         if self.library.fl_hold(self.handle, _address(held), len(held)) < 0:
             raise MemoryError("no memory for the seen set")
-        return self.words.words(self.codec, frontier)
+        return self.words.encode(self.codec, frontier)
 
     def expand(
         self,
@@ -257,6 +257,7 @@ class NativeLevels:
         if len(level) >= 2**31:
             raise ValueError("a level must hold fewer than 2^31 states")
         level = np.ascontiguousarray(level, dtype=np.uint64)
+        assert level.ndim == (1 if self.words.words == 1 else 2)
         count = len(self.names)
         watched = [
             np.array([n not in settled.violated for n in self.names], dtype=np.uint8),
@@ -318,7 +319,8 @@ class NativeLevels:
         """The last level's new states, in key order, with their first parents' rows and
         rules (the engine's buffers are freed)."""
         found = int(self.library.fl_found(self.handle))
-        keys = np.empty(found, dtype=np.uint64)
+        shape = (found,) if self.words.words == 1 else (found, self.words.words)
+        keys = np.empty(shape, dtype=np.uint64)
         rows = np.empty(found, dtype=np.int32)
         rules = np.empty(found, dtype=self.rule_type)
         if self.library.fl_take(self.handle, _address(keys), _address(rows), _address(rules)):

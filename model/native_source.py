@@ -10,9 +10,9 @@ printed as C (the Promela text with C's conditional, `model.expression`). One fu
 order, `model.bfs`), so the first copy of a new key it stores is its first parent, and the
 first violation of a property it meets is the first one in that order.
 
-Keys are one unsigned 64-bit word (`model.keys.WordCodec`), whose wrap-around is defined in
-C (a column's weighted change may leave the range of the word before the sum comes back
-into it). A table holds the keys' hashes, which are
+Keys are one or two unsigned 64-bit words (`model.keys.WordCodec`), whose wrap-around is
+defined in C (a column's weighted change may leave the range of a word before the sum comes
+back into it). A table holds the keys' hashes, which are
 never 0, so a slot of zeros is free and fresh memory needs no filling.
 """
 
@@ -37,7 +37,6 @@ LANES: Final = 2
 """Threads that can fill the seen set at once, each its own range of tables."""
 
 RUNTIME: Final = r"""
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -52,15 +51,19 @@ typedef uint64_t u64;
 #define DIGITS (1u << DIGIT_BITS)
 #define OUT_OF_MEMORY (-2)
 
-/* One table of the seen set: the hashes of its keys (0 is a free slot: no key hashes to
-   0). The hash is a bijection of the key, so holding it is holding the key. */
-typedef struct { u64 *slots; u64 size, count, limit, bytes; } Table;
+/* A state's key: its words, the most significant first. */
+typedef struct { u64 w[WORDS]; } Key;
+
+/* One table of the seen set: 64 bits of its keys' hashes (a free slot holds 0; the one key
+   whose stored bits are 0 is noted apart). The hash is a bijection of the key, and the
+   bits not stored are the table's number, so holding them is holding the key. */
+typedef struct { u64 *slots; u64 size, count, limit, bytes; int holds_zero; } Table;
 
 /* New states found by one lane, in the order found: key, row of the parent, rule. */
-typedef struct { u64 *keys; int32_t *rows; RULE *rules; int64_t count, room; } Found;
+typedef struct { Key *keys; int32_t *rows; RULE *rules; int64_t count, room; } Found;
 
 /* A successor waiting for its probe while the slot it needs is fetched. */
-typedef struct { u64 key, hash; int32_t row; RULE rule; } Pending;
+typedef struct { Key key; u64 stored; unsigned part; int32_t row; RULE rule; } Pending;
 typedef struct { Pending items[RING]; unsigned head, count; } Ring;
 
 /* Where a lane is in a level: the next rule (its place in RULES) and row, the successors
@@ -74,7 +77,7 @@ typedef struct {
     Search *s;
     Found *found;
     Ring *ring;
-    const u64 *level;
+    const Key *level;
     unsigned lane, lanes;
     uint8_t *look, *watch, *triggered;
     int64_t *first_rule, *first_row, moves;
@@ -82,19 +85,45 @@ typedef struct {
 
 typedef int (*RuleLoop)(Pass *pass, int64_t from, int64_t to);
 
-/* A bijection of 64-bit words that scatters keys; only x = 0 maps to 0, and x is the key
-   plus one, never 0 as no key is 2^64 - 1. */
-static inline u64 mix(u64 key)
+#if WORDS == 1
+/* The key plus one (never 0: no key is 2^64 - 1), scattered by a bijection of 64-bit
+   words that maps only 0 to 0: the top PART_BITS pick the table, all 64 are stored. */
+#define HOME_SKIP PART_BITS
+static inline u64 hash_key(Key key, unsigned *part)
 {
-    u64 x = key + 1;
+    u64 x = key.w[0] + 1;
     x ^= x >> 31; x *= 0x7fb5d329728ea185ULL;
     x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
-    return x ^ (x >> 33);
+    x ^= x >> 33;
+    *part = (unsigned)(x >> (64 - PART_BITS));
+    return x;
 }
+#else
+/* The key's number (high word x SPAN + low word, below 2^72) plus one, scattered by a
+   bijection of 72-bit numbers that maps only 0 to 0: the top 8 bits pick the table, the
+   low 64 are stored. */
+#define HOME_SKIP 0
+typedef unsigned __int128 u128;
+#define LOW72 ((((u128)1) << 72) - 1)
+static inline u64 hash_key(Key key, unsigned *part)
+{
+    u128 x = (u128)key.w[0] * SPAN + key.w[1] + 1;
+    x = (x * ((((u128)0x9eu) << 64) | 0x3779b97f4a7c15f1ULL)) & LOW72;
+    x ^= x >> 37;
+    x = (x * ((((u128)0xc2u) << 64) | 0xb2ae3d27d4eb4f15ULL)) & LOW72;
+    x ^= x >> 29;
+    x = (x * ((((u128)0x16u) << 64) | 0x5667b19e3779f9b1ULL)) & LOW72;
+    x ^= x >> 32;
+    *part = (unsigned)(x >> 64);
+    return (u64)x;
+}
+#endif
 
-static inline unsigned part_of(u64 hash) { return (unsigned)(hash >> (64 - PART_BITS)); }
-
-static inline u64 home(u64 hash, u64 size) { return (((hash << PART_BITS) >> 32) * size) >> 32; }
+/* A stored hash's first slot in a table of `size` slots: 32 of its bits, scaled. */
+static inline u64 home(u64 stored, u64 size)
+{
+    return (((stored << HOME_SKIP) >> 32) * size) >> 32;
+}
 
 /* Zeroed slots: from the heap when small, else pages mapped for them alone (so a freed
    table goes back to the system), starting on a huge page so that the kernel can back
@@ -132,6 +161,7 @@ static int table_init(Table *t, u64 size)
     t->size = size;
     t->slots = slots_alloc(&t->size, &t->bytes);
     t->count = 0;
+    t->holds_zero = 0;
     t->limit = t->size * MAX_LOAD_PERCENT / 100;
     return t->slots ? 0 : OUT_OF_MEMORY;
 }
@@ -149,22 +179,30 @@ static int grow(Table *t)
         bigger.slots[i] = stored;
     }
     bigger.count = t->count;
+    bigger.holds_zero = t->holds_zero;
     slots_free(t->slots, t->bytes);
     *t = bigger;
     return 0;
 }
 
-/* 1 if the key of this hash is new (and now held), 0 if it was held, OUT_OF_MEMORY. */
-static inline int put(Search *s, u64 hash)
+/* 1 if the key of this stored hash is new (and now held), 0 if it was held, or
+   OUT_OF_MEMORY. */
+static inline int put(Search *s, unsigned part, u64 stored)
 {
-    Table *t = &s->tables[part_of(hash)];
+    Table *t = &s->tables[part];
+    if (!stored) {
+        if (t->holds_zero) return 0;
+        t->holds_zero = 1;
+        t->count++;
+        return 1;
+    }
     if (t->count >= t->limit && grow(t)) return OUT_OF_MEMORY;
     u64 size = t->size, *slots = t->slots;
-    for (u64 i = home(hash, size);;) {
+    for (u64 i = home(stored, size);;) {
         u64 found = slots[i];
-        if (found == hash) return 0;
+        if (found == stored) return 0;
         if (!found) {
-            slots[i] = hash;
+            slots[i] = stored;
             t->count++;
             return 1;
         }
@@ -172,19 +210,24 @@ static inline int put(Search *s, u64 hash)
     }
 }
 
-static int keep(Found *f, u64 key, int32_t row, RULE rule)
+/* Make room for `room` new states in a lane's buffers. */
+static int widen(Found *f, int64_t room)
 {
-    if (f->count == f->room) {
-        int64_t room = f->room ? f->room + f->room / 2 : 1 << 16;
-        u64 *keys = realloc(f->keys, (size_t)room * sizeof(u64));
-        if (keys) f->keys = keys;
-        int32_t *rows = realloc(f->rows, (size_t)room * sizeof(int32_t));
-        if (rows) f->rows = rows;
-        RULE *rules = realloc(f->rules, (size_t)room * sizeof(RULE));
-        if (rules) f->rules = rules;
-        if (!keys || !rows || !rules) return OUT_OF_MEMORY;
-        f->room = room;
-    }
+    Key *keys = realloc(f->keys, (size_t)room * sizeof(Key));
+    if (keys) f->keys = keys;
+    int32_t *rows = realloc(f->rows, (size_t)room * sizeof(int32_t));
+    if (rows) f->rows = rows;
+    RULE *rules = realloc(f->rules, (size_t)room * sizeof(RULE));
+    if (rules) f->rules = rules;
+    if (!keys || !rows || !rules) return OUT_OF_MEMORY;
+    f->room = room;
+    return 0;
+}
+
+static int keep(Found *f, Key key, int32_t row, RULE rule)
+{
+    if (f->count == f->room && widen(f, f->room ? f->room + f->room / 2 : 1 << 16))
+        return OUT_OF_MEMORY;
     f->keys[f->count] = key;
     f->rows[f->count] = row;
     f->rules[f->count] = rule;
@@ -206,27 +249,29 @@ static inline int settle(Search *s, Found *f, Ring *r)
     Pending *p = &r->items[r->head];
     r->head = (r->head + 1) & (RING - 1);
     r->count--;
-    int added = put(s, p->hash);
+    int added = put(s, p->part, p->stored);
     if (added < 0) return added;
     return added ? keep(f, p->key, p->row, p->rule) : 0;
 }
 
 /* A successor of the lane: its slot is fetched now and probed RING successors later, in
    the order pushed, so the first copy of a key is still the one stored. */
-static inline int push(Search *s, Found *f, Ring *r, u64 key, int32_t row, RULE rule,
+static inline int push(Search *s, Found *f, Ring *r, Key key, int32_t row, RULE rule,
                        unsigned lane, unsigned lanes)
 {
-    u64 hash = mix(key);
-    if (lanes > 1 && part_of(hash) * lanes >> PART_BITS != lane) return 0;
-    Table *t = &s->tables[part_of(hash)];
-    __builtin_prefetch(&t->slots[home(hash, t->size)], 1);
+    unsigned part;
+    u64 stored = hash_key(key, &part);
+    if (lanes > 1 && part * lanes >> PART_BITS != lane) return 0;
+    Table *t = &s->tables[part];
+    __builtin_prefetch(&t->slots[home(stored, t->size)], 1);
     if (r->count == RING) {
         int failed = settle(s, f, r);
         if (failed) return failed;
     }
     Pending *p = &r->items[(r->head + r->count) & (RING - 1)];
     p->key = key;
-    p->hash = hash;
+    p->stored = stored;
+    p->part = part;
     p->row = row;
     p->rule = rule;
     r->count++;
@@ -280,11 +325,13 @@ int64_t fl_bytes(const Search *s)
 }
 
 /* Hold keys seen before (by another engine of the same search); how many were new. */
-int64_t fl_hold(Search *s, const u64 *keys, int64_t n)
+int64_t fl_hold(Search *s, const Key *keys, int64_t n)
 {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
-        int result = put(s, mix(keys[i]));
+        unsigned part;
+        u64 stored = hash_key(keys[i], &part);
+        int result = put(s, part, stored);
         if (result < 0) return result;
         added += result;
     }
@@ -315,18 +362,11 @@ static int gather(Search *s)
     for (unsigned l = 1; l < LANES; l++) {
         Found *g = &s->found[l];
         if (!g->count) continue;
-        int64_t total = f->count + g->count;
-        u64 *keys = realloc(f->keys, (size_t)total * sizeof(u64));
-        if (keys) f->keys = keys;
-        int32_t *rows = realloc(f->rows, (size_t)total * sizeof(int32_t));
-        if (rows) f->rows = rows;
-        RULE *rules = realloc(f->rules, (size_t)total * sizeof(RULE));
-        if (rules) f->rules = rules;
-        if (!keys || !rows || !rules) return OUT_OF_MEMORY;
-        memcpy(f->keys + f->count, g->keys, (size_t)g->count * sizeof(u64));
+        if (widen(f, f->count + g->count)) return OUT_OF_MEMORY;
+        memcpy(f->keys + f->count, g->keys, (size_t)g->count * sizeof(Key));
         memcpy(f->rows + f->count, g->rows, (size_t)g->count * sizeof(int32_t));
         memcpy(f->rules + f->count, g->rules, (size_t)g->count * sizeof(RULE));
-        f->count = f->room = total;
+        f->count += g->count;
         found_free(g);
     }
     return 0;
@@ -334,53 +374,52 @@ static int gather(Search *s)
 
 /* The last level's new states in key order (keys are distinct), with their parents' rows
    and rules, into the caller's arrays of fl_found() entries; the buffers are freed. An LSD
-   radix sort, DIGIT_BITS of the key at a time (skipping digits all keys share), moving
-   each key with its row and rule between the lane's buffers and the caller's arrays. */
-int fl_take(Search *s, u64 *keys_out, int32_t *rows_out, RULE *rules_out)
+   radix sort, DIGIT_BITS of a word at a time from the least significant (skipping digits
+   all keys share), moving each key with its row and rule between the lane's buffers and
+   the caller's arrays. */
+int fl_take(Search *s, Key *keys_out, int32_t *rows_out, RULE *rules_out)
 {
     Found *f = &s->found[0];
     int64_t n = fl_found(s);
     if (!n) return 0;
     if (gather(s)) return OUT_OF_MEMORY;
-    u64 every = 0;
-    for (int64_t i = 0; i < n; i++) every |= f->keys[i];
-    unsigned bits = every ? 64 - (unsigned)__builtin_clzll(every) : 1;
-    unsigned passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
-    int64_t (*counts)[DIGITS] = calloc(passes, sizeof *counts);
-    if (!counts) return OUT_OF_MEMORY;
-    for (int64_t i = 0; i < n; i++)
-        for (unsigned p = 0; p < passes; p++)
-            counts[p][(f->keys[i] >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
-    u64 *keys = f->keys, *keys_to = keys_out;
+    Key *keys = f->keys, *keys_to = keys_out;
     int32_t *rows = f->rows, *rows_to = rows_out;
     RULE *rules = f->rules, *rules_to = rules_out;
-    for (unsigned p = 0; p < passes; p++) {
-        int64_t *count = counts[p], start = 0;
-        int shared = 0;
-        for (unsigned d = 0; d < DIGITS; d++) {
-            if (count[d] == n) shared = 1;
-            int64_t c = count[d];
-            count[d] = start;
-            start += c;
+    int64_t *count = malloc(DIGITS * sizeof(int64_t));
+    if (!count) return OUT_OF_MEMORY;
+    for (int w = WORDS - 1; w >= 0; w--) {
+        u64 every = 0;
+        for (int64_t i = 0; i < n; i++) every |= keys[i].w[w];
+        for (unsigned shift = 0; shift < 64 && (every >> shift); shift += DIGIT_BITS) {
+            memset(count, 0, DIGITS * sizeof(int64_t));
+            for (int64_t i = 0; i < n; i++) count[(keys[i].w[w] >> shift) & (DIGITS - 1)]++;
+            int64_t start = 0;
+            int shared = 0;
+            for (unsigned d = 0; d < DIGITS; d++) {
+                if (count[d] == n) shared = 1;
+                int64_t c = count[d];
+                count[d] = start;
+                start += c;
+            }
+            if (shared) continue;
+            for (int64_t i = 0; i < n; i++) {
+                int64_t place = count[(keys[i].w[w] >> shift) & (DIGITS - 1)]++;
+                keys_to[place] = keys[i];
+                rows_to[place] = rows[i];
+                rules_to[place] = rules[i];
+            }
+            Key *k = keys; keys = keys_to; keys_to = k;
+            int32_t *r = rows; rows = rows_to; rows_to = r;
+            RULE *u = rules; rules = rules_to; rules_to = u;
         }
-        if (shared) continue;
-        unsigned shift = p * DIGIT_BITS;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t place = count[(keys[i] >> shift) & (DIGITS - 1)]++;
-            keys_to[place] = keys[i];
-            rows_to[place] = rows[i];
-            rules_to[place] = rules[i];
-        }
-        u64 *k = keys; keys = keys_to; keys_to = k;
-        int32_t *r = rows; rows = rows_to; rows_to = r;
-        RULE *u = rules; rules = rules_to; rules_to = u;
     }
     if (keys != keys_out) {
-        memcpy(keys_out, keys, (size_t)n * sizeof(u64));
+        memcpy(keys_out, keys, (size_t)n * sizeof(Key));
         memcpy(rows_out, rows, (size_t)n * sizeof(int32_t));
         memcpy(rules_out, rules, (size_t)n * sizeof(RULE));
     }
-    free(counts);
+    free(count);
     fl_forget(s);
     return 0;
 }
@@ -411,9 +450,12 @@ def c_view(system: System) -> Vars:
 
 
 def _decode_lines(words: WordCodec, names: set[str], indent: str) -> list[str]:
-    """Declarations of the columns named `c<i>`, in column order."""
+    """Declarations of the columns named `c<i>`, in column order, from the key `k`."""
     columns = sorted(int(name[1:]) for name in names)
-    return [f"{indent}const int64_t c{i} = {words.decoder(i, 'k')};" for i in columns]
+    return [
+        f"{indent}const int64_t c{i} = {words.decoder(i, f'k.w[{words.word_of[i]}]')};"
+        for i in columns
+    ]
 
 
 def rule_loop(
@@ -437,9 +479,14 @@ def rule_loop(
     early = _names(guard)
     later = _names(*changes.values(), *broken.values(), *touched.values())
     later |= {f"c{layout.index[c]}" for c in changes}
-    terms = [
-        f"(u64)(({_c(value)}) - c{layout.index[column]}) * {words.strides[layout.index[column]]}u"
-        for column, value in changes.items()
+    terms: list[list[str]] = [[] for _ in range(words.words)]
+    for column, value in changes.items():
+        i = layout.index[column]
+        terms[words.word_of[i]].append(f"(u64)(({_c(value)}) - c{i}) * {words.strides[i]}u")
+    successor = [
+        f"        next.w[{w}] = k.w[{w}] + {' + '.join(found)};"
+        for w, found in enumerate(terms)
+        if found
     ]
     lines = [
         f"/* {rule.action.label()} */",
@@ -447,18 +494,19 @@ def rule_loop(
         "{",
         "    Search *s = pass->s;",
         "    Found *f = pass->found;",
-        "    const u64 *level = pass->level;",
+        "    const Key *level = pass->level;",
         f"    uint8_t look[{count}], watch[{count}];",
         f"    memcpy(look, pass->look, {count});",
         f"    memcpy(watch, pass->watch, {count});",
         "    int64_t moves = 0;",
         "    int failed = 0;",
         "    for (int64_t i = from; i < to; i++) {",
-        "        const u64 k = level[i];",
+        "        const Key k = level[i];",
         *_decode_lines(words, early, "        "),
         f"        if (!({_c(guard)})) continue;",
         *_decode_lines(words, later - early, "        "),
-        f"        const u64 next = k + {' + '.join(terms) if terms else '0u'};",
+        "        Key next = k;",
+        *successor,
         "        moves++;",
     ]
     for prop, condition in broken.items():
@@ -499,7 +547,7 @@ EXPAND: Final = r"""
    and the properties exercised (of those in `watch`) are noted, and both lists updated.
    1 once the level is done (its transitions in `transitions`), 0 when stopped before the
    end (call again to go on), or OUT_OF_MEMORY. */
-int fl_expand(Search *s, unsigned lane, unsigned lanes, const u64 *level, int64_t n,
+int fl_expand(Search *s, unsigned lane, unsigned lanes, const Key *level, int64_t n,
               uint8_t *look, uint8_t *watch, int64_t *first_rule, int64_t *first_row,
               uint8_t *triggered, int64_t *transitions, int64_t rows)
 {
@@ -546,6 +594,8 @@ def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> st
         f"#define MAX_LOAD_PERCENT {MAX_LOAD_PERCENT}",
         f"#define GROWTH_PERCENT {GROWTH_PERCENT}",
         f"#define LANES {LANES}",
+        f"#define WORDS {words.words}",
+        f"#define SPAN ((u64){words.span}u)",
         "#include <stdint.h>",
         f"typedef {rule_type(system)} RULE;",
     ]

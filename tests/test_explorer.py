@@ -353,15 +353,18 @@ def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() 
     assert result.verdicts == explore(Design(), SMALL).verdicts
 
 
-@pytest.mark.parametrize("words", ["bit fields", "mixed-radix", "wider than the search's keys"])
+@pytest.mark.parametrize(
+    "words", ["bit fields", "mixed-radix", "wider than the search's keys", "two words"]
+)
 @pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
 def test_the_native_engine_takes_over_with_every_kind_of_word(
     preset, words: str, monkeypatch, tmp_path
 ) -> None:
     """The native engine, taking over a search midway (the first levels by numpy), with
-    its words as bit fields, as mixed-radix numbers, or as one unsigned word where the
-    search's own keys need two, on one thread and two, with every parent link in a
-    temporary file: the same states, transitions, levels and verdicts as numpy alone."""
+    its words as bit fields, as mixed-radix numbers, as one unsigned word where the
+    search's own keys need two, or as two words, on one thread and two, with every parent
+    link in a temporary file: the same states, transitions, levels and verdicts as numpy
+    alone."""
     import model.keys as keys_module
     from model.keys import KeyCodec, WordCodec
 
@@ -373,11 +376,14 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
     if words == "wider than the search's keys":
         monkeypatch.setattr(keys_module, "WORD_BITS", 20)
         monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    if words == "two words":
+        monkeypatch.setattr(keys_module, "WORD_LIMIT", 2**20 - 2)
     layout = System(preset.design, bounds).layout
     codec, native_words = KeyCodec.of(layout), WordCodec.of(layout)
     assert native_words is not None
     assert native_words.bit_fields is (words == "bit fields")
     assert codec.wide is (words == "wider than the search's keys")
+    assert native_words.words == (2 if words == "two words" else 1)
     from model.native_search import NativeLevels
 
     expanded: list[int] = []
