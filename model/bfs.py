@@ -241,7 +241,7 @@ class BreadthFirstSearch:
             native = self.native_for(len(self.frontier)) if self.native_for is not None else None
             if native is not None and self.seen is not None:
                 # The engine takes over: it holds every key seen so far, in its own words.
-                self.frontier = native.take_over(self.seen.keys(), self.frontier)
+                self.frontier = native.take_over(self.seen.held_keys(), self.frontier)
                 self.seen = None
             found = self._next_level(native, offset, depth)
             if found is None:

@@ -28,7 +28,7 @@ from model.compiled_expander import ExpanderPolicy, compile_system_loops
 from model.design import Bounds, Design
 from model.expanders import rule_plans
 from model.keys import KeyCodec
-from model.memory import default_threads, share_one_arena
+from model.memory import default_threads, map_large_blocks, share_one_arena
 from model.native_search import NativePolicy, build_engine, native_applicable
 from model.numpy_expander import NumpyExpander
 from model.search import (
@@ -86,6 +86,7 @@ def explore_system(
     applicable = native_applicable(system, options.symmetry, edges)
     native = NativePolicy(system, codec, plans, choice, options.tuning, applicable)
     threads = options.threads if options.threads is not None else default_threads()
+    map_large_blocks()
     pool = None
     if threads > 1:
         share_one_arena()

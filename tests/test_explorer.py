@@ -196,33 +196,44 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         explore(Design(), Bounds(), SearchOptions(start=tuple(bad)))
 
 
+@pytest.mark.parametrize("words", [1, 2], ids=["one word", "two words"])
 @pytest.mark.parametrize("sorted_up_to", [0, 7_000, 10**9], ids=["tables", "moves", "sorted"])
-def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeypatch) -> None:
+def test_seen_set_finds_first_occurrences_like_a_sort(
+    sorted_up_to: int, words: int, monkeypatch
+) -> None:
     """The seen set's first occurrences of new keys equal those of a stable sort, batch by
-    batch: in hash tables, in a sorted array, and moving from the one to the other."""
+    batch: in hash tables, in a sorted array, and moving from the one to the other, for
+    keys of one word and of two; the keys it holds are every key added, once."""
     import numpy as np
 
+    import model.keys as keys_module
     import model.seen as seen_module
     from model.keys import KeyCodec
     from model.layout import Layout
     from model.seen import SeenSet, first_occurrences
 
     monkeypatch.setattr(seen_module, "SORTED_UP_TO", sorted_up_to)
-
+    if words == 2:
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
     codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
-    seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
+    assert codec.words == words
+    seen, everything = SeenSet(codec), set()
     rng = np.random.default_rng(7)
     for _ in range(6):
-        batch = rng.integers(0, 5_000, 3_000)
+        batch = rng.integers(0, 5_000 if words == 1 else 70, (3_000, words))
+        batch = batch[:, 0] if words == 1 else batch
         fresh = np.sort(seen.add(batch))
         unique, first = first_occurrences(batch)
-        new = ~np.isin(unique, everything)
+        new = [tuple(np.atleast_1d(key).tolist()) not in everything for key in unique]
         assert fresh.tolist() == np.sort(first[new]).tolist()
-        everything = np.union1d(everything, batch)
-        if seen.sorted is not None:
-            assert seen.sorted.tolist() == everything.tolist()  # held sorted, each key once
-    assert seen.count == everything.size
+        everything |= {tuple(np.atleast_1d(key).tolist()) for key in batch}
+        held = sorted(tuple(np.atleast_1d(key).tolist()) for key in seen.held_keys())
+        assert held == sorted(everything)  # each key once
+    assert seen.count == len(everything)
     assert (seen.sorted is None) is (sorted_up_to < 6 * 3_000)  # a batch went past it
+    if seen.sorted is not None and words == 1:
+        assert seen.sorted.tolist() == sorted(key for (key,) in everything)  # kept sorted
 
 
 @pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
