@@ -62,6 +62,7 @@ _SIGNATURES: Final = {
     "fl_close": ([_P], None),
     "fl_held": ([_P], ctypes.c_int64),
     "fl_bytes": ([_P], ctypes.c_int64),
+    "fl_tables": ([_P], ctypes.c_int64),
     "fl_hold": ([_P, _P, ctypes.c_int64], ctypes.c_int64),
     "fl_found": ([_P], ctypes.c_int64),
     "fl_forget": ([_P], None),
@@ -233,6 +234,11 @@ class NativeLevels:
     def nbytes(self) -> int:
         """Memory held by the seen set's tables."""
         return int(self.library.fl_bytes(self.handle))
+
+    @property
+    def tables(self) -> int:
+        """How many tables the seen set is split into."""
+        return int(self.library.fl_tables(self.handle))
 
     def take_over(self, seen: Keys, frontier: Keys) -> np.ndarray:
         """Hold the keys seen so far (`KeyCodec` keys); the frontier as the engine's words."""

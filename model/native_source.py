@@ -1,19 +1,21 @@
 """The C text of the native level engine: a fixed runtime, then the design's rules as loops.
 
-The runtime holds what every design shares: the seen set (hash tables of key words split
-into `PARTS` tables by hash, linear probing, probes prefetched a few keys ahead), the
-buffers of a level's new states and a radix sort that puts them in key order. The rules
+The runtime holds what every design shares: the seen set (open-addressing tables of key
+hashes, found through a directory by the hash's first bits, each table growing or
+splitting on its own; linear probing, each probe's memory fetched a few keys ahead), the
+buffers of a level's new states, and a radix sort that puts them in key order. The rules
 come after it, written from the same symbolic evaluation as the numba loops
 (`model.kernels`): each guard, effect and property condition is the rules' own term,
-printed as C (the Promela text with C's conditional, `model.expression`). One function,
-`fl_expand`, runs every rule over a whole level in rule order, then row order (the search's
-order, `model.bfs`), so the first copy of a new key it stores is its first parent, and the
-first violation of a property it meets is the first one in that order.
+printed as C (the Promela text with C's conditional, `model.expression`). `fl_expand`
+runs every rule over a level in rule order, then row order (the search's order,
+`model.bfs`), so the first copy of a new key it stores is its first parent, and the first
+violation of a property it meets is the first one in that order.
 
 Keys are one or two unsigned 64-bit words (`model.keys.WordCodec`), whose wrap-around is
 defined in C (a column's weighted change may leave the range of a word before the sum comes
-back into it). A table holds the keys' hashes, which are
-never 0, so a slot of zeros is free and fresh memory needs no filling.
+back into it). A table holds 64 bits of a bijective hash of each key, the rest of the hash
+being the table's place in the directory; a slot of zeros is free, so fresh memory needs
+no filling.
 """
 
 from __future__ import annotations
@@ -26,15 +28,20 @@ from model.keys import WordCodec
 from model.layout import Vars
 from model.system import System
 
-PART_BITS: Final = 8
-"""The seen set is split into 2^PART_BITS tables by the top bits of a key's hash, so a table
-grows alone (never holding two copies of the whole set) and lanes fill disjoint tables."""
+DIRECTORY_BITS: Final = 12
+"""The seen set is split into up to 2^DIRECTORY_BITS tables by the first bits of a key's
+hash, so a table grows or splits alone (never holding two copies of much of the set), each
+on huge pages, and two lanes fill disjoint tables."""
+SPLIT_BYTES: Final = 8 << 20
+"""A full table of this many bytes splits in two instead of growing."""
+FIRST_SLOTS: Final = 64
+"""Slots of each table when the search starts."""
 MAX_LOAD_PERCENT: Final = 85
 """A table grows once it is this full..."""
 GROWTH_PERCENT: Final = 120
 """...to this size, so it stays 71% to 85% full."""
 LANES: Final = 2
-"""Threads that can fill the seen set at once, each its own range of tables."""
+"""Threads that can fill the seen set at once, each the tables of its half of the hashes."""
 
 RUNTIME: Final = r"""
 #include <stdlib.h>
@@ -43,8 +50,6 @@ RUNTIME: Final = r"""
 
 typedef uint64_t u64;
 
-#define PARTS (1u << PART_BITS)
-#define FIRST_SLOTS 64
 #define HUGE_PAGE ((u64)2 << 20)
 #define RING 16
 #define DIGIT_BITS 11
@@ -55,22 +60,38 @@ typedef uint64_t u64;
 typedef struct { u64 w[WORDS]; } Key;
 
 /* One table of the seen set: 64 bits of its keys' hashes (a free slot holds 0; the one key
-   whose stored bits are 0 is noted apart). The hash is a bijection of the key, and the
-   bits not stored are the table's number, so holding them is holding the key. */
-typedef struct { u64 *slots; u64 size, count, limit, bytes; int holds_zero; } Table;
+   whose stored bits are 0 is noted apart). The hash is a bijection of the key, and any
+   bits not stored are the table's number, so holding them is holding the key. A table
+   holds the keys whose route (see route_of) starts with its `depth` bits `prefix`. */
+typedef struct {
+    u64 *slots;
+    u64 size, count, limit, bytes, prefix;
+    unsigned depth;
+    int holds_zero;
+} Table;
 
 /* New states found by one lane, in the order found: key, row of the parent, rule. */
 typedef struct { Key *keys; int32_t *rows; RULE *rules; int64_t count, room; } Found;
 
 /* A successor waiting for its probe while the slot it needs is fetched. */
-typedef struct { Key key; u64 stored; unsigned part; int32_t row; RULE rule; } Pending;
+typedef struct { Key key; u64 stored, route; int32_t row; RULE rule; } Pending;
 typedef struct { Pending items[RING]; unsigned head, count; } Ring;
 
 /* Where a lane is in a level: the next rule (its place in RULES) and row, the successors
    waiting for their probes, and the transitions so far. */
 typedef struct { int64_t plan, row, moves; Ring ring; } Cursor;
 
-typedef struct { Table tables[PARTS]; Found found[LANES]; Cursor cursors[LANES]; } Search;
+/* The seen set: a directory of tables by the first DIRECTORY_BITS bits of a key's route (a
+   table less deep has several entries). A full table grows, or, once it has SPLIT_BYTES,
+   splits in two by the next bit of the route, so tables stay a few MiB (each on huge
+   pages, and never two copies of much at once) however large the set. */
+typedef struct {
+    Table *directory[1u << DIRECTORY_BITS];
+    Table *tables[1u << DIRECTORY_BITS];
+    unsigned count;
+    Found found[LANES];
+    Cursor cursors[LANES];
+} Search;
 
 /* What one rule's loop over some rows reads, and notes as it goes. */
 typedef struct {
@@ -87,25 +108,32 @@ typedef int (*RuleLoop)(Pass *pass, int64_t from, int64_t to);
 
 #if WORDS == 1
 /* The key plus one (never 0: no key is 2^64 - 1), scattered by a bijection of 64-bit
-   words that maps only 0 to 0: the top PART_BITS pick the table, all 64 are stored. */
-#define HOME_SKIP PART_BITS
-static inline u64 hash_key(Key key, unsigned *part)
+   words that maps only 0 to 0: all 64 bits are stored, and they are the route. */
+#define FIRST_DEPTH 1
+static inline u64 hash_key(Key key, u64 *route)
 {
     u64 x = key.w[0] + 1;
     x ^= x >> 31; x *= 0x7fb5d329728ea185ULL;
     x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
     x ^= x >> 33;
-    *part = (unsigned)(x >> (64 - PART_BITS));
+    *route = x;
     return x;
+}
+
+static inline u64 route_of(u64 stored, const Table *t)
+{
+    (void)t;
+    return stored;
 }
 #else
 /* The key's number (high word x SPAN + low word, below 2^72) plus one, scattered by a
-   bijection of 72-bit numbers that maps only 0 to 0: the top 8 bits pick the table, the
-   low 64 are stored. */
-#define HOME_SKIP 0
+   bijection of 72-bit numbers that maps only 0 to 0: the low 64 bits are stored, and the
+   route is the top 64. Every table is 8 bits deep or more, so its prefix tells the 8 bits
+   not stored. */
+#define FIRST_DEPTH 8
 typedef unsigned __int128 u128;
 #define LOW72 ((((u128)1) << 72) - 1)
-static inline u64 hash_key(Key key, unsigned *part)
+static inline u64 hash_key(Key key, u64 *route)
 {
     u128 x = (u128)key.w[0] * SPAN + key.w[1] + 1;
     x = (x * ((((u128)0x9eu) << 64) | 0x3779b97f4a7c15f1ULL)) & LOW72;
@@ -114,15 +142,28 @@ static inline u64 hash_key(Key key, unsigned *part)
     x ^= x >> 29;
     x = (x * ((((u128)0x16u) << 64) | 0x5667b19e3779f9b1ULL)) & LOW72;
     x ^= x >> 32;
-    *part = (unsigned)(x >> 64);
+    *route = (u64)(x >> 8);
     return (u64)x;
+}
+
+static inline u64 route_of(u64 stored, const Table *t)
+{
+    return ((t->prefix >> (t->depth - 8)) << 56) | (stored >> 8);
 }
 #endif
 
-/* A stored hash's first slot in a table of `size` slots: 32 of its bits, scaled. */
-static inline u64 home(u64 stored, u64 size)
+/* A stored hash's first slot in a table of `size` slots: its low 32 bits, scaled (the
+   route, which picks the table, starts with its other bits). */
+static inline u64 home(u64 stored, u64 size) { return ((stored & 0xffffffffu) * size) >> 32; }
+
+static inline Table *table_of(const Search *s, u64 route)
 {
-    return (((stored << HOME_SKIP) >> 32) * size) >> 32;
+    return s->directory[route >> (64 - DIRECTORY_BITS)];
+}
+
+static inline unsigned lane_of(u64 route, unsigned lanes)
+{
+    return lanes > 1 ? (unsigned)(route >> 63) : 0;
 }
 
 /* Zeroed slots: from the heap when small, else pages mapped for them alone (so a freed
@@ -156,47 +197,120 @@ static void slots_free(u64 *slots, u64 bytes)
     else munmap(slots, bytes);
 }
 
-static int table_init(Table *t, u64 size)
+static Table *table_new(u64 size, u64 prefix, unsigned depth)
 {
+    Table *t = malloc(sizeof(Table));
+    if (!t) return NULL;
     t->size = size;
     t->slots = slots_alloc(&t->size, &t->bytes);
+    if (!t->slots) {
+        free(t);
+        return NULL;
+    }
     t->count = 0;
-    t->holds_zero = 0;
     t->limit = t->size * MAX_LOAD_PERCENT / 100;
-    return t->slots ? 0 : OUT_OF_MEMORY;
+    t->prefix = prefix;
+    t->depth = depth;
+    t->holds_zero = 0;
+    return t;
+}
+
+static void table_free(Table *t)
+{
+    slots_free(t->slots, t->bytes);
+    free(t);
+}
+
+static inline void place(Table *t, u64 stored)
+{
+    u64 i = home(stored, t->size);
+    while (t->slots[i]) if (++i == t->size) i = 0;
+    t->slots[i] = stored;
+}
+
+/* Point the table's directory entries at it, and list it where `old` was listed. */
+static void enter(Search *s, Table *t, Table *old)
+{
+    u64 first = t->prefix << (DIRECTORY_BITS - t->depth);
+    u64 last = (t->prefix + 1) << (DIRECTORY_BITS - t->depth);
+    for (u64 d = first; d < last; d++) s->directory[d] = t;
+    for (unsigned i = 0; old && i < s->count; i++)
+        if (s->tables[i] == old) {
+            s->tables[i] = t;
+            return;
+        }
+    s->tables[s->count++] = t;
 }
 
 /* Move a table's keys into one GROWTH_PERCENT of its size. */
-static int grow(Table *t)
+static int grow(Search *s, Table *t)
 {
-    Table bigger;
-    if (table_init(&bigger, t->size * GROWTH_PERCENT / 100 + 1)) return OUT_OF_MEMORY;
-    for (u64 j = 0; j < t->size; j++) {
-        u64 stored = t->slots[j];
-        if (!stored) continue;
-        u64 i = home(stored, bigger.size);
-        while (bigger.slots[i]) if (++i == bigger.size) i = 0;
-        bigger.slots[i] = stored;
-    }
-    bigger.count = t->count;
-    bigger.holds_zero = t->holds_zero;
-    slots_free(t->slots, t->bytes);
-    *t = bigger;
+    Table *bigger = table_new(t->size * GROWTH_PERCENT / 100 + 1, t->prefix, t->depth);
+    if (!bigger) return OUT_OF_MEMORY;
+    for (u64 j = 0; j < t->size; j++)
+        if (t->slots[j]) place(bigger, t->slots[j]);
+    bigger->count = t->count;
+    bigger->holds_zero = t->holds_zero;
+    enter(s, bigger, t);
+    table_free(t);
     return 0;
+}
+
+/* Which half of a table a stored hash goes to when it splits: the next bit of its route. */
+static inline int upper_half(u64 stored, const Table *t)
+{
+    return (int)((route_of(stored, t) >> (63 - t->depth)) & 1);
+}
+
+/* Move a table's keys into two by the next bit of their route, each as full as a table
+   just grown. */
+static int split(Search *s, Table *t)
+{
+    u64 upper = 0;
+    for (u64 j = 0; j < t->size; j++) upper += t->slots[j] && upper_half(t->slots[j], t);
+    u64 lower = t->count - upper; /* with a stored 0, whose route is 0 below the prefix */
+    Table *low = table_new(lower * GROWTH_PERCENT / MAX_LOAD_PERCENT + 1, t->prefix << 1,
+                           t->depth + 1);
+    Table *high = low ? table_new(upper * GROWTH_PERCENT / MAX_LOAD_PERCENT + 1,
+                                  (t->prefix << 1) | 1, t->depth + 1)
+                      : NULL;
+    if (!high) {
+        if (low) table_free(low);
+        return OUT_OF_MEMORY;
+    }
+    for (u64 j = 0; j < t->size; j++)
+        if (t->slots[j]) place(upper_half(t->slots[j], t) ? high : low, t->slots[j]);
+    low->count = lower;
+    low->holds_zero = t->holds_zero;
+    high->count = upper;
+    enter(s, low, t);
+    enter(s, high, NULL);
+    table_free(t);
+    return 0;
+}
+
+/* Make room in a full table: a large one splits, a small one grows. */
+static int widen_table(Search *s, Table *t)
+{
+    if (t->bytes >= SPLIT_BYTES && t->depth < DIRECTORY_BITS) return split(s, t);
+    return grow(s, t);
 }
 
 /* 1 if the key of this stored hash is new (and now held), 0 if it was held, or
    OUT_OF_MEMORY. */
-static inline int put(Search *s, unsigned part, u64 stored)
+static inline int put(Search *s, u64 route, u64 stored)
 {
-    Table *t = &s->tables[part];
+    Table *t = table_of(s, route);
     if (!stored) {
         if (t->holds_zero) return 0;
         t->holds_zero = 1;
         t->count++;
         return 1;
     }
-    if (t->count >= t->limit && grow(t)) return OUT_OF_MEMORY;
+    if (t->count >= t->limit) {
+        if (widen_table(s, t)) return OUT_OF_MEMORY;
+        t = table_of(s, route);
+    }
     u64 size = t->size, *slots = t->slots;
     for (u64 i = home(stored, size);;) {
         u64 found = slots[i];
@@ -249,7 +363,7 @@ static inline int settle(Search *s, Found *f, Ring *r)
     Pending *p = &r->items[r->head];
     r->head = (r->head + 1) & (RING - 1);
     r->count--;
-    int added = put(s, p->part, p->stored);
+    int added = put(s, p->route, p->stored);
     if (added < 0) return added;
     return added ? keep(f, p->key, p->row, p->rule) : 0;
 }
@@ -259,10 +373,9 @@ static inline int settle(Search *s, Found *f, Ring *r)
 static inline int push(Search *s, Found *f, Ring *r, Key key, int32_t row, RULE rule,
                        unsigned lane, unsigned lanes)
 {
-    unsigned part;
-    u64 stored = hash_key(key, &part);
-    if (lanes > 1 && part * lanes >> PART_BITS != lane) return 0;
-    Table *t = &s->tables[part];
+    u64 route, stored = hash_key(key, &route);
+    if (lane_of(route, lanes) != lane) return 0;
+    Table *t = table_of(s, route);
     __builtin_prefetch(&t->slots[home(stored, t->size)], 1);
     if (r->count == RING) {
         int failed = settle(s, f, r);
@@ -271,7 +384,7 @@ static inline int push(Search *s, Found *f, Ring *r, Key key, int32_t row, RULE 
     Pending *p = &r->items[(r->head + r->count) & (RING - 1)];
     p->key = key;
     p->stored = stored;
-    p->part = part;
+    p->route = route;
     p->row = row;
     p->rule = rule;
     r->count++;
@@ -291,12 +404,14 @@ Search *fl_open(void)
 {
     Search *s = calloc(1, sizeof(Search));
     if (!s) return NULL;
-    for (unsigned p = 0; p < PARTS; p++) {
-        if (table_init(&s->tables[p], FIRST_SLOTS)) {
-            for (unsigned q = 0; q < p; q++) slots_free(s->tables[q].slots, s->tables[q].bytes);
+    for (u64 prefix = 0; prefix < (1u << FIRST_DEPTH); prefix++) {
+        Table *t = table_new(FIRST_SLOTS, prefix, FIRST_DEPTH);
+        if (!t) {
+            for (unsigned i = 0; i < s->count; i++) table_free(s->tables[i]);
             free(s);
             return NULL;
         }
+        enter(s, t, NULL);
     }
     return s;
 }
@@ -304,23 +419,25 @@ Search *fl_open(void)
 void fl_close(Search *s)
 {
     if (!s) return;
-    for (unsigned p = 0; p < PARTS; p++) slots_free(s->tables[p].slots, s->tables[p].bytes);
+    for (unsigned i = 0; i < s->count; i++) table_free(s->tables[i]);
     for (unsigned l = 0; l < LANES; l++) found_free(&s->found[l]);
     free(s);
 }
 
-/* Keys held, and bytes of the tables holding them. */
+/* Keys held, the tables holding them, and their bytes. */
 int64_t fl_held(const Search *s)
 {
     u64 total = 0;
-    for (unsigned p = 0; p < PARTS; p++) total += s->tables[p].count;
+    for (unsigned i = 0; i < s->count; i++) total += s->tables[i]->count;
     return (int64_t)total;
 }
+
+int64_t fl_tables(const Search *s) { return s->count; }
 
 int64_t fl_bytes(const Search *s)
 {
     u64 total = 0;
-    for (unsigned p = 0; p < PARTS; p++) total += s->tables[p].bytes;
+    for (unsigned i = 0; i < s->count; i++) total += s->tables[i]->bytes;
     return (int64_t)total;
 }
 
@@ -329,9 +446,8 @@ int64_t fl_hold(Search *s, const Key *keys, int64_t n)
 {
     int64_t added = 0;
     for (int64_t i = 0; i < n; i++) {
-        unsigned part;
-        u64 stored = hash_key(keys[i], &part);
-        int result = put(s, part, stored);
+        u64 route, stored = hash_key(keys[i], &route);
+        int result = put(s, route, stored);
         if (result < 0) return result;
         added += result;
     }
@@ -590,7 +706,9 @@ def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> st
     """The whole C text: settings, the runtime, a loop per planned rule, and `fl_expand`."""
     header = [
         f"/* Fencing Lab level engine: {system.design.label()}, {system.bounds.short()}. */",
-        f"#define PART_BITS {PART_BITS}",
+        f"#define DIRECTORY_BITS {DIRECTORY_BITS}",
+        f"#define SPLIT_BYTES ((u64){SPLIT_BYTES}u)",
+        f"#define FIRST_SLOTS {FIRST_SLOTS}",
         f"#define MAX_LOAD_PERCENT {MAX_LOAD_PERCENT}",
         f"#define GROWTH_PERCENT {GROWTH_PERCENT}",
         f"#define LANES {LANES}",

@@ -373,13 +373,18 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
 ) -> None:
     """The native engine, taking over a search midway (the first levels by numpy), with
     its words as bit fields, as mixed-radix numbers, as one unsigned word where the
-    search's own keys need two, or as two words, on one thread and two, with every parent
-    link in a temporary file: the same states, transitions, levels and verdicts as numpy
-    alone."""
+    search's own keys need two, or as two words, on one thread and two, its seen set in
+    tables that split until the directory is full and then grow, with every parent link
+    in a temporary file: the same states, transitions, levels and verdicts as numpy alone."""
     import model.keys as keys_module
+    import model.native_source as source_module
     from model.keys import KeyCodec, WordCodec
 
     monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(source_module, "FIRST_SLOTS", 8)
+    monkeypatch.setattr(source_module, "SPLIT_BYTES", 64)  # a full first table splits
+    directory_bits = 9 if words == "two words" else 4  # two words start at depth 8
+    monkeypatch.setattr(source_module, "DIRECTORY_BITS", directory_bits)
     bounds = Bounds(3, 2, 5, 3, 1)
     plain = explore(preset.design, bounds, SearchOptions(expander=Expander.NUMPY, threads=1))
     if words != "bit fields":
@@ -398,11 +403,14 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
     from model.native_search import NativeLevels
 
     expanded: list[int] = []
+    tables: list[int] = []
     original = NativeLevels.expand
 
     def counted(self, level, *rest):  # type: ignore[no-untyped-def]
         expanded.append(len(level))
-        return original(self, level, *rest)
+        found = original(self, level, *rest)
+        tables.append(self.tables)
+        return found
 
     monkeypatch.setattr(NativeLevels, "expand", counted)
     midway = replace(TINY, load_from=64, parallel_from=64, links_in_memory=0)
@@ -420,6 +428,11 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
         first = next(i for i, size in enumerate(plain.level_sizes) if size >= 64)
         assert expanded == [size for size in plain.level_sizes[first:]]
         expanded.clear()
+        if words == "two words":
+            assert max(tables) > 2**8  # tables split
+        else:
+            assert max(tables) == 2**directory_bits  # split until the directory is full
+        tables.clear()
 
 
 def test_parent_links_read_back_from_their_file_trace_the_same_runs() -> None:
