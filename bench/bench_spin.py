@@ -190,17 +190,41 @@ def compare(bounds: Bounds, repeats: int, baseline_mib: float, pan_flags: tuple[
     return line
 
 
-def alone(bounds: Bounds, baseline_mib: float) -> str:
-    """The explorer alone at large bounds: states, seconds, memory."""
-    build_explorer(bounds)
-    run, report = explorer_run(bounds, max_states=10**10)
-    states = int(report["states"])
-    mib = run.peak_mib - baseline_mib
+_ALONE = """
+import json, resource, sys, time
+from model.design import Bounds, Design
+from model.explorer import compile_loops, explore
+from model.search import SearchOptions
+bounds = Bounds(*json.loads(sys.argv[1]))
+compile_loops(Design(), bounds)
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started, cpu = time.perf_counter(), time.process_time()
+options = SearchOptions(max_states=json.loads(sys.argv[2]), max_seconds=10**6)
+result = explore(Design(), bounds, options)
+print(json.dumps({"states": result.states, "transitions": result.transitions,
+                  "complete": result.complete, "seconds": time.perf_counter() - started,
+                  "cpu": time.process_time() - cpu, "baseline_kib": baseline,
+                  "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+ALONE_STATES = 1_500_000_000
+"""The state budget of a run alone (about 20 GiB of the explorer's memory at most)."""
+
+
+def alone(bounds: Bounds) -> str:
+    """The explorer alone at large bounds, through the library with a state budget of its
+    own (the command line's budget allows 40 bytes a state, for every engine): states,
+    seconds, memory above the process's own baseline (its libraries and engine loaded)."""
+    sizes = [bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes]
+    command = [sys.executable, "-c", _ALONE, json.dumps(sizes), str(ALONE_STATES)]
+    run = run_process(command, ROOT, explorer_env())
+    figures = json.loads(run.output.strip().splitlines()[-1])
+    states = int(figures["states"])
+    mib = (figures["peak_kib"] - figures["baseline_kib"]) / 1024
     return (
-        f"{bounds.short()}: {states:,} states, {int(report['transitions']):,} transitions, "
-        f"complete {report['complete']}, in {run.seconds:.0f} s ({run.cpu:.0f} s of processor "
-        f"time), {mib / 1024:.2f} GiB above the baseline ({mib * 2**20 / states:.1f} bytes "
-        "per state)"
+        f"{bounds.short()}: {states:,} states, {int(figures['transitions']):,} transitions, "
+        f"{'complete' if figures['complete'] else 'INCOMPLETE'}, in {figures['seconds']:.0f} s "
+        f"({figures['cpu']:.0f} s of processor time), {mib / 1024:.2f} GiB above the "
+        f"baseline ({mib * 2**20 / states:.1f} bytes per state)"
     )
 
 
@@ -231,10 +255,10 @@ def main() -> None:
         if available_bytes() > 106_315_629 * PAN_BYTES_PER_STATE * 1.2:
             print(compare(BIG, 1, baseline_mib, ("-c0", "-n", "-m1000", "-w28")), flush=True)
         else:
-            print(alone(BIG, baseline_mib), flush=True)
+            print(alone(BIG), flush=True)
     print(f"Load average at the end: {load()}; baseline {baseline_mib:.0f} MiB.")
     if args.billion:
-        print(alone(BILLION, baseline_mib), flush=True)
+        print(alone(BILLION), flush=True)
 
 
 if __name__ == "__main__":
