@@ -141,9 +141,9 @@ UNSIGNED_BITS: Final = 64
 WORD_LIMIT: Final = 2**64 - 2
 """The largest key of one unsigned word (2^64 - 1 stays free: the native engine's hash of a
 key is never 0 then)."""
-PAIR_LIMIT: Final = 2**72 - 2
+PAIR_LIMIT: Final = 2**76 - 2
 """The largest key of two words: the native engine stores 64 bits of a two-word key's
-hash and tells the other 8 by which of its 256 tables holds it."""
+hash and tells the others (at most 12) by which of its tables holds it."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class WordCodec:
 
     One word of bit fields where they fit in 64 bits, else one word holding the layout's
     mixed-radix number where it fits, else two words: the mixed-radix number of the first
-    columns and that of the others, for state spaces of up to 2^72 states. The first
+    columns and that of the others, for state spaces of up to 2^76 states. The first
     column is always the most significant, so the words order states exactly as `KeyCodec`
     keys do (the same rows, the same first parents); `span` is the low word's share of a
     two-word key's number (high word x span + low word).

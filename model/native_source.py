@@ -109,7 +109,6 @@ typedef int (*RuleLoop)(Pass *pass, int64_t from, int64_t to);
 #if WORDS == 1
 /* The key plus one (never 0: no key is 2^64 - 1), scattered by a bijection of 64-bit
    words that maps only 0 to 0: all 64 bits are stored, and they are the route. */
-#define FIRST_DEPTH 1
 static inline u64 hash_key(Key key, u64 *route)
 {
     u64 x = key.w[0] + 1;
@@ -126,29 +125,30 @@ static inline u64 route_of(u64 stored, const Table *t)
     return stored;
 }
 #else
-/* The key's number (high word x SPAN + low word, below 2^72) plus one, scattered by a
-   bijection of 72-bit numbers that maps only 0 to 0: the low 64 bits are stored, and the
-   route is the top 64. Every table is 8 bits deep or more, so its prefix tells the 8 bits
-   not stored. */
-#define FIRST_DEPTH 8
+/* The key's number (high word x SPAN + low word, below 2^HASH_BITS) plus one, scattered
+   by a bijection of HASH_BITS-bit numbers that maps only 0 to 0: the low 64 bits are
+   stored, and the route is the top 64. Every table is FIRST_DEPTH bits deep or more, so
+   its prefix tells the bits not stored. */
+#define HASH_BITS (64 + FIRST_DEPTH)
 typedef unsigned __int128 u128;
-#define LOW72 ((((u128)1) << 72) - 1)
+#define HASH_MASK ((((u128)1) << HASH_BITS) - 1)
 static inline u64 hash_key(Key key, u64 *route)
 {
     u128 x = (u128)key.w[0] * SPAN + key.w[1] + 1;
-    x = (x * ((((u128)0x9eu) << 64) | 0x3779b97f4a7c15f1ULL)) & LOW72;
+    x = (x * ((((u128)0x9e3779b9u) << 64) | 0x7f4a7c15f39cc061ULL)) & HASH_MASK;
     x ^= x >> 37;
-    x = (x * ((((u128)0xc2u) << 64) | 0xb2ae3d27d4eb4f15ULL)) & LOW72;
+    x = (x * ((((u128)0xc2b2ae3du) << 64) | 0x27d4eb4f165667c5ULL)) & HASH_MASK;
     x ^= x >> 29;
-    x = (x * ((((u128)0x16u) << 64) | 0x5667b19e3779f9b1ULL)) & LOW72;
+    x = (x * ((((u128)0x165667b1u) << 64) | 0x9e3779f94f4a7c15ULL)) & HASH_MASK;
     x ^= x >> 32;
-    *route = (u64)(x >> 8);
+    *route = (u64)(x >> FIRST_DEPTH);
     return (u64)x;
 }
 
 static inline u64 route_of(u64 stored, const Table *t)
 {
-    return ((t->prefix >> (t->depth - 8)) << 56) | (stored >> 8);
+    u64 top = t->prefix >> (t->depth - FIRST_DEPTH);
+    return (top << (64 - FIRST_DEPTH)) | (stored >> FIRST_DEPTH);
 }
 #endif
 
@@ -702,11 +702,22 @@ def rule_type(system: System) -> str:
     return "uint8_t" if len(system.rules) <= 256 else "uint16_t"
 
 
+def first_depth(words: WordCodec) -> int:
+    """How deep the seen set's tables start: one bit (a table per lane) for keys of one
+    word, whose hash is stored whole; for two words, the bits of a key's number beyond
+    the 64 a table stores (the table's place tells them)."""
+    if words.words == 1:
+        return 1
+    return max(1, (words.layout.capacity).bit_length() - 64)
+
+
 def search_source(system: System, words: WordCodec, plans: Sequence[Plan]) -> str:
     """The whole C text: settings, the runtime, a loop per planned rule, and `fl_expand`."""
+    first = first_depth(words)
     header = [
         f"/* Fencing Lab level engine: {system.design.label()}, {system.bounds.short()}. */",
-        f"#define DIRECTORY_BITS {DIRECTORY_BITS}",
+        f"#define FIRST_DEPTH {first}",
+        f"#define DIRECTORY_BITS {max(DIRECTORY_BITS, first)}",
         f"#define SPLIT_BYTES ((u64){SPLIT_BYTES}u)",
         f"#define FIRST_SLOTS {FIRST_SLOTS}",
         f"#define MAX_LOAD_PERCENT {MAX_LOAD_PERCENT}",

@@ -383,8 +383,7 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
     monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
     monkeypatch.setattr(source_module, "FIRST_SLOTS", 8)
     monkeypatch.setattr(source_module, "SPLIT_BYTES", 64)  # a full first table splits
-    directory_bits = 9 if words == "two words" else 4  # two words start at depth 8
-    monkeypatch.setattr(source_module, "DIRECTORY_BITS", directory_bits)
+    monkeypatch.setattr(source_module, "DIRECTORY_BITS", 4)
     bounds = Bounds(3, 2, 5, 3, 1)
     plain = explore(preset.design, bounds, SearchOptions(expander=Expander.NUMPY, threads=1))
     if words != "bit fields":
@@ -394,6 +393,8 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
         monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
     if words == "two words":
         monkeypatch.setattr(keys_module, "WORD_LIMIT", 2**20 - 2)
+        # As if the states needed 67 bits: tables start 3 bits deep, storing 64.
+        monkeypatch.setattr(source_module, "first_depth", lambda words: 3)
     layout = System(preset.design, bounds).layout
     codec, native_words = KeyCodec.of(layout), WordCodec.of(layout)
     assert native_words is not None
@@ -428,10 +429,7 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
         first = next(i for i, size in enumerate(plain.level_sizes) if size >= 64)
         assert expanded == [size for size in plain.level_sizes[first:]]
         expanded.clear()
-        if words == "two words":
-            assert max(tables) > 2**8  # tables split
-        else:
-            assert max(tables) == 2**directory_bits  # split until the directory is full
+        assert max(tables) == 2**4  # split until the directory is full
         tables.clear()
 
 
