@@ -6,8 +6,8 @@ C compiler builds it into a shared library, kept in this user's private folder
 and bounds are built once (about a second, as pan's gcc step) and loaded afterwards in a
 few milliseconds, without numba. With no private folder the library is built in a
 temporary folder for this process alone. A machine without a C compiler, states wider
-than one word, symmetry and edge visitors use the numpy and numba expanders instead; the tests
-check that every engine gives identical results.
+than two words (more than 2^76 of them), symmetry and edge visitors use the numpy and
+numba expanders instead; the tests check that every engine gives identical results.
 
 `NativeLevels` is one search's engine: it holds the seen set (in C memory, freed by
 `close`) and turns a level's sorted keys into the next level's new states in key order,
@@ -32,7 +32,7 @@ from typing import Final
 
 import numpy as np
 
-from model.expanders import Chunk, NewStates, RulePlan, Settled
+from model.expanders import Chunk, NewStates, RulePlan, Settled, rule_plans
 from model.keys import KeyCodec, Keys, WordCodec
 from model.native_source import Plan, search_source
 from model.private_cache import private_folder
@@ -414,9 +414,8 @@ class NativePolicy:
 
 def build_engine(system: System) -> bool:
     """Build (or load) the system's native engine ahead of a search, as pan is compiled
-    before it searches; False when it cannot run (states wider than a word, no compiler)."""
-    from model.expanders import rule_plans
-
+    before it searches; False when it cannot run (states wider than two words, or no
+    compiler)."""
     words = WordCodec.of(system.layout)
     if words is None:
         return False
@@ -428,6 +427,6 @@ def build_engine(system: System) -> bool:
 
 
 def native_applicable(system: System, symmetry: bool, edges: bool) -> bool:
-    """Whether the native engine can run a search: states in one word, no symmetry, no
-    edge visitor."""
+    """Whether the native engine can run a search: states in one or two words, no
+    symmetry, no edge visitor."""
     return WordCodec.of(system.layout) is not None and not symmetry and not edges
