@@ -15,8 +15,8 @@ transitions are the explorer's plus one (its entry into the loop).
 The machine's other work slows whichever engine runs beside it, so the runs alternate and
 the best of each is compared; the load average before and after is printed, and the gap
 between best and median says how noisy a row was. `--big` adds the core at 106M states (pan
-too, with `-w28`, when the memory allows), `--billion` the core at about a billion states
-(the explorer alone: pan would need about 100 GB).
+too, with `-w28`, when the memory allows), `--billion` about a billion states of a preset
+with five workers (the explorer alone: pan would need about 100 GB).
 
     .venv/bin/python bench/bench_spin.py [--quick] [--big] [--billion] [--repeats N]
 """
@@ -53,8 +53,9 @@ LADDER = (
 )
 BIG = Bounds(4, 3, 20, 8, 2)
 """106,315,629 states of the core."""
-BILLION = Bounds(4, 4, 22, 8, 2)
-"""About a billion states of the core, with keys of one word (the explorer alone)."""
+BILLION = ("key-version-token", Bounds(5, 3, 16, 8, 2))
+"""About a billion states: five workers of a preset whose tokens take few values (the
+explorer alone; pan would need about 100 GB)."""
 PAN_FLAGS = ("-c0", "-n", "-m100", "-w26")
 PAN_BYTES_PER_STATE = 100
 """pan's peak per stored state at 17M states (its states plus its hash table), about 96."""
@@ -194,13 +195,15 @@ _ALONE = """
 import json, resource, sys, time
 from model.design import Bounds, Design
 from model.explorer import compile_loops, explore
+from model.presets import PRESETS
 from model.search import SearchOptions
-bounds = Bounds(*json.loads(sys.argv[1]))
-compile_loops(Design(), bounds)
+design = PRESETS[sys.argv[1]].design if sys.argv[1] != "core" else Design()
+bounds = Bounds(*json.loads(sys.argv[2]))
+compile_loops(design, bounds)
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started, cpu = time.perf_counter(), time.process_time()
-options = SearchOptions(max_states=json.loads(sys.argv[2]), max_seconds=10**6)
-result = explore(Design(), bounds, options)
+options = SearchOptions(max_states=json.loads(sys.argv[3]), max_seconds=10**6)
+result = explore(design, bounds, options)
 print(json.dumps({"states": result.states, "transitions": result.transitions,
                   "complete": result.complete, "seconds": time.perf_counter() - started,
                   "cpu": time.process_time() - cpu, "baseline_kib": baseline,
@@ -210,18 +213,20 @@ ALONE_STATES = 1_500_000_000
 """The state budget of a run alone (about 20 GiB of the explorer's memory at most)."""
 
 
-def alone(bounds: Bounds) -> str:
-    """The explorer alone at large bounds, through the library with a state budget of its
-    own (the command line's budget allows 40 bytes a state, for every engine): states,
-    seconds, memory above the process's own baseline (its libraries and engine loaded)."""
+def alone(name: str, bounds: Bounds) -> str:
+    """The explorer alone on a preset (or "core") at large bounds, through the library with
+    a state budget of its own (the command line's budget allows 40 bytes a state, for
+    every engine): states, seconds, memory above the process's own baseline (its libraries
+    and engine loaded)."""
     sizes = [bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes]
-    command = [sys.executable, "-c", _ALONE, json.dumps(sizes), str(ALONE_STATES)]
+    command = [sys.executable, "-c", _ALONE, name, json.dumps(sizes), str(ALONE_STATES)]
     run = run_process(command, ROOT, explorer_env())
     figures = json.loads(run.output.strip().splitlines()[-1])
     states = int(figures["states"])
     mib = (figures["peak_kib"] - figures["baseline_kib"]) / 1024
     return (
-        f"{bounds.short()}: {states:,} states, {int(figures['transitions']):,} transitions, "
+        f"{name} at {bounds.short()}: {states:,} states, "
+        f"{int(figures['transitions']):,} transitions, "
         f"{'complete' if figures['complete'] else 'INCOMPLETE'}, in {figures['seconds']:.0f} s "
         f"({figures['cpu']:.0f} s of processor time), {mib / 1024:.2f} GiB above the "
         f"baseline ({mib * 2**20 / states:.1f} bytes per state)"
@@ -255,10 +260,10 @@ def main() -> None:
         if available_bytes() > 106_315_629 * PAN_BYTES_PER_STATE * 1.2:
             print(compare(BIG, 1, baseline_mib, ("-c0", "-n", "-m1000", "-w28")), flush=True)
         else:
-            print(alone(BIG), flush=True)
+            print(alone("core", BIG), flush=True)
     print(f"Load average at the end: {load()}; baseline {baseline_mib:.0f} MiB.")
     if args.billion:
-        print(alone(BILLION), flush=True)
+        print(alone(*BILLION), flush=True)
 
 
 if __name__ == "__main__":
