@@ -7,9 +7,10 @@ STAMP := $(VENV)/.installed
 .PHONY: run serve-class test system-packages lint typecheck pytest bench bench-class golden mutation clean
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV): the Python packages Fencing Lab needs (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --progress-bar on -e '.[dev]'
 	touch $(STAMP)
 
 PORT ?= 8501
@@ -18,6 +19,7 @@ ADDRESS ?= 0.0.0.0
 SERVER_FLAGS := --server.headless true --browser.gatherUsageStats false --server.fileWatcherType none --runner.postScriptGC false
 
 run: $(STAMP)
+	@echo "Starting the web app: it prints the address to open once it is up (Ctrl-C stops it)"
 	$(BIN)/streamlit run webapp/app.py --server.address localhost --server.port $(PORT) $(SERVER_FLAGS)
 
 # For a class on a network: listen on every interface (ADDRESS=…, PORT=… to change).
@@ -32,8 +34,8 @@ system-packages:
 	.ci/system-packages
 
 lint: $(STAMP)
-	$(BIN)/ruff check model proofs webapp fencing lab tests bench
-	$(BIN)/ruff format --check model proofs webapp fencing lab tests bench
+	$(BIN)/ruff check model advise classroom proofs webapp fencing lab tests bench
+	$(BIN)/ruff format --check model advise classroom proofs webapp fencing lab tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -44,7 +46,7 @@ pytest: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
-# The recorded figures (docs/golden.json) and the README and docs tables made from them.
+# The recorded figures (docs/golden.json) and the docs tables made from them.
 golden: $(STAMP)
 	$(BIN)/python -m fencing.golden
 

@@ -22,7 +22,7 @@ import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.design import Bounds, Design  # noqa: E402
-from model.trace import Trace  # noqa: E402
+from model.formats.trace import Trace  # noqa: E402
 from tests.app.helpers import switch_to  # noqa: E402
 from webapp.draw.swimlane import timeline_figure  # noqa: E402
 from webapp.show.events import forget_cached_facts  # noqa: E402

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.classroom.class_store import ClassStore  # noqa: E402
+from classroom.class_store import ClassStore  # noqa: E402
 
 P95_TARGET_MS = 50.0
 """Target for the 95th percentile of one answer's write, in milliseconds."""

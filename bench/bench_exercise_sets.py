@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from classroom import grading as exercise_grading  # noqa: E402
+from classroom.data import ExerciseSetError  # noqa: E402
+from classroom.sets import SOLVABILITY_SECONDS, parse_set  # noqa: E402
 from tests.app.helpers import page_alone  # noqa: E402
-from webapp.classroom import grading as exercise_grading  # noqa: E402
-from webapp.classroom.data import ExerciseSetError  # noqa: E402
-from webapp.classroom.sets import SOLVABILITY_SECONDS, parse_set  # noqa: E402
 
 PAGE = "exercises"
 HEAVY_BOUNDS = (

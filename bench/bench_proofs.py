@@ -13,8 +13,8 @@ import argparse
 import time
 from typing import Final
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
 from model.presets import PRESETS
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, BmcResult, bmc
 from proofs.bounded import INDUCTION, K_INDUCTION

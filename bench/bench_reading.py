@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from lab.history import history_to_json  # noqa: E402
 from model.actions import Action, ActionKind  # noqa: E402
 from model.design import Bounds, Design  # noqa: E402
-from model.itf import trace_to_itf_json  # noqa: E402
-from model.trace import replay  # noqa: E402
+from model.formats.itf import trace_to_itf_json  # noqa: E402
+from model.formats.trace import replay  # noqa: E402
 from tests.lab.histories import paused_worker  # noqa: E402
 from tests.test_reading import (  # noqa: E402
     APP_ACTION,

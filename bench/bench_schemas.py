@@ -37,13 +37,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lab.history import history_from_json, history_to_json  # noqa: E402
+from lab.history_schema import settings_of  # noqa: E402
 from lab.runner import history_budget  # noqa: E402
 from lab.settings import Settings  # noqa: E402
 from model.design import BOUND_LIMITS, Bounds, Design  # noqa: E402
-from model.itf import trace_from_any_json, trace_to_itf_json  # noqa: E402
-from model.reading import MAX_TRACE_STEPS  # noqa: E402
+from model.formats.itf import trace_from_any_json, trace_to_itf_json  # noqa: E402
+from model.formats.reading import MAX_TRACE_STEPS  # noqa: E402
+from model.formats.trace import Trace, replay, trace_from_json, trace_to_json  # noqa: E402
 from model.system import System  # noqa: E402
-from model.trace import Trace, replay, trace_from_json, trace_to_json  # noqa: E402
 from tests.lab.histories import busy_history  # noqa: E402
 
 REPEATS = 5
@@ -94,9 +95,9 @@ def main() -> None:
     itf_json = trace_to_itf_json(trace).encode()
     history = largest_history().encode()
     settings = Settings(receiver="fenced", workload="rmw", workers=5, writes=4).to_dict()
+    from classroom.schema import DEFAULT_SET
     from lab.history import history_from_dict
-    from model import reading
-    from webapp.classroom.schema import DEFAULT_SET
+    from model.formats import reading
 
     set_text = DEFAULT_SET.read_text(encoding="utf-8")
     decoded = reading.load_json(history, reading.HISTORY_LIMITS)
@@ -129,7 +130,7 @@ def main() -> None:
         (
             "lab settings (one object, x1000)",
             len(repr(settings)),
-            best_of(lambda: [Settings.from_dict(settings) for _ in range(1000)]),
+            best_of(lambda: [settings_of(settings) for _ in range(1000)]),
         ),
         (
             "exercise set (default, TOML decode only)",

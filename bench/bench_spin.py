@@ -1,7 +1,7 @@
 """The explorer beside spin's pan on the same model: whole process against whole process.
 
 For each rung of a ladder of core bounds (0.3k to 17M states) the core design is exported
-to Promela (`model.promela`) and pan is compiled once (`spin -a`, then gcc with `-O2
+to Promela (`model.formats.promela`) and pan is compiled once (`spin -a`, then gcc with `-O2
 -DNOREDUCE -DSAFETY`); the explorer's engine is built once too (`compile_loops`), as pan's
 gcc step is not timed either. Then pan (`./pan -c0 -n -m100 -w26`: every state, every
 failing assertion counted, its report written to a file) and `fencing check` at the same
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from fencing.budget import available_bytes  # noqa: E402
 from fencing.spin import compile_pan, spin_available  # noqa: E402
 from model.design import Bounds, Design  # noqa: E402
-from model.promela import promela_model  # noqa: E402
+from model.formats.promela import promela_model  # noqa: E402
 
 LADDER = (
     Bounds(2, 2, 4, 2, 1),
@@ -120,7 +120,7 @@ def build_explorer(bounds: Bounds) -> float:
     started = time.perf_counter()
     code = (
         "import sys; from model.design import Bounds, Design; "
-        "from model.explorer import compile_loops; "
+        "from model.check.explorer import compile_loops; "
         "compile_loops(Design(), Bounds(*map(int, sys.argv[1:])))"
     )
     sizes = [bounds.workers, bounds.lease, bounds.horizon, bounds.grants, bounds.writes]
@@ -194,9 +194,9 @@ def compare(bounds: Bounds, repeats: int, baseline_mib: float, pan_flags: tuple[
 _ALONE = """
 import json, resource, sys, time
 from model.design import Bounds, Design
-from model.explorer import compile_loops, explore
+from model.check.explorer import compile_loops, explore
 from model.presets import PRESETS
-from model.search import SearchOptions
+from model.check.search import SearchOptions
 design = PRESETS[sys.argv[1]].design if sys.argv[1] != "core" else Design()
 bounds = Bounds(*json.loads(sys.argv[2]))
 compile_loops(design, bounds)

@@ -4,9 +4,11 @@ Prints the start-up time of a small `fencing check` (target: 0.2 s), states per 
 and peak memory for the benchmark design
 (W=3 L=3 T=10 G=5 K=2, fenced, 180,216 states; target: at most 1 s and under 300 MB),
 the same with symmetry reduction, every preset at those bounds, and `fencing matrix` at
-the reference bounds (target: under 10 s), and the random search at the reference
-bounds (the seconds it takes to find each preset's violations). Other `bench_*.py`
-scripts beside this one are run after it.
+the reference bounds (target: under 10 s), and the random and Hypothesis searches at the
+reference bounds (their seconds, their steps per second, the runs they show beside the
+shortest). Other `bench_*.py` scripts beside this one are run after it
+(`bench_random_walk.py`: the random walk beside the Hypothesis search and TLC's
+simulation mode).
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from fencing.golden import BENCHMARK  # noqa: E402
 from fencing.matrix import verdict_matrix  # noqa: E402
+from model.check.explorer import Exploration, explore  # noqa: E402
+from model.check.search import SearchOptions  # noqa: E402
 from model.design import REFERENCE_BOUNDS, Bounds, Design  # noqa: E402
-from model.explorer import Exploration, explore  # noqa: E402
 from model.presets import PRESETS_LIST  # noqa: E402
-from model.search import SearchOptions  # noqa: E402
 
 BENCH_BOUNDS = BENCHMARK
 REPEATS = 3
@@ -85,24 +87,50 @@ def traced_peak_mb(design: Design, bounds: Bounds) -> float:
     return peak / 1e6
 
 
-RANDOM_RUNS = 200
-"""The random search's budget per property in the tests (tests/test_random_search.py)."""
-
-
 def print_random_search() -> None:
-    """Per preset at the reference bounds: the seconds the random search took to find every
-    violation the breadth-first search finds, and to spend its whole budget."""
-    from model.random_search import random_search
+    """Per preset at the reference bounds, `fencing check --strategy random` and
+    `--strategy hypothesis` as they run by default: seconds (compiling included), for the
+    random search the steps walked per second (the Hypothesis search's own rate is in
+    `bench_random_walk.py`: here its steps mix Hypothesis' runs with the shrinker's
+    compiled ones), and the length of each run shown beside the breadth-first search's
+    shortest (for Hypothesis also the length its own shrinking reached)."""
+    from model.check.hypothesis_search import DEFAULT_RUNS as HYPOTHESIS_RUNS
+    from model.check.hypothesis_search import hypothesis_search
+    from model.check.random_search import DEFAULT_RUNS, random_search
 
-    print(f"\nRandom search at {REFERENCE_BOUNDS.short()}, {RANDOM_RUNS} runs per property, seed 0")
-    for preset in PRESETS_LIST:
-        found = random_search(preset.design, REFERENCE_BOUNDS, runs=RANDOM_RUNS, seed=0)
-        violated = [name for name, verdict in found.verdicts.items() if verdict.violated]
-        finding = sum(found.tried[name].seconds for name in violated)
+    searches = (
+        ("random", DEFAULT_RUNS, random_search),
+        ("hypothesis", HYPOTHESIS_RUNS, hypothesis_search),
+    )
+    for strategy, runs, search in searches:
         print(
-            f"  {preset.name:<28} violated {','.join(violated) or '-':<12} found in "
-            f"{finding:6.2f} s; whole search {found.seconds:6.2f} s"
+            f"\n--strategy {strategy} at {REFERENCE_BOUNDS.short()}, {runs:,} runs per "
+            "property, seed 0: runs shown / shortest"
+            + (" (after Hypothesis' own shrinking)" if strategy == "hypothesis" else "")
         )
+        worst = 0
+        for preset in PRESETS_LIST:
+            shortest = explore(preset.design, REFERENCE_BOUNDS).verdicts
+            found = search(preset.design, REFERENCE_BOUNDS, seed=0)
+            walked = found.steps + found.shrink_steps
+            rate = f"{walked / found.seconds:>12,.0f} steps/s" if strategy == "random" else ""
+            lengths = []
+            for name, verdict in found.verdicts.items():
+                if verdict.violated:
+                    tried = found.tried[name]
+                    before = f" ({tried.hypothesis})" if tried.hypothesis is not None else ""
+                    lengths.append(f"{name} {verdict.shortest}/{shortest[name].shortest}{before}")
+                    worst = max(worst, (verdict.shortest or 0) - (shortest[name].shortest or 0))
+            missed = [
+                n for n, v in shortest.items() if v.violated and not found.verdicts[n].violated
+            ]
+            stopped = f"  stopped: {found.stopped_by}" if found.stopped_by else ""
+            print(
+                f"  {preset.name:<28} {found.seconds:6.2f} s {rate}  {' '.join(lengths) or '-'}"
+                + (f"  missed {', '.join(missed)}" if missed else "")
+                + stopped
+            )
+        print(f"  most steps a run shown has beyond the shortest: {worst}")
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Final
 
+from model.check.search import BYTES_PER_STATE
 from model.design import DesignError
-from model.search import BYTES_PER_STATE
 
 BASELINE_BYTES: Final = 512 * 2**20
 """Memory kept aside for the interpreter, the libraries and one level's successors."""

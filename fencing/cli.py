@@ -12,48 +12,58 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final, NoReturn, assert_never
+from typing import Any, Final, NoReturn
 
-from fencing import EXIT_INTERRUPTED, INTERRUPTED
+from fencing import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_IO_ERROR,
+    EXIT_USAGE,
+    INTERRUPTED,
+)
+from fencing.arguments import (
+    add_bounds_arguments,
+    add_budget_arguments,
+    add_design_arguments,
+    bounds_from_args,
+    design_from_args,
+    whole_count,
+)
 from fencing.budget import resolve_max_states
 from fencing.interrupts import sigint_recorded
-from fencing.matrix import MatrixRow, verdict_matrix
-from fencing.output import OutputError, checked_stdout, discard_stdout
+from fencing.matrix import Matrix, MatrixRow, verdict_matrix
+from fencing.output import OutputError, checked_stdout, discard_stdout, format_trace
 from fencing.strategies import (
-    RANDOM,
     REFERENCE,
+    RUNS_SEARCHES,
     add_strategy_arguments,
     reference_exploration,
     run_random_check,
     strategy_problem,
 )
+from model.check.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
+from model.check.search import OnLevel, SearchOptions, Visitor
 from model.claims import lesson_caption
-from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import DEFAULT_MAX_SECONDS, Exploration, Progress, explore
-from model.options import OPTION_NAMES, OPTIONS, Kind, Option
-from model.presets import PRESET_NAMES, PRESETS_LIST, matching, preset
-from model.properties import BY_NAME, PROPERTY_NAMES
-from model.reading import REPLAY_LIMITS
-from model.search import OnLevel, SearchOptions, Visitor
-from model.trace import (
+from model.design import REFERENCE_BOUNDS, DesignError
+from model.formats.reading import REPLAY_LIMITS
+from model.formats.terminal import terminal_safe
+from model.formats.trace import (
     Trace,
     TraceError,
     read_limited,
     replay,
     trace_to_dict,
 )
+from model.presets import PRESETS_LIST, matching
+from model.properties import BY_NAME, PROPERTY_NAMES
+from model.verdicts import never_exercised_notes, verdict_words
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
 
-EXIT_USAGE: Final = 2
-EXIT_IO_ERROR: Final = 74
-"""The output could not be written (the value of EX_IOERR in sysexits.h)."""
-EXIT_BROKEN_PIPE: Final = 141
 COMMAND_MODULES: Final[tuple[str, ...]] = (
     "lab.cli",
     "fencing.export",
@@ -62,153 +72,6 @@ COMMAND_MODULES: Final[tuple[str, ...]] = (
 )
 """Modules of other engines that add subcommands: each has `register(subparsers)`, which
 adds its parsers with `set_defaults(run=...)` and imports its heavy parts only when run."""
-
-
-def _option_type(option: Option) -> Callable[[str], Any]:
-    """An argparse type that reads an option's text with the option's own parser."""
-
-    def parse(text: str) -> Any:
-        try:
-            return option.parse_text(text)
-        except DesignError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    parse.__name__ = option.name
-    return parse
-
-
-def add_design_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags for a preset and each design option (a flag given with a preset overrides it).
-
-    The flags are made from the option table, so every option has exactly one flag, named
-    after it, with its choices or range in the help.
-    """
-    group = parser.add_argument_group("design (a preset, then options that override it)")
-    group.add_argument("--preset", choices=PRESET_NAMES, help="start from a named design")
-    for option in OPTIONS:
-        match option.kind:
-            case Kind.FLAG:
-                group.add_argument(
-                    option.flag,
-                    action=argparse.BooleanOptionalAction,
-                    default=None,
-                    help=option.help,
-                )
-            case Kind.CHOICE:
-                group.add_argument(
-                    option.flag, type=_option_type(option), choices=option.choices, help=option.help
-                )
-            case Kind.COUNT:
-                group.add_argument(
-                    option.flag,
-                    type=_option_type(option),
-                    metavar="N",
-                    help=f"{option.help} ({option.low}..{option.high})",
-                )
-            case Kind.OFFSETS:
-                group.add_argument(
-                    option.flag, type=_option_type(option), metavar="S1,S2,...", help=option.help
-                )
-            case _:
-                assert_never(option.kind)
-
-
-MAX_SECONDS_LIMIT: Final = 24 * 3600.0
-MAX_STATES_LIMIT: Final = 10**15
-
-
-def whole_count(text: str) -> int:
-    """A positive whole number of at most 16 digits (argparse type; memory is checked later)."""
-    text = text.strip().replace("_", "")
-    if not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_STATES_LIMIT:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number from 1 to {MAX_STATES_LIMIT:,}, not {_shown(text)}"
-        )
-    return int(text)
-
-
-def seconds(text: str) -> float:
-    """A finite, positive number of seconds up to a day (nan and inf are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS_LIMIT:
-        raise argparse.ArgumentTypeError(
-            f"must be a number of seconds above 0 and at most {MAX_SECONDS_LIMIT:g}, "
-            f"not {_shown(text)}"
-        )
-    return value
-
-
-def _shown(text: str) -> str:
-    """User text for a message: printable, quoted and short."""
-    return printable(text[:30] + ("…" if len(text) > 30 else ""))
-
-
-def terminal_safe(text: str) -> str:
-    """Text for a terminal: control characters (escape codes among them) shown as escapes."""
-    return "".join(ch if ch.isprintable() or ch == "\n" else repr(ch)[1:-1] for ch in text)
-
-
-def printable(text: str) -> str:
-    """Text with control characters (terminal escape codes among them) made visible."""
-    return repr(text) if any(not ch.isprintable() for ch in text) else f"'{text}'"
-
-
-def add_budget_arguments(
-    parser: argparse.ArgumentParser, states: int | None, secs: float, whole_table: bool = False
-) -> None:
-    """`--max-states` and `--max-seconds`, validated; for a table, one budget for all of it.
-
-    A state budget of None means: as many states as the available memory holds.
-    """
-    scope = "the whole table" if whole_table else "the run"
-    default = "as many as the available memory holds" if states is None else f"{states:,}"
-    parser.add_argument(
-        "--max-states",
-        type=whole_count,
-        default=states,
-        metavar="N",
-        help=f"state budget for {scope} (default: {default})",
-    )
-    parser.add_argument(
-        "--max-seconds",
-        type=seconds,
-        default=secs,
-        metavar="S",
-        help=f"time budget for {scope} in seconds (default {secs:g})",
-    )
-
-
-def add_bounds_arguments(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
-    """Flags for W, L, T, G, K with their allowed ranges in the help."""
-    group = parser.add_argument_group("bounds")
-    for bound in BOUNDS:
-        group.add_argument(
-            f"--{bound.name}",
-            type=int,
-            default=getattr(defaults, bound.name),
-            metavar=bound.letter,
-            help=f"{bound.label}: {bound.span} (default {getattr(defaults, bound.name)})",
-        )
-
-
-def design_from_args(args: argparse.Namespace) -> Design:
-    """The design: the preset's (or the core's), with every given option flag applied.
-
-    An option the flags leave out keeps the preset's value, so a flag that makes it misfit
-    (`--preset volatile-counter --token counter` keeps one coordinator restart) is refused
-    with what to change, as the same link is.
-    """
-    base = preset(args.preset).design if args.preset else Design()
-    given = {name: getattr(args, name) for name in OPTION_NAMES if getattr(args, name) is not None}
-    return base.with_changes(given)
-
-
-def bounds_from_args(args: argparse.Namespace) -> Bounds:
-    """The bounds given on the command line."""
-    return Bounds(**{bound.name: getattr(args, bound.name) for bound in BOUNDS})
 
 
 def _progress_printer(enabled: bool) -> list[Visitor]:
@@ -244,7 +107,7 @@ def exploration_to_dict(result: Exploration) -> dict[str, Any]:
     for name, verdict in result.verdicts.items():
         trace = replay(result.design, result.bounds, verdict.actions) if verdict.actions else None
         properties[name] = {
-            **verdict.to_dict(),
+            **verdict.to_dict(result.design),
             "trace": _trace_steps(trace) if trace else None,
         }
     return {
@@ -259,15 +122,6 @@ def exploration_to_dict(result: Exploration) -> dict[str, Any]:
         "bounds": result.bounds.to_dict(),
         "properties": properties,
     }
-
-
-def format_trace(trace: Trace) -> list[str]:
-    """Numbered narration of a trace, with each violation's reason under its step."""
-    lines = []
-    for step in trace.steps:
-        lines.append(f"  {step.number:>2}. [{step.actor}] {step.sentence}")
-        lines.extend(f"      ✗ {reason.text}" for reason in step.reasons)
-    return lines
 
 
 def lesson_lines(result: Exploration) -> list[str]:
@@ -301,7 +155,7 @@ def format_exploration(result: Exploration) -> str:
     ]
     for name, verdict in result.verdicts.items():
         title = f"{name} {BY_NAME[name].title}"
-        status = verdict.status.word
+        status = verdict_words(verdict, result.design)
         if verdict.violated:
             status = f"VIOLATED (shortest run: {verdict.shortest} steps)"
         lines.append(f"  {title:<32} {status}")
@@ -314,11 +168,11 @@ def format_exploration(result: Exploration) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """`fencing check`: explore one design (breadth-first, or at random) and report."""
+    """`fencing check`: explore one design (breadth-first, or by random runs) and report."""
     if (problem := strategy_problem(args)) is not None:
         print(f"fencing check: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    if args.strategy == RANDOM:
+    if args.strategy in RUNS_SEARCHES:
         return run_random_check(args)
     design, bounds = design_from_args(args), bounds_from_args(args)
     if args.strategy == REFERENCE:
@@ -349,7 +203,7 @@ def run_replay(args: argparse.Namespace) -> int:
     handled = importlib.import_module("lab.cli").replay_history(raw, path)
     if handled is not None:
         return int(handled)
-    from model.itf import trace_from_any_json  # the ITF reader only when a file is replayed
+    from model.formats.itf import trace_from_any_json  # the ITF reader only when a file is replayed
 
     trace = trace_from_any_json(raw)
     _print_title(trace)
@@ -384,14 +238,28 @@ def run_matrix(args: argparse.Namespace) -> int:
     )
     print(f"{'preset':<28}{header}{'states':>9}{'secs':>8}")
     started = time.perf_counter()
-    verdict_matrix(
+    matrix = verdict_matrix(
         bounds,
         max_states=args.max_states,
         max_seconds=args.max_seconds,
         on_row=lambda row: print(_matrix_line(row), flush=True),
     )
     print(f"{len(PRESETS_LIST)} presets in {time.perf_counter() - started:.2f} s")
+    if notes := _never_exercised_lines(matrix):
+        print("\n".join(["", *notes]))
     return 0
+
+
+def _never_exercised_lines(matrix: Matrix) -> list[str]:
+    """Why each vacuous cell of the matrix was never exercised, one wrapped line per reason."""
+    notes = never_exercised_notes(
+        [(row.preset.name, row.exploration.design, row.exploration.verdicts) for row in matrix.rows]
+    )
+    return [
+        line
+        for note in notes
+        for line in textwrap.wrap(note, width=92, subsequent_indent="    ", break_on_hyphens=False)
+    ]
 
 
 def _print_title(trace: Trace) -> None:

@@ -2,7 +2,7 @@
 or the format's reference.
 
 `fencing exercises check FILE …` reads each file (bounded, regular files only) and makes the
-Exercises page's own check (`webapp.classroom.sets.check_set_bytes`: every field, then whether
+Exercises page's own check (`classroom.sets.check_set_bytes`: every field, then whether
 each exercise can be solved), printing every problem, one per line, and exiting with status
 2 when any file has one. `fencing exercises template` prints a set with one exercise of each
 kind; `fencing exercises doc` prints docs/exercises.md. Registered through the CLI's
@@ -41,8 +41,8 @@ def register(commands: Any) -> None:
 
 def check_lines(path: Path) -> tuple[bool, list[str]]:
     """Whether a set file is good, and the lines to print about it (one per problem)."""
-    from webapp.classroom.data import ExerciseSetError
-    from webapp.classroom.sets import check_set_bytes, read_bounded
+    from classroom.data import ExerciseSetError
+    from classroom.sets import check_set_bytes, read_bounded
 
     try:
         found = check_set_bytes(read_bounded(path), path.name)
@@ -67,7 +67,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_template(args: argparse.Namespace) -> int:
     """Print the template set."""
-    from webapp.classroom.schema import template_text
+    from classroom.schema import template_text
 
     sys.stdout.write(template_text())
     return 0
@@ -75,7 +75,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 def run_doc(args: argparse.Namespace) -> int:
     """Print the format's reference, as committed in docs/exercises.md."""
-    from webapp.classroom.schema import reference_markdown
+    from classroom.schema import reference_markdown
 
     sys.stdout.write(reference_markdown())
     return 0
@@ -83,13 +83,13 @@ def run_doc(args: argparse.Namespace) -> int:
 
 def _kinds() -> tuple[str, ...]:
     """The exercise kinds, in the format's order."""
-    from webapp.classroom.schema import KINDS
+    from classroom.schema import KINDS
 
     return KINDS
 
 
 def _one_line(text: str) -> str:
     """A problem on one terminal line: newlines joined, control characters made visible."""
-    from fencing.cli import terminal_safe
+    from model.formats.terminal import terminal_safe
 
     return terminal_safe(" ".join(text.splitlines()))

@@ -20,8 +20,8 @@ EXIT_NO_COUNTEREXAMPLE: Final = 1
 
 def register(commands: Any) -> None:
     """Add `export promela` and `export itf` to the CLI."""
-    from fencing.cli import add_bounds_arguments, add_budget_arguments, add_design_arguments
-    from model.explorer import DEFAULT_MAX_SECONDS
+    from fencing.arguments import add_bounds_arguments, add_budget_arguments, add_design_arguments
+    from model.check.explorer import DEFAULT_MAX_SECONDS
     from model.properties import PROPERTY_NAMES
 
     export = commands.add_parser(
@@ -48,8 +48,8 @@ def register(commands: Any) -> None:
 
 def _write(text: str, output: str | None) -> None:
     """Print the text, or write it to a file (OutputError, exit status 74, if it cannot be)."""
-    from fencing.cli import printable
     from fencing.output import OutputError
+    from model.formats.terminal import printable
 
     if output is None:
         print(text)
@@ -62,8 +62,8 @@ def _write(text: str, output: str | None) -> None:
 
 def run_export_promela(args: argparse.Namespace) -> int:
     """`fencing export promela`: the Promela text of the design within bounds."""
-    from fencing.cli import bounds_from_args, design_from_args
-    from model.promela import promela_model
+    from fencing.arguments import bounds_from_args, design_from_args
+    from model.formats.promela import promela_model
 
     model = promela_model(design_from_args(args), bounds_from_args(args))
     _write(model.text, args.output)
@@ -72,11 +72,12 @@ def run_export_promela(args: argparse.Namespace) -> int:
 
 def run_export_itf(args: argparse.Namespace) -> int:
     """`fencing export itf`: the shortest counterexample of one property, as ITF."""
-    from fencing.cli import bounds_from_args, design_from_args
-    from model.explorer import explore
-    from model.itf import trace_to_itf_json
-    from model.search import SearchOptions
-    from model.trace import replay
+    from fencing.arguments import bounds_from_args, design_from_args
+    from model.check.explorer import explore
+    from model.check.search import SearchOptions
+    from model.formats.itf import trace_to_itf_json
+    from model.formats.trace import replay
+    from model.verdicts import verdict_words
 
     design, bounds = design_from_args(args), bounds_from_args(args)
     result = explore(
@@ -87,7 +88,7 @@ def run_export_itf(args: argparse.Namespace) -> int:
         reason = (
             f"the search stopped ({result.stopped_by})"
             if not result.complete
-            else f"it {verdict.status.word} within these bounds"
+            else f"it {verdict_words(verdict, design)} within these bounds"
         )
         print(f"fencing: no counterexample of {args.property} to export: {reason}", file=sys.stderr)
         return EXIT_NO_COUNTEREXAMPLE

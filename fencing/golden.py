@@ -2,8 +2,9 @@
 
 `make golden` explores every preset at the reference bounds and the core rows of
 docs/model.md#reference-figures, writes the counts and verdicts once to docs/golden.json,
-and regenerates from that file the README's verdict matrix and docs/model.md's reference
-tables, each between its markers, along with docs/model.md's refused combinations (made
+and regenerates from that file the verdict matrix of docs/checker.md and docs/model.md's
+reference tables, each between its markers, the lab's table of lock services in
+docs/lab.md, along with docs/model.md's refused combinations (made
 from the model's rows in model/combinations.py) and its tables of token sources and
 receiver rules (made from the rows in model/options.py). Presets and properties are read
 from the model, so a new preset or property shows up in the file and the tables by
@@ -22,16 +23,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from lab.lock_table import SERVICES_LIST
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.combinations import combination_table
 from model.design import BOUNDS, REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
 from model.options import RECEIVER_TABLE, TOKEN_TABLE
 from model.presets import PRESETS_LIST
-from model.search import SearchOptions
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 GOLDEN: Final = ROOT / "docs" / "golden.json"
-README: Final = ROOT / "README.md"
+CHECKER_DOC: Final = ROOT / "docs" / "checker.md"
+LAB_DOC: Final = ROOT / "docs" / "lab.md"
 MODEL_DOC: Final = ROOT / "docs" / "model.md"
 
 CORE_ROWS: Final = (
@@ -124,8 +126,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def readme_matrix(golden: dict[str, Any]) -> list[str]:
-    """The README's matrix: every preset x every property, as `fencing matrix` shows it."""
+def verdict_matrix_table(golden: dict[str, Any]) -> list[str]:
+    """The verdict matrix: every preset x every property, as `fencing matrix` shows it."""
     names = property_names(golden)
     rows = [
         [f"`{preset}`", *(_cell(found["verdicts"][n], str) for n in names)]
@@ -185,7 +187,7 @@ def receiver_values_table(golden: dict[str, Any]) -> list[str]:
 
 
 def services_table(golden: dict[str, Any]) -> list[str]:
-    """The README's lock services, rendered from the lab's service rows (no figures)."""
+    """The lab's lock services, rendered from the lab's service rows (no figures)."""
     rows = [
         [
             f"`{service.name}`",
@@ -231,8 +233,8 @@ class Region:
 
 
 REGIONS: Final = (
-    Region(README, "matrix", readme_matrix),
-    Region(README, "lock services", services_table),
+    Region(CHECKER_DOC, "matrix", verdict_matrix_table),
+    Region(LAB_DOC, "lock services", services_table),
     Region(MODEL_DOC, "core figures", core_table),
     Region(MODEL_DOC, "preset figures", preset_table),
     Region(MODEL_DOC, "refused combinations", refused_table),

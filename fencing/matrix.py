@@ -6,11 +6,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from model.check.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, explore
+from model.check.search import SearchOptions
 from model.design import REFERENCE_BOUNDS, Bounds, DesignError
-from model.explorer import DEFAULT_MAX_SECONDS, DEFAULT_MAX_STATES, Exploration, explore
 from model.presets import PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
-from model.search import SearchOptions
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Matrix:
 
 def _verdict_json(row: MatrixRow, name: str) -> dict[str, object]:
     """One cell as JSON: status, holds (null when unknown) and shortest."""
-    return row.exploration.verdicts[name].to_dict()
+    return row.exploration.verdicts[name].to_dict(row.exploration.design)
 
 
 def verdict_matrix(

@@ -15,6 +15,7 @@ from contextlib import contextmanager, suppress
 from typing import Any, TextIO, cast
 
 from fencing.interrupts import Interrupts
+from model.formats.trace import Trace
 
 
 class OutputError(Exception):
@@ -84,3 +85,12 @@ def discard_stdout() -> None:
     # Not a real file (the tests capture it): then nothing is flushed to a descriptor.
     with suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def format_trace(trace: Trace) -> list[str]:
+    """Numbered narration of a trace, with each violation's reason under its step."""
+    lines = []
+    for step in trace.steps:
+        lines.append(f"  {step.number:>2}. [{step.actor}] {step.sentence}")
+        lines.extend(f"      ✗ {reason.text}" for reason in step.reasons)
+    return lines

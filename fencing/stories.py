@@ -11,7 +11,7 @@ from typing import Final
 
 from model.actions import Action, ActionKind
 from model.design import Bounds, Design, Receiver
-from model.trace import Trace, replay
+from model.formats.trace import Trace, replay
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,15 @@ the merged order, stated as the model states it so the two can be compared step 
 
 - P1 monotonic acceptance: the write's token is not lower than any earlier accepted
   write's (the highest accepted before it);
-- P2 no write outside its lease: the writer's grant is etcd's newest grant and its key had
-  not been deleted yet (revoked by etcd's sweep, or released);
-- P3 grant order: the writer's grant is not older (lower create revision) than the newest
-  grant any earlier accepted write came from;
+- P2 no write outside its lease: the writer's grant is the lock service's newest grant and
+  its lock had not ended yet (its lease run out, or released);
+- P3 grant order: the writer's grant is not older than the newest grant any earlier
+  accepted write came from;
 - P5 no lost update: in read-modify-write, the version the worker read is still the
   store's version when its write lands;
 - P6 lock freed after a crash: when the nemesis kills (SIGKILL) the worker whose key is the
-  lock key, etcd deletes that key within the lease: the TTL plus the revocation delay
-  allowed for (as `lab.witness` allows it) after the kill. A run that goes on past that
+  lock key, the service deletes that key within the lease: the TTL plus the run's lease
+  allowance (`lab.allowances`) after the kill. A run that goes on past that
   deadline with the key still there violates it; a run that ends before it decides nothing
   (as the model's P6 near its horizon). Each crash is reported with the time from the kill
   to the next grant, or how long the run waited in vain.
@@ -25,13 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from lab.allowances import allowances
 from lab.history import Happening, Timeline
-from lab.witness import (
-    REVOCATION_DEFAULT_SECONDS,
-    REVOCATION_SLACK_SECONDS,
-    measured,
-    request_bound,
-)
+from lab.lock_table import SERVICES
 
 CHECKED: Final = ("P1", "P2", "P3", "P5", "P6")
 TITLES: Final = {
@@ -59,6 +55,14 @@ class PropertyVerdict:
 
     name: str
     violations: tuple[Violation, ...]
+    exercised: int = 0
+    """How many events put it to the test (an accepted write; for P5 one computed from a
+    read; for P6 a killed holder): with none, it holds only vacuously."""
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether nothing in the history ever put the property to the test."""
+        return not self.exercised
 
     @property
     def violated(self) -> bool:
@@ -144,8 +148,7 @@ def crash_outcomes(line: Timeline, upto: int | None = None) -> tuple[CrashOutcom
     """Every kill of a worker whose key was the lock key (`crash` runner events), with
     what became of the key, over the first `upto` events."""
     events = line.events[:upto]
-    delay = measured(line, "revocation_seconds")
-    allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
+    allowance = allowances(line).lease_end
     ttl = float(line.history.settings.ttl)
     ended = events[-1].t if events else 0.0
     found = []
@@ -174,7 +177,7 @@ def crash_outcomes(line: Timeline, upto: int | None = None) -> tuple[CrashOutcom
                     event.worker,
                     event.t,
                     revision,
-                    event.t + ttl + allowance + request_bound(line),
+                    event.t + ttl + allowance,
                     freed,
                     after.t if after else None,
                     after.worker if after else 0,
@@ -225,11 +228,12 @@ def check_properties(
     """The accepted write with the highest token so far (the first of equals)."""
     newest_write: Happening | None = None
     """The accepted write from the newest grant so far."""
+    lapsed = SERVICES[line.history.settings.lock_service].lapsed
     for event in line.events[:upto]:
         if event.kind == "grant":
             newest = int(event.get("revision"))
         elif event.kind == "revoked":
-            ended[int(event.get("grant"))] = f"etcd revoked its lease at {event.t:.3f} s"
+            ended[int(event.get("grant"))] = f"{lapsed} at {event.t:.3f} s"
         elif event.kind == "release" and event.get("deleted"):
             ended[int(event.get("grant"))] = f"it was released at {event.t:.3f} s"
         if not event.is_write_accepted:
@@ -282,4 +286,12 @@ def check_properties(
         if against_last or newest_write is None or rank.get(grant, 0) > newest_rank:
             newest_write = event
     found["P6"] = _crash_violations(line, upto)
-    return {name: PropertyVerdict(name, tuple(found[name])) for name in CHECKED}
+    accepted = [e for e in line.events[:upto] if e.is_write_accepted]
+    tested = {
+        "P1": len(accepted),
+        "P2": len(accepted),
+        "P3": len(accepted),
+        "P5": sum(1 for e in accepted if e.get("read_version") is not None),
+        "P6": len(crash_outcomes(line, upto)),
+    }
+    return {name: PropertyVerdict(name, tuple(found[name]), tested[name]) for name in CHECKED}

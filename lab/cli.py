@@ -535,9 +535,10 @@ def replay_history(raw: bytes, path: Path) -> int | None:
     """`fencing replay FILE` for a file already read (bounded): None when it is not a lab
     history (then it is a model trace). The history is measured, decoded and validated
     (`lab.history`); what is printed has every control character escaped."""
-    from fencing.cli import terminal_safe
+    from lab.conformance import start_words
     from lab.history import history_from_json, looks_like_history_file
     from lab.report import analyse
+    from model.formats.terminal import terminal_safe
 
     if not looks_like_history_file(raw):
         return None
@@ -548,10 +549,19 @@ def replay_history(raw: bytes, path: Path) -> int | None:
         if not report.history.prediction:
             lines += ["", "The history, event by event:", *report.narrated()]
         trace = report.conformance.trace
-        if trace is not None and trace.steps:
+        segment = report.conformance.segment
+        if segment is not None:  # refused in a later segment: that segment's run is the story
+            start, trace = segment
+            lines.append(
+                f"\nThe model's run of the segment from event {start + 1}, from the state the "
+                f"one before ended in ({trace.design.label()}, {trace.bounds.short()}); there "
+                f"{start_words(trace)}:"
+            )
+        elif trace is not None and trace.steps:
             lines.append(
                 f"\nThe model's run of it ({trace.design.label()}, {trace.bounds.short()}):"
             )
+        if trace is not None:
             for step in trace.steps:
                 lines.append(f"  {step.number:>3}. [{step.actor}] {step.sentence}")
                 lines.extend(f"       ✗ {reason.text}" for reason in step.reasons)

@@ -68,6 +68,8 @@ class EtcdCluster:
         self.directory: Path | None = None
         self.start_seconds = 0.0
         self.lock = threading.Lock()
+        self.ids: dict[int, str] = {}
+        """Each member's ID as its peers' metrics write it (hexadecimal), by number."""
 
     @property
     def endpoint(self) -> Endpoint:
@@ -84,6 +86,10 @@ class EtcdCluster:
             self._start_members(binary)
             self.wait_healthy(START_SECONDS)
             self._lead_from_first()
+            self.ids = {
+                number: f"{int(self.status(member)['header']['member_id']):x}"
+                for number, member in enumerate(self.members, start=1)
+            }
         except BaseException:
             self.stop()
             raise
@@ -180,6 +186,23 @@ class EtcdCluster:
             if not member.down and self.status(member)["header"]["member_id"] == leader:
                 return number
         return 0
+
+    def peer_active(self, observer: int, number: int) -> bool | None:
+        """Whether member `observer` sees member `number` as an active peer, from its own
+        metrics (`etcd_network_active_peers`); None if it cannot be asked."""
+        remote = self.ids.get(number)
+        if remote is None:
+            return None
+        try:
+            text = requests.get(
+                f"{self.members[observer - 1].client.url}/metrics", timeout=REQUEST_SECONDS
+            ).text
+        except requests.RequestException:
+            return None
+        for line in text.splitlines():
+            if line.startswith("etcd_network_active_peers{") and f'Remote="{remote}"' in line:
+                return line.rsplit(maxsplit=1)[-1] != "0"
+        return None
 
     def kill(self, number: int) -> None:
         """SIGKILL member `number` (it stays down until `restart`)."""

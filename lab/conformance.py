@@ -1,6 +1,6 @@
 """Conformance: a lab history mapped to the model's actions and replayed by its interpreter.
 
-The mapping (documented in the README):
+The mapping (documented in docs/lab.md):
 
 - design: etcd-txn ↔ receiver lease-aware, create-revision ↔ token counter, key version ↔
   key-version, lease ID ↔ random (every lock service's token sources map as
@@ -25,10 +25,15 @@ The mapping (documented in the README):
 The replay walks the mapped actions through `model.system.System`: an action that is not
 enabled, a reception whose outcome differs from the store's, or a token order that
 differs from the model's tokens is the first refused event, named with the model's reason.
-A history larger than the model's bounds (grants, horizon, steps) is cut into segments
-where nothing of its past matters to the model any more, each replayed from the model's
-initial state (lab.segments); a stretch with no such point inside the bounds is checked as
-far as they go, and the result says how much of the run (grants and writes) was covered.
+A history larger than the model's bounds (grants, horizon, steps) is replayed in segments,
+each as long as the bounds allow and each starting from the state the model reached at the
+end of the one before, renamed to fit (lab.rebuild): a stale holder, a request in flight,
+the mark, the last accepted token and a running lease all cross the cut, so every event of
+the run is checked, and the result says how much was (lab.segments). A grant that only the
+lock service's record shows, made to a worker asking for the lock that never heard of it
+(a queued ZooKeeper contender paused past its session), is mapped to Acquire(w): the
+model's lock is that worker's until its lease ends; a segment ends before the worker's next
+step, and the next starts with the worker holding nothing, as it believes.
 
 A write of unknown outcome (its reply never came and the store's log never decided it) is
 replayed both ways: received by the model's receiver just before the store was killed (or
@@ -40,16 +45,20 @@ ways the model allows.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Final
 
 from lab.checker import CHECKED, check_properties
 from lab.describe import describe
 from lab.history import Happening, Timeline
-from lab.segments import Coverage, coverage_of, plan_segments, sub_timeline
+from lab.rebuild import Carried, ClockState, Names, carry, names_for, replay_from, start_state
+from lab.segments import MODEL_KINDS, Coverage, coverage_of
 from lab.settings import MODEL_EXPIRY, MODEL_RECEIVER, MODEL_TOKEN, Settings
 from lab.witness import UnknownWrite
 from model.actions import Action, ActionKind
@@ -62,11 +71,11 @@ from model.design import (
     Bounds,
     Design,
 )
+from model.explain.narration import describe_step, reception_outcome
+from model.formats.trace import MAX_TRACE_STEPS, Trace
 from model.layout import INT64_LIMIT, domain_sizes
-from model.narration import describe_step, reception_outcome
 from model.options import MarkStore, Workload
 from model.system import State, System
-from model.trace import MAX_TRACE_STEPS, Trace, replay
 
 LEASE_TICK_CHOICES: Final = (2, 1)
 """Ticks per lease tried, finest first: the finest whose horizon fits is used."""
@@ -139,6 +148,19 @@ class Mapping:
     tick_seconds: float
     limit: str | None
     """Why the mapping stopped before the end of the history (None: it did not)."""
+    begin: int = 0
+    """The index of the first event mapped (a segment's start)."""
+    positions: tuple[int, ...] = ()
+    """For each event mapped, where its actions (its ticks first) start."""
+    clocks: tuple[ClockState, ...] = ()
+    """For each event mapped, the clock just before it."""
+    tallies: tuple[tuple[int, int, int], ...] = ()
+    """For each event mapped, the grants, restarts and kills mapped before it."""
+    forced: bool = False
+    """Whether the mapping stopped at a worker's next step after a grant it never heard of
+    (a segment must end there: the worker does not hold that grant)."""
+    final_clock: ClockState | None = None
+    """The clock after the last event mapped."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +170,8 @@ class Refusal:
     event: Happening
     action: str
     reason: str
+    service: str = "etcd"
+    """The lock service of the run (the event is told in its words)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: the event (position, time, kind, worker, sentence) and the reason."""
@@ -157,7 +181,7 @@ class Refusal:
                 "t": self.event.t,
                 "kind": self.event.kind,
                 "worker": self.event.worker,
-                "what": describe(self.event),
+                "what": describe(self.event, self.service),
                 "model_action": self.action,
             },
             "reason": self.reason,
@@ -183,6 +207,9 @@ class Conformance:
     unknown: tuple[UnknownOutcome, ...] = ()
     coverage: Coverage | None = None
     """How much of the history the model checked (lab.segments)."""
+    segment: tuple[int, Trace] | None = None
+    """A later segment the model refused: the index of its first event, and the model's run
+    of it from the state the segment before ended in (lab.rebuild)."""
 
     @property
     def complete(self) -> bool:
@@ -204,7 +231,8 @@ class Conformance:
         if self.refused is not None:
             return (
                 f"the model refuses event {self.refused.event.index + 1} at "
-                f"{self.refused.event.t:.3f} s ({describe(self.refused.event)}): "
+                f"{self.refused.event.t:.3f} s "
+                f"({describe(self.refused.event, self.refused.service)}): "
                 f"{self.refused.reason}"
             )
         if self.complete:
@@ -213,13 +241,16 @@ class Conformance:
                 writes = ", ".join(f"W{u.write.worker}'s write {u.write.request}" for u in either)
                 return f"the model allows this history whether or not {writes} was applied."
             if self.coverage is not None and self.coverage.segments > 1:
-                return f"the model allows this history, cut into {self.coverage.segments} segments."
+                return (
+                    f"the model allows this history, replayed in {self.coverage.segments} "
+                    "segments, each from the state the one before ended in."
+                )
             return "the model allows this history."
         if self.coverage is not None and self.coverage.segments > 1:
             return (
                 f"the model allows every segment it checked ({self.coverage.segments}); the "
-                f"rest holds stretches beyond the model's bounds ({self.mapping.limit} "
-                "before the run could be cut again), so it was not checked."
+                f"rest is beyond the model's bounds ({self.mapping.limit}) where the run "
+                "could not be cut, so it was not checked."
             )
         last = self.mapping.checked
         return (
@@ -249,6 +280,7 @@ class Conformance:
                 for name, pair in self.agreement.items()
             },
             "coverage": self.coverage.to_dict() if self.coverage else None,
+            "refused_segment_from_event": self.segment[0] if self.segment else None,
         }
 
 
@@ -290,28 +322,43 @@ def _simple_action(event: Happening) -> Action | None:
 class _Clock:
     """Model time for real time: L ticks per lease, the median lease's tick elsewhere."""
 
-    def __init__(self, line: Timeline, lease_ticks: int, tick_seconds: float) -> None:
+    def __init__(
+        self,
+        line: Timeline,
+        lease_ticks: int,
+        tick_seconds: float,
+        start: ClockState | None = None,
+    ) -> None:
         self.line = line
         self.lease_ticks = lease_ticks
         self.tick = tick_seconds
-        self.now = 0
-        # Model time starts at the first grant: before it, nothing the model tracks happens.
-        first = next((e for e in line.events if e.kind == "grant"), None)
-        self.anchor = (first.t if first else 0.0, 0)
         self.lease: tuple[float, int, float | None, int] | None = None
         """The live lease: its start (the grant or the last keepalive mapped to Renew) time
-        and tick, its end time (if etcd revoked it after this start), its grant's revision."""
+        and tick, its end time (if the service ended it after this start), its grant's
+        revision."""
+        if start is None:
+            # Model time starts at the first grant: before it, nothing the model tracks happens.
+            first = next((e for e in line.events if e.kind == "grant"), None)
+            self.now = 0
+            self.anchor = (first.t if first else 0.0, 0)
+        else:
+            self.now, self.anchor, self.lease = start
         self.leased = line.history.settings.expiry != "never"
         self.renewed = False
         """Whether the last event was a keepalive that moved the lease's end (a Renew)."""
 
+    def snapshot(self) -> ClockState:
+        """The clock's state now (to start a segment from)."""
+        return (self.now, self.anchor, self.lease)
+
     def _end_after(self, revision: int, start: float) -> float | None:
-        """When etcd revoked the grant's lease, if no keepalive it took came after `start`."""
+        """When the service ended the grant's lease, if no keepalive it took came after
+        `start`."""
         info = self.line.grants[revision]
         later = any(t > start for t in self.line.renewals.get(revision, ()))
         return info.ended if info.ended_by == "revoked" and not later else None
 
-    def _target(self, t: float) -> int:
+    def target(self, t: float) -> int:
         """The tick of time t: a share of the live lease, or counted from the last anchor."""
         if self.lease is not None:
             start, tick, end, _ = self.lease
@@ -332,13 +379,13 @@ class _Clock:
         if event.kind == "grant":
             if self.lease is not None:  # the previous key must have gone: its lease ran out
                 self._end_lease(event.t, self.lease[1] + self.lease_ticks)
-            target = max(self.now, self._target(event.t))
+            target = max(self.now, self.target(event.t))
             revision = int(event.get("revision"))
             if self.leased:
                 self.lease = (event.t, target, self._end_after(revision, event.t), revision)
             return target
         if event.kind == "renew":
-            target = max(self.now, self._target(event.t))
+            target = max(self.now, self.target(event.t))
             live = self.lease
             if live is not None and live[3] == int(event.get("grant")) and target > live[1]:
                 self.lease = (event.t, target, self._end_after(live[3], event.t), live[3])
@@ -350,7 +397,7 @@ class _Clock:
                 self._end_lease(event.t, target)
                 return max(self.now, target)
             return self.now
-        target = max(self.now, self._target(event.t))
+        target = max(self.now, self.target(event.t))
         live = self.lease
         if (
             event.kind == "release"
@@ -380,56 +427,96 @@ def _receptions(settings: Settings, send: Happening) -> list[Mapped]:
     return [Mapped(Action(ActionKind.DELIVER, w), send, "accepted")]
 
 
+def _grant_bound(settings: Settings, grants: int, names: Names | None, top: int) -> int:
+    """The model's G for a piece: its grants and the grants still held or remembered where
+    it starts, and room for every token value it uses (a counter's next values, or the
+    random values' ranks)."""
+    model = MODEL_TOKEN[settings.token]
+    held = names.top_grant if names else 0
+    bound = held + grants
+    if model.row.uses_counter:
+        bound = max(bound, (names.top_token if names else 0) + grants)
+    if model.row.picks_unused_value:
+        bound = max(bound, top, names.top_token if names else 0)
+    return max(1, bound)
+
+
 def map_history(
-    line: Timeline, lease_ticks: int, applied: dict[int, list[Happening]] | None = None
+    line: Timeline,
+    lease_ticks: int,
+    applied: dict[int, list[Happening]] | None = None,
+    begin: int = 0,
+    carried: Carried | None = None,
+    names: Names | None = None,
+    tick_seconds: float | None = None,
 ) -> Mapping:
-    """The model actions of the history, stopping before the first event beyond the bounds.
+    """The model actions of the history from event `begin` (the whole history by default,
+    from the model's initial state; a segment from a `carried` state), stopping before the
+    first event beyond the bounds, or before the next step of a worker after a grant it
+    never heard of (there the segment must end: lab.rebuild).
 
     `applied` takes writes of unknown outcome as applied: each send listed under an event
     index is received (as the model's receiver does it) just before that event; under -1,
     at the end of the history."""
     applied = applied or {}
     settings = line.history.settings
-    clock = _Clock(line, lease_ticks, _tick_seconds(line, lease_ticks))
-    ranks = _random_values(line)
+    tick = tick_seconds if tick_seconds is not None else _tick_seconds(line, lease_ticks)
+    clock = _Clock(line, lease_ticks, tick, carried.clock if carried else None)
+    ranks = names.ranks if names is not None else _random_values(line)
+    picks = MODEL_TOKEN[settings.token].row.picks_unused_value
+    kept_crashed = carried.crashed if carried else 0
+    unheard: set[int] = set()
     actions: list[Mapped] = []
-    grants = restarts = crashes = checked = 0
-    limit = None
-    for event in line.events:
+    positions: list[int] = []
+    clocks: list[ClockState] = []
+    tallies: list[tuple[int, int, int]] = []
+    grants = restarts = crashes = checked = top = 0
+    limit, forced = None, False
+    for event in line.events[begin:]:
         action = _simple_action(event)
-        more_grants, more_restarts, more_crashes = grants, restarts, crashes
+        more_grants, more_restarts, more_crashes, more_top = grants, restarts, crashes, top
         optional = False
         if event.kind == "crash":
             more_crashes += 1
             action, optional = Action(ActionKind.CRASH, event.worker), True
         elif event.kind == "grant":
             more_grants += 1
-            picks = MODEL_TOKEN[settings.token].row.picks_unused_value
             value = ranks.get(int(event.get("revision")), 0) if picks else 0
+            more_top = max(top, value)
             action = Action(ActionKind.ACQUIRE, event.worker, value)
         elif event.kind == "storage-kill" and _restart_counts(settings):
             more_restarts += 1
             action = Action(ActionKind.STORAGE_RESTART)
-        saved = (clock.now, clock.anchor, clock.lease)
+        if action is not None and event.kind != "crash" and event.worker in unheard:
+            forced = True  # its next step after a grant it never heard of
+            break
+        saved = clock.snapshot()
         tick = clock.ticks_for(event)
         if clock.renewed:
-            action = Action(ActionKind.RENEW, event.worker)
+            action, optional = Action(ActionKind.RENEW, event.worker), True
         inserted = [m for send in applied.get(event.index, []) for m in _receptions(settings, send)]
         steps = len(actions) + (tick - clock.now) + (1 if action else 0) + len(inserted)
-        limit = _beyond(more_grants, tick, steps, more_restarts, more_crashes) or _too_many_states(
-            settings, lease_ticks, tick, more_grants, more_restarts, more_crashes
+        bound = _grant_bound(settings, more_grants, names, more_top)
+        down = more_crashes + kept_crashed
+        limit = _beyond(bound, tick, steps, more_restarts, down) or _too_many_states(
+            settings, lease_ticks, tick, bound, more_restarts, down
         )
         if limit:
             clock.now, clock.anchor, clock.lease = saved
             break
+        positions.append(len(actions))
+        clocks.append(saved)
+        tallies.append((grants, restarts, crashes))
         actions.extend(Mapped(Action(ActionKind.TICK), None) for _ in range(tick - clock.now))
         clock.now = tick
         actions.extend(inserted)
         if action is not None:
             actions.append(Mapped(action, event, optional=optional))
-        grants, restarts, crashes = more_grants, more_restarts, more_crashes
+        if event.kind == "grant" and event.get("unanswered"):
+            unheard.add(event.worker)
+        grants, restarts, crashes, top = more_grants, more_restarts, more_crashes, more_top
         checked += 1
-    if limit is None:
+    if limit is None and not forced:
         actions.extend(m for send in applied.get(-1, []) for m in _receptions(settings, send))
     return Mapping(
         tuple(actions),
@@ -441,13 +528,19 @@ def map_history(
         lease_ticks,
         clock.tick,
         limit,
+        begin,
+        tuple(positions),
+        tuple(clocks),
+        tuple(tallies),
+        forced,
+        clock.snapshot(),
     )
 
 
 def _beyond(grants: int, ticks: int, steps: int, restarts: int, crashes: int = 0) -> str | None:
     """Which of the model's bounds an event would cross, in words (None: none)."""
     if grants > MAX_GRANTS:
-        return f"more than {MAX_GRANTS} grants"
+        return f"more than {MAX_GRANTS} grants and tokens in play"
     if ticks > MAX_HORIZON:
         return f"more than {MAX_HORIZON} ticks of model time"
     if steps > MAX_TRACE_STEPS:
@@ -459,6 +552,7 @@ def _beyond(grants: int, ticks: int, steps: int, restarts: int, crashes: int = 0
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _too_many_states(
     settings: Settings, lease_ticks: int, ticks: int, grants: int, restarts: int, crashes: int
 ) -> str | None:
@@ -474,17 +568,17 @@ def _too_many_states(
 
 
 def _random_values(line: Timeline) -> dict[int, int]:
-    """With lease-ID tokens: each grant's model token, the rank of its ID among the run's grants.
+    """With random tokens: each grant's model token, the rank of its ID among the run's grants.
 
-    Only the first MAX_GRANTS grants are ranked (the model checks no more).
-    """
+    Only the first MAX_GRANTS grants are ranked (the model checks no more)."""
     first = list(line.grants.values())[:MAX_GRANTS]
     ordered = sorted(first, key=lambda g: g.token)
     return {g.revision: rank for rank, g in enumerate(ordered, start=1)}
 
 
 def choose_mapping(line: Timeline, applied: dict[int, list[Happening]] | None = None) -> Mapping:
-    """The mapping with the finest lease ticks that covers the most events."""
+    """The mapping of the whole history with the finest lease ticks that covers the most
+    events."""
     best: Mapping | None = None
     for lease_ticks in LEASE_TICK_CHOICES:
         if lease_ticks > MAX_LEASE:
@@ -550,60 +644,20 @@ def why_not_enabled(system: System, state: State, action: Action) -> str:
 
 
 def _token_order(
-    pairs: Sequence[tuple[int, int, int]], real: int, model: int, w: int
+    pairs: Sequence[tuple[str, int, int]], real: int, model: int, w: int
 ) -> str | None:
     """Why the new grant's real token compares with an earlier one unlike its model token."""
-    for worker, earlier_real, earlier_model in pairs:
+    for whose, earlier_real, earlier_model in pairs:
         real_sign = (real > earlier_real) - (real < earlier_real)
         model_sign = (model > earlier_model) - (model < earlier_model)
         if real_sign != model_sign:
             words = {-1: "lower than", 0: "equal to", 1: "higher than"}
             return (
-                f"W{w}'s token {real} is {words[real_sign]} W{worker}'s earlier token "
+                f"W{w}'s token {real} is {words[real_sign]} {whose} earlier token "
                 f"{earlier_real}, but the model's token for this grant is {words[model_sign]} "
                 f"the earlier one ({model} against {earlier_model})"
             )
     return None
-
-
-def _check_steps(system: System, mapped: Sequence[Mapped]) -> tuple[list[Mapped], Refusal | None]:
-    """Walk the actions through the interpreter; the ones taken (optional ones the model
-    does not allow there are skipped), and the first refusal."""
-    state = system.initial()
-    tokens: list[tuple[int, int, int]] = []
-    taken: list[Mapped] = []
-    for item in mapped:
-        action, event = item.action, item.event
-        rule = system.rule_of.get(action)
-        if rule is None or not system.is_enabled(state, rule):
-            if item.optional:
-                continue
-            reason = (
-                why_not_enabled(system, state, action) if rule else "the model has no such action"
-            )
-            assert event is not None  # ticks always fit the horizon chosen
-            return taken, Refusal(event, action.label(), reason)
-        after = system.apply(state, rule)
-        if event is not None and (item.outcome is not None or event.kind in RECEPTIONS):
-            model = reception_outcome(system, state, rule)
-            real = item.outcome or _real_outcome(event)
-            if model != real:
-                sentence = describe_step(system, state, rule, after)
-                return taken, Refusal(
-                    event,
-                    action.label(),
-                    f"the store's outcome was '{real}', but the model's receiver gives "
-                    f"'{model}': {sentence}",
-                )
-        if event is not None and action.name is ActionKind.ACQUIRE:
-            model_token = int(system.view(after).tok[action.worker])
-            problem = _token_order(tokens, int(event.get("token")), model_token, action.worker)
-            if problem:
-                return taken, Refusal(event, action.label(), problem)
-            tokens.append((action.worker, int(event.get("token")), model_token))
-        state = after
-        taken.append(item)
-    return taken, None
 
 
 def _landing_point(line: Timeline, send: Happening) -> int:
@@ -672,6 +726,25 @@ def check_conformance(line: Timeline, unknown: Sequence[UnknownWrite] = ()) -> C
     return replace(chosen, unknown=tuple(outcomes))
 
 
+def start_words(trace: Trace) -> str:
+    """What a segment's rebuilt starting state holds, in words: each worker's grant and
+    token, a request in flight, the receiver's mark (the model's renamed numbers)."""
+    if not trace.steps:
+        return "nothing"
+    system = trace.system
+    s = system.view(trace.steps[0].before)
+    parts = []
+    for w in range(1, system.bounds.workers + 1):
+        if s.tok[w]:
+            flight = " with a request in flight" if s.pending[w] else ""
+            parts.append(f"W{w} holds grant #{s.gid[w]} (token {s.tok[w]}){flight}")
+    if system.design.receiver.keeps_high_water_mark and s.hwm:
+        parts.append(f"the receiver's mark is {s.hwm}")
+    if s.holder and s.expires > s.now:
+        parts.append(f"W{s.holder}'s lease runs until t={s.expires}")
+    return "; ".join(parts) or "no grant held, no mark"
+
+
 def crashed_holders(system: System, state: State) -> set[tuple[int, int]]:
     """The crashed workers that still hold the coordinator's current grant (worker, grant)."""
     s = system.view(state)
@@ -707,68 +780,317 @@ class _Piece:
     start: int
     stop: int
     """The index after the last event the replay covered."""
+    counts: dict[str, int]
+    """Violations per property (P6: none; the crashed holders are in `flagged`)."""
+    flagged: frozenset[int]
+    """The real grants of the crashed holders the model flagged for P6."""
+    carried: Carried | None = None
+    """The state the piece starts from (None: the model's initial state)."""
+    system: System | None = None
+    """The interpreter it was replayed with."""
 
 
-def _replay_piece(line: Timeline, applied: dict[int, list[Happening]]) -> _Piece:
-    """Map one timeline (a whole history or a segment of it) and replay it."""
-    settings = line.history.settings
-    mapping = choose_mapping(line, applied)
-    design = model_design(settings, mapping.restarts, mapping.crashes)
-    bounds = Bounds(
-        workers=settings.workers,
-        lease=mapping.lease_ticks,
-        horizon=mapping.ticks,
-        grants=max(1, mapping.grants),
-        writes=settings.writes,
-    )
-    system = System(design, bounds)
-    kept, refused = _check_steps(system, mapping.actions)
-    title = f"Live lab: {line.history.scenario} ({settings.label()})"
-    trace = replay(design, bounds, [m.action for m in kept], title=title)
-    start = line.events[0].index if line.events else 0
-    stop = refused.event.index if refused else start + mapping.checked
-    return _Piece(design, bounds, mapping, refused, trace, tuple(kept), start, stop)
+def _acting(line: Timeline, applied: dict[int, list[Happening]]) -> dict[int, int]:
+    """The index of each worker's last step of the model (or of the landing of a write of
+    its, taken as applied: the end of the history for -1)."""
+    last: dict[int, int] = {}
+    for e in line.events:
+        if e.kind in (*MODEL_KINDS, "renew", "crash"):
+            last[e.worker] = e.index
+    for index, sends in applied.items():
+        for send in sends:
+            at = len(line.events) if index < 0 else index
+            last[send.worker] = max(last.get(send.worker, -1), at)
+    return last
 
 
-def _pieces(
-    line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
-) -> list[_Piece]:
-    """The history replayed whole if it fits the bounds, else segment by segment (up to
-    the first refusal)."""
-    whole = _replay_piece(line, applied)
-    if whole.mapping.limit is None or whole.refused is not None:
-        return [whole]
+@dataclass(frozen=True)
+class _Segmenter:
+    """What every piece of one replay shares: the history, its writes taken as applied, the
+    lease ticks and tick length, and who acts when."""
+
+    line: Timeline
+    applied: dict[int, list[Happening]]
+    lease_ticks: int
+    tick_seconds: float
+    last_step: dict[int, int]
+    unheard: frozenset[int]
+    """The real grants only the lock service's record shows (their workers never heard)."""
+
+    @cached_property
+    def grant_list(self) -> tuple[tuple[int, int, int], ...]:
+        """(index, revision, token) of every grant, in order."""
+        return tuple(
+            (e.index, int(e.get("revision")), int(e.get("token")))
+            for e in self.line.events
+            if e.kind == "grant"
+        )
+
+    def window(self, begin: int) -> list[tuple[int, int]]:
+        """(revision, token) of the grants from `begin` that a segment there may map."""
+        first = bisect.bisect_left(self.grant_list, (begin,))
+        return [
+            (revision, token) for _, revision, token in self.grant_list[first : first + MAX_GRANTS]
+        ]
+
+    def piece(
+        self,
+        mapping: Mapping,
+        cut: int,
+        carried: Carried | None,
+        names: Names | None,
+        narrate: bool = True,
+    ) -> _Piece | None:
+        """The replay of the mapped events before `cut` (None when the carried state does
+        not fit this piece's bounds); `narrate` False leaves its steps without sentences."""
+        line, settings = self.line, self.line.history.settings
+        k = cut - mapping.begin
+        whole = k >= mapping.checked
+        items = mapping.actions if whole else mapping.actions[: mapping.positions[k]]
+        grants, restarts, crashes = (
+            (mapping.grants, mapping.restarts, mapping.crashes) if whole else mapping.tallies[k]
+        )
+        ticks = sum(1 for m in items if m.action.name is ActionKind.TICK)
+        picks = MODEL_TOKEN[settings.token].row.picks_unused_value
+        top = max((m.action.value for m in items if picks), default=0)
+        kept_crashed = carried.crashed if carried else 0
+        design = model_design(settings, restarts, crashes + kept_crashed)
+        bounds = Bounds(
+            workers=settings.workers,
+            lease=mapping.lease_ticks,
+            horizon=ticks,
+            grants=_grant_bound(settings, grants, names, top),
+            writes=settings.writes,
+        )
+        system = System(design, bounds)
+        try:
+            start = (
+                start_state(system, carried, names)
+                if carried is not None and names is not None
+                else system.initial()
+            )
+        except ValueError:
+            return None
+        pairs: list[tuple[str, int, int]] = []
+        if carried is not None and names is not None:
+            for h in carried.held:
+                pairs.append((f"W{h.worker}'s", h.real_token, names.tokens[h.token]))
+            if carried.mark is not None:
+                pairs.append(("the mark's", carried.mark[1], names.tokens[carried.mark[0]]))
+        service = settings.lock_service
+
+        def check(sys_: System, before: State, rule: Any, after: State, position: int) -> str:
+            item = items[position]
+            event = item.event
+            if event is not None and (item.outcome is not None or event.kind in RECEPTIONS):
+                model = reception_outcome(sys_, before, rule)
+                real = item.outcome or _real_outcome(event)
+                if model != real:
+                    sentence = describe_step(sys_, before, rule, after)
+                    return (
+                        f"the store's outcome was '{real}', but the model's receiver gives "
+                        f"'{model}': {sentence}"
+                    )
+            if event is not None and item.action.name is ActionKind.ACQUIRE:
+                token = int(sys_.view(after).tok[item.action.worker])
+                real_token = int(event.get("token"))
+                problem = _token_order(pairs, real_token, token, item.action.worker)
+                if problem:
+                    return problem
+                pairs.append((f"W{item.action.worker}'s", real_token, token))
+            return ""
+
+        title = f"Live lab: {line.history.scenario} ({settings.label()})"
+        walk = replay_from(
+            system,
+            start,
+            [m.action for m in items],
+            [m.optional for m in items],
+            title,
+            check,
+            narrate,
+        )
+        kept = tuple(items[i] for i in walk.taken)
+        refused = None
+        stop = cut
+        if walk.refused_at is not None:
+            item = items[walk.refused_at]
+            assert item.event is not None  # ticks always fit the horizon chosen
+            rule = system.rule_of.get(item.action)
+            reason = walk.reason or (
+                why_not_enabled(system, walk.final, item.action)
+                if rule
+                else "the model has no such action"
+            )
+            refused = Refusal(item.event, item.action.label(), reason, service)
+            stop = item.event.index
+        revision_of = self._revisions(system, walk.trace, kept, names)
+        flagged = frozenset(
+            revision_of.get(gid, 0)
+            for step in walk.trace.steps
+            if "P6" in step.violations
+            for _, gid in crashed_holders(system, step.before)
+        ) | (carried.flagged if carried else frozenset())
+        counts = {
+            name: sum(1 for step in walk.trace.steps if name in step.violations)
+            for name in CHECKED
+            if name != "P6"
+        }
+        piece = _Piece(
+            design,
+            bounds,
+            replace(mapping, checked=k if not whole else mapping.checked),
+            refused,
+            walk.trace,
+            kept,
+            mapping.begin,
+            stop,
+            counts,
+            flagged,
+            carried,
+            system,
+        )
+        return replace(piece, mapping=replace(piece.mapping, ticks=ticks))
+
+    def _revisions(
+        self, system: System, trace: Trace, kept: Sequence[Mapped], names: Names | None
+    ) -> dict[int, int]:
+        """Each model grant number of the piece, as the real grant revision it stands for."""
+        found = {number: revision for revision, number in (names.grants if names else {}).items()}
+        for step, item in zip(trace.steps, kept, strict=True):
+            if step.action.name is ActionKind.ACQUIRE and item.event is not None:
+                gid = int(system.view(step.after).gid[step.action.worker])
+                found[gid] = int(item.event.get("revision"))
+        return found
+
+    def carry_from(self, piece: _Piece, cut: int, names: Names | None) -> Carried | None:
+        """The state at the end of a piece, carried into the next segment (None when the run
+        cannot be cut there)."""
+        system = piece.system or piece.trace.system
+        starting = (
+            start_state(system, piece.carried, names)
+            if piece.carried is not None and names is not None
+            else system.initial()
+        )
+        final = piece.trace.steps[-1].after if piece.trace.steps else starting
+        real_of: dict[int, int] = {}
+        if piece.carried is not None and names is not None:
+            for value, real in piece.carried.real_tokens():
+                real_of[names.tokens[value]] = real
+        for step, item in zip(piece.trace.steps, piece.kept, strict=True):
+            if step.action.name is ActionKind.ACQUIRE and item.event is not None:
+                token = int(system.view(step.after).tok[step.action.worker])
+                real_of[token] = int(item.event.get("token"))
+        revision_of = self._revisions(system, piece.trace, piece.kept, names)
+        k = cut - piece.mapping.begin
+        clocks = piece.mapping.clocks
+        clock = clocks[k] if k < len(clocks) else piece.mapping.final_clock
+        if clock is None:
+            return None
+        acting = {w for w, last in self.last_step.items() if last >= cut}
+        carried = carry(
+            system,
+            final,
+            cut,
+            clock,
+            real_of,
+            revision_of,
+            acting,
+            set(self.unheard),
+            piece.flagged,
+        )
+        if carried is None:
+            return None
+        return self._reanchored(carried, cut)
+
+    def _reanchored(self, carried: Carried, cut: int) -> Carried:
+        """With no lease running, time before the segment's first event is not counted: the
+        segment's clock starts at that event (and a worker's own deadline comes that much
+        nearer)."""
+        now, anchor, lease = carried.clock
+        if lease is not None:
+            return carried
+        first = self.line.events[cut]
+        skipped = max(0, anchor[1] + math.floor((first.t - anchor[0]) / self.tick_seconds))
+        held = tuple(replace(h, until=max(0, h.until - skipped)) for h in carried.held)
+        return replace(carried, held=held, clock=(now, (first.t, 0), None))
+
+
+def _pieces(line: Timeline, applied: dict[int, list[Happening]]) -> tuple[list[_Piece], str | None]:
+    """The history replayed whole if it fits the bounds, else segment by segment, each from
+    the state the one before ended in (lab.rebuild), up to the first refusal; and why the
+    rest was not checked, if a point came where the run could not be cut."""
+    whole = choose_mapping(line, applied)
     total = len(line.events)
-
-    def applied_in(stop: int) -> dict[int, list[Happening]]:
-        return {k: v for k, v in applied.items() if k >= 0 or stop == total}
-
-    def fits(start: int, stop: int) -> int:
-        return choose_mapping(sub_timeline(line, start, stop), applied_in(stop)).checked
-
-    pieces = []
-    for start, stop, whole_piece in plan_segments(line, fits, landing):
-        piece = _replay_piece(sub_timeline(line, start, stop), applied_in(stop))
-        if not whole_piece:
-            rest = choose_mapping(sub_timeline(line, start, total), applied_in(total))
-            piece = replace(piece, mapping=replace(piece.mapping, limit=rest.limit))
-        pieces.append(piece)
-        if piece.refused is not None:
+    unheard = frozenset(
+        int(e.get("revision")) for e in line.events if e.kind == "grant" and e.get("unanswered")
+    )
+    lease_ticks = whole.lease_ticks if whole.limit is None and not whole.forced else 2
+    segments = _Segmenter(
+        line,
+        applied,
+        lease_ticks,
+        _tick_seconds(line, lease_ticks),
+        _acting(line, applied),
+        unheard,
+    )
+    if whole.limit is None and not whole.forced:
+        piece = segments.piece(whole, total, None, None)
+        assert piece is not None
+        return [piece], None
+    pieces: list[_Piece] = []
+    begin, carried, names = 0, None, None
+    while begin < total:
+        mapping = map_history(
+            line, lease_ticks, applied, begin, carried, names, segments.tick_seconds
+        )
+        stop = begin + mapping.checked
+        narrate = not pieces  # the first segment's run is shown; a later one if refused
+        if stop >= total and not mapping.forced:
+            final = segments.piece(mapping, total, carried, names, narrate)
+            if final is not None:
+                if final.refused is not None and not narrate:
+                    final = segments.piece(mapping, total, carried, names) or final
+                pieces.append(final)
+                return pieces, None
+        following: tuple[Carried, Names] | None = None
+        for cut in range(min(stop, total - 1), begin, -1):
+            piece = segments.piece(mapping, cut, carried, names, narrate)
+            if piece is None:
+                continue
+            if piece.refused is not None:
+                if not narrate:
+                    piece = segments.piece(mapping, cut, carried, names) or piece
+                pieces.append(piece)
+                return pieces, None
+            nxt = segments.carry_from(piece, cut, names)
+            if nxt is None:
+                continue
+            random = MODEL_TOKEN[line.history.settings.token].row.picks_unused_value
+            following = (nxt, names_for(nxt, random, segments.window(cut)))
+            pieces.append(piece)
+            begin = cut
             break
-    return pieces
+        if following is None:
+            piece = segments.piece(mapping, stop, carried, names, narrate)
+            if piece is not None:
+                pieces.append(piece)
+            return pieces, mapping.limit or "no point where the run could be cut"
+        carried, names = following
+    return pieces, None
 
 
 def _conformance(
     line: Timeline, applied: dict[int, list[Happening]], landing: dict[str, int]
 ) -> Conformance:
     """One replay of the history, with these writes of unknown outcome taken as applied."""
-    pieces = _pieces(line, applied, landing)
-    shown = next((p for p in pieces if p.refused is not None), pieces[0])
+    pieces, limit = _pieces(line, applied)
+    shown = pieces[0]
+    refused = next((p for p in pieces if p.refused is not None), None)
     ranges = [(p.start, p.stop) for p in pieces]
     coverage = coverage_of(line, ranges)
-    limits = [p.mapping.limit for p in pieces if p.mapping.limit]
-    limit = limits[0] if limits else None
     history_counts = check_properties(line, ranges[-1][1] if ranges else None, against_last=True)
+    flagged = frozenset().union(*(p.flagged for p in pieces))
     agreement = {
         name: (
             sum(
@@ -776,19 +1098,21 @@ def _conformance(
                 for v in history_counts[name].violations
                 if any(start <= v.event < stop for start, stop in ranges)
             ),
-            sum(model_count(p.trace, name) for p in pieces),
+            len(flagged) if name == "P6" else sum(p.counts[name] for p in pieces),
         )
         for name in CHECKED
     }
     mapping = replace(shown.mapping, checked=coverage.events[0], limit=limit)
+    later = refused if refused is not None and refused is not shown else None
     return Conformance(
         shown.design,
         shown.bounds,
         mapping,
         len(line.events),
-        shown.refused,
+        refused.refused if refused is not None else None,
         shown.trace,
         tuple(m.event.index if m.event else None for m in shown.kept),
         agreement,
         coverage=coverage,
+        segment=(later.start, later.trace) if later is not None else None,
     )

@@ -38,8 +38,9 @@ def _grant(event: Happening, service: str, seen: str) -> str:
     """A grant in the words of its lock service."""
     w, token = event.worker, event.get("token")
     if service == "zookeeper":
+        node = f"znode {event.get('node')} " if event.get("node") else "its znode "
         return (
-            f"ZooKeeper grants the lock to W{w}: znode {event.get('node', '')} (czxid "
+            f"ZooKeeper grants the lock to W{w}: {node}(czxid "
             f"{event.get('revision')}), session {event.get('lease')}; token {token}{seen}"
         )
     if service == "redis":
@@ -65,10 +66,9 @@ def describe(event: Happening, service: str = DEFAULT_SERVICE) -> str:
     """What happened, in one sentence (in the words of the run's lock service)."""
     kind, w = event.kind, event.worker
     if kind == "grant":
+        watch = "the watch" if SERVICES[service].ordered else "the lab's observer"
         seen = (
-            " (seen only by the watch: W{w} never got the answer)"
-            if event.get("unanswered")
-            else ""
+            f" (seen only by {watch}: W{w} never got the answer)" if event.get("unanswered") else ""
         )
         return _grant(event, service, seen)
     if kind == "revoked":
@@ -107,6 +107,10 @@ def describe(event: Happening, service: str = DEFAULT_SERVICE) -> str:
             return NEMESIS_SENTENCES[kind].format(w=w, **event.data)
         except (KeyError, ValueError, TypeError):  # a history file without a field
             return f"the nemesis: {kind}"
+    if kind == "leader":
+        return (
+            f"etcd's raft term is {event.get('term')} (a leader elected in it renews every lease)"
+        )
     if kind == "storage-kill":
         return "the nemesis kills the storage process (SIGKILL)"
     if kind == "storage-start":

@@ -181,7 +181,7 @@ def run_randomized(
     with LabRun(
         endpoint, settings, "random", settings.seconds + RANDOM_GRACE_SECONDS, progress, service
     ) as run:
-        run.faults = faults
+        run.faults, run.faults_given = faults, bool(faults)
         history, path = _carry_out(run, run_random, as_target(history_path))
     report = analyse(history, path)
     if progress:

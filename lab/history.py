@@ -15,7 +15,7 @@ the only order the checker, the conformance replay and the figures use:
 - everything else keeps the time its process recorded before acting on it.
 
 Reading a history file checks it like a trace file: its size, nesting and values are
-measured before it is decoded (`model.reading`), then it is converted through its schema
+measured before it is decoded (`model.formats.reading`), then it is converted through its schema
 (`lab.history_schema`): every field of every event has its type and range checked, a field
 the schema does not have is refused, and every text must be printable (a name from a file
 can never put a terminal escape on the screen). A bad file gets one line naming the event
@@ -41,42 +41,17 @@ from lab.events import Event
 from lab.history_schema import MAX_EVENT_SECONDS as MAX_EVENT_SECONDS
 from lab.history_schema import MAX_FINAL_LOCKS as MAX_FINAL_LOCKS
 from lab.history_schema import MAX_MEASURED_SECONDS as MAX_MEASURED_SECONDS
-from lab.history_schema import history_record
-from lab.lock import Grant
-from lab.nemesis import NEMESIS_KINDS, Fault, faults_from_data, faults_to_data
+from lab.history_schema import history_record, settings_of
+from lab.lock_table import recorded_token
+from lab.nemesis import Fault, faults_from_data, faults_to_data
 from lab.settings import LabInputError, Settings
-from model import reading
-from model.reading import quoted
+from model.formats import reading
+from model.formats.reading import quoted
 
 HISTORY_FORMAT: Final = "fencing-lab/lab-history"
 HISTORY_VERSION: Final = 1
-KNOWN_KINDS: Final = (
-    "grant",
-    "lock-put",
-    "lock-delete",
-    "release",
-    "send",
-    "reply",
-    "deliver",
-    "check",
-    "apply",
-    "pause",
-    "resume",
-    "hold",
-    "unhold",
-    "storage-kill",
-    "storage-start",
-    "lease-check",
-    "error",
-    "invoke",
-    "fail",
-    "info",
-    "final-read",
-    "renew",
-    *NEMESIS_KINDS,
-)
-CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
-"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
+MEASURED_FIGURES: Final = ("request_seconds", "revocation_seconds", "observer_seconds")
+"""The figures a run measures (lab.allowances reads them)."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +68,15 @@ class History:
     partial: str = ""
     """Why the run stopped before its end (interrupted, a process died); '' when it did not."""
     measured: Mapping[str, float] = field(default_factory=dict)
-    """Figures the run measured on its etcd: `request_seconds` (the slowest status request)
-    and `revocation_seconds` (how long after its TTL a probe lease was revoked)."""
+    """Figures the run measured: `request_seconds` (the slowest status request to etcd),
+    `revocation_seconds` (how long after its TTL etcd revoked the latest of the run's probe
+    leases) and
+    `observer_seconds` (the slowest look of a polled lock service's observer)."""
     nemesis: tuple[Fault, ...] = ()
     """A randomized run's fault schedule, drawn before it started (lab.nemesis)."""
+    nemesis_given: bool = False
+    """Whether the schedule was given by the caller (the lab's Python interface) rather than
+    drawn from the settings' seed; a drawn one is drawn again when the history is read."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the history file (`partial` only in a run that stopped early)."""
@@ -113,6 +93,7 @@ class History:
             **ending,
             **({"measured": dict(self.measured)} if self.measured else {}),
             **({"nemesis": faults_to_data(self.nemesis)} if self.nemesis else {}),
+            **({"nemesis_given": True} if self.nemesis_given else {}),
             "events": list(self.events),
         }
 
@@ -152,17 +133,6 @@ def looks_like_history_file(raw: bytes) -> bool:
 MAX_HISTORY_BYTES: Final = reading.MAX_HISTORY_BYTES
 """A history file's size limit: a 60-second randomized run writes about 1 MB."""
 MAX_EVENTS: Final = reading.MAX_HISTORY_EVENTS
-REQUIRED: Final = {
-    "grant": ("worker", "revision", "token"),
-    "lock-put": ("revision",),
-    "lock-delete": ("revision",),
-    "release": ("worker", "grant", "etcd_revision", "deleted"),
-    "deliver": ("worker", "token", "grant"),
-    "apply": ("worker", "token", "grant"),
-    "renew": ("worker", "grant"),
-    "crash": ("worker",),
-}
-"""The fields each kind of event cannot do without (not null)."""
 
 
 def history_from_dict(data: Any) -> History:
@@ -176,7 +146,7 @@ def history_from_dict(data: Any) -> History:
         raise LabInputError(
             f"unsupported lab history version {quoted(version, 20)}: expected {HISTORY_VERSION}"
         )
-    settings = Settings.from_dict(data.get("settings"))
+    settings = settings_of(data.get("settings"))
     record = history_record(data, settings)
     measured = record.measured
     return History(
@@ -190,15 +160,16 @@ def history_from_dict(data: Any) -> History:
         partial=record.partial,
         measured={
             name: value
-            for name in ("request_seconds", "revocation_seconds")
+            for name in MEASURED_FIGURES
             if (value := getattr(measured, name, None)) is not None
         },
         nemesis=faults_from_data(data.get("nemesis"), settings.workers, settings.members),
+        nemesis_given=record.nemesis_given,
     )
 
 
 def history_from_json(text: str | bytes) -> History:
-    """Measure, decode and validate a history file's text (limits: `model.reading`)."""
+    """Measure, decode and validate a history file's text (limits: `model.formats.reading`)."""
     try:
         data = reading.load_json(text, reading.HISTORY_LIMITS)
     except reading.ReadError as error:
@@ -344,7 +315,7 @@ def etcd_order_key(event: Event, kind: str) -> tuple[int, int] | None:
     return None
 
 
-def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple[Event, str]]:
+def _merge_lock_events(events: Sequence[Event], settings: Settings) -> list[tuple[Event, str]]:
     """Join each grant and each deletion seen twice; a deletion nobody asked for is `revoked`."""
     puts = {int(e["revision"]): e for e in events if e["kind"] == "lock-put"}
     deletes = {int(e["revision"]): e for e in events if e["kind"] == "lock-delete"}
@@ -370,7 +341,7 @@ def _merge_lock_events(events: Sequence[Event], token_source: str) -> list[tuple
         if revision not in seen_puts and put.get("create_revision") == revision:
             worker = int(str(put.get("holder", "W0"))[1:] or 0)
             granted[revision] = worker
-            merged.append((_grant_seen_by_etcd(put, worker, token_source), "grant"))
+            merged.append((_grant_seen_by_etcd(put, worker, settings), "grant"))
     released = {int(e.get("grant", 0)) for e in events if e["kind"] == "release"}
     releasing = {
         int(e.get("grant", 0)): e
@@ -407,32 +378,27 @@ def _release_seen_by_etcd(gone: Event, asked: Event) -> Event:
     }
 
 
-def _grant_seen_by_etcd(put: Event, worker: int, token_source: str) -> Event:
-    """A grant that only the watch saw (its worker never heard the answer)."""
-    revision, version, lease = (
-        int(put["revision"]),
-        int(put.get("version", 1)),
-        int(put.get("lease", 0)),
-    )
+def _grant_seen_by_etcd(put: Event, worker: int, settings: Settings) -> Event:
+    """A grant that only the service's observer saw (its worker never heard the answer):
+    its token is the one the observer's record holds for the run's token source."""
+    token = recorded_token(put, settings.lock_service, settings.token)
     return {
         "t": put["t"],
         "source": "etcd",
         "kind": "grant",
         "worker": worker,
-        "revision": revision,
-        "version": version,
-        "lease": lease,
-        "token": int(put["token"])
-        if isinstance(put.get("token"), int)
-        else Grant(revision, version, lease, 0).token(token_source),
-        **({"order_revision": put["order_revision"]} if "order_revision" in put else {}),
+        "revision": int(put["revision"]),
+        "version": int(put.get("version", 1)),
+        "lease": int(put.get("lease", 0)),
+        "token": token if token is not None else 0,
+        **{name: put[name] for name in ("order_revision", "node", "lock_value") if name in put},
         "unanswered": True,
     }
 
 
 def timeline(history: History) -> Timeline:
     """The history's events merged into one order (see the module docstring)."""
-    merged = _merge_lock_events(history.events, history.settings.token)
+    merged = _merge_lock_events(history.events, history.settings)
     keyed = sorted(
         (key, position)
         for position, (event, kind) in enumerate(merged)

@@ -1,7 +1,7 @@
 """The lab's file schemas: a run's settings and its history, each field one row.
 
-A history file is measured and decoded by `model.reading`, then converted here with the
-typed schemas of `model.schemas` (msgspec): a value that does not fit gets one sentence
+A history file is measured and decoded by `model.formats.reading`, then converted here with the
+typed schemas of `model.formats.schemas` (msgspec): a value that does not fit gets one sentence
 naming the place in the history and the field. The settings' schema is made from the
 `Settings` dataclass itself, so a field added there is read from a history at once (a
 history written before it existed reads with the field's default); its ranges and the
@@ -17,11 +17,55 @@ from typing import Annotated, Any, Final
 
 import msgspec
 
+from lab.nemesis import NEMESIS_KINDS
 from lab.settings import LabInputError, Settings
+from model.formats.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
+from model.formats.reading import MAX_TRACE_STEPS, shown
+from model.formats.schemas import SchemaError, Words, convert, own, value_at
 from model.properties import PROPERTY_NAMES
-from model.reading import MAX_HISTORY_EVENTS as MAX_EVENTS
-from model.reading import MAX_TRACE_STEPS, shown
-from model.schemas import SchemaError, Words, convert, own, value_at
+
+KNOWN_KINDS: Final = (
+    "grant",
+    "lock-put",
+    "lock-delete",
+    "release",
+    "send",
+    "reply",
+    "deliver",
+    "check",
+    "apply",
+    "pause",
+    "resume",
+    "hold",
+    "unhold",
+    "storage-kill",
+    "storage-start",
+    "lease-check",
+    "error",
+    "invoke",
+    "fail",
+    "info",
+    "final-read",
+    "renew",
+    "leader",
+    *NEMESIS_KINDS,
+)
+CLIENT_OPS: Final = ("acquire", "read", "write", "release", "renew")
+"""The client operations a worker records: invoke, then ok, fail or info (see lab.worker)."""
+
+REQUIRED: Final = {
+    "grant": ("worker", "revision", "token"),
+    "lock-put": ("revision",),
+    "lock-delete": ("revision",),
+    "release": ("worker", "grant", "etcd_revision", "deleted"),
+    "deliver": ("worker", "token", "grant"),
+    "check": ("worker", "token", "grant"),
+    "apply": ("worker", "token", "grant"),
+    "renew": ("worker", "grant"),
+    "crash": ("worker",),
+}
+"""The fields each kind of event cannot do without (not null)."""
+
 
 MAX_SETTING_CHARS: Final = 40
 """Longest text a setting holds (a receiver, token or service name)."""
@@ -204,6 +248,11 @@ EVENT_FIELDS: Final[dict[str, Field]] = {
     "lock_value": NAME,
     "client_says_held": TRUTH,
     "rate": Field(float, Words("a number")),
+    "fault": whole(),
+    "term": whole(),
+    "why": NAME,
+    "by": whole(),
+    "wall": SECONDS,
     "real_seconds": SECONDS,
     "wall_seconds": SECONDS,
     "data": Field(FinalData | None, Words("an object")),
@@ -223,7 +272,6 @@ _PRINTABLE: Final = tuple((n, f.printable) for n, f in EVENT_FIELDS.items() if f
 def _event_check(record: Any) -> None:
     """An event's own checks, after its fields' types: printable text, a holder's name, the
     fields its kind needs and a client operation's name (`lab.history`'s tables)."""
-    from lab.history import CLIENT_OPS, KNOWN_KINDS, REQUIRED
 
     if record.kind not in KNOWN_KINDS:
         raise own(f"it has an unknown kind '{shown(record.kind)}'")
@@ -298,6 +346,7 @@ class Measured(msgspec.Struct, forbid_unknown_fields=True):
 
     request_seconds: MeasuredSeconds | None = None
     revocation_seconds: MeasuredSeconds | None = None
+    observer_seconds: MeasuredSeconds | None = None
 
 
 EtcdValue = (
@@ -326,6 +375,8 @@ class HistoryFile(msgspec.Struct, forbid_unknown_fields=True):
     measured: Measured | None = None
     nemesis: list[dict[str, Any]] | None = None
     """A randomized run's fault schedule (each fault read by the lab's fault table)."""
+    nemesis_given: bool = False
+    """Whether the schedule was given by the caller, not drawn from the seed."""
 
     def __post_init__(self) -> None:
         for text, kind, what in (
@@ -356,6 +407,7 @@ HISTORY_WORDS: Final = {
     "partial": TEXT_WORDS,
     "measured": Words("an object"),
     "nemesis": Words("a list of faults"),
+    "nemesis_given": TRUTH_WORDS,
     "summary": TEXT_WORDS,
     "accepted": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
     "rejected": Words("a whole number", f"from 0 to {MAX_PREDICTED}"),
@@ -367,6 +419,9 @@ HISTORY_WORDS: Final = {
         "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
     ),
     "revocation_seconds": Words(
+        "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
+    ),
+    "observer_seconds": Words(
         "a number of seconds", f"a number of seconds from 0 to {MAX_MEASURED_SECONDS:g}"
     ),
 }
@@ -381,7 +436,6 @@ PLACES: Final = {
 
 def _event_refusal(data: Any, error: SchemaError) -> str:
     """A refusal inside event N, said as `event N (kind) of the history: …`."""
-    from lab.history import KNOWN_KINDS, REQUIRED
 
     number, rest = int(error.path[1]), error.path[2:]
     event = value_at(data, error.path[:2])

@@ -51,17 +51,23 @@ HOLDER_KEY: Final = "holder/"
 HOLDERS_HASH: Final = "holders"
 """Redis: a hash from each lock value to `W<n> <grant>` (the holder and the grant counter)."""
 GRANTS_COUNTER: Final = "grants"
+GRANTS_LOG: Final = "granted"
+"""Redis: a list of every grant in the order Redis made them, `<value> W<n> <grant>` each:
+the service's own record, read by the lab's observer (a grant too short for its looks is
+still on it)."""
 NUMBERED_GRANT: Final = """
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local number = redis.call('incr', KEYS[2])
   redis.call('hset', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. number)
+  redis.call('rpush', KEYS[4], ARGV[1] .. ' ' .. ARGV[3] .. ' ' .. number)
   return number
 end
 return false
 """
-"""SET if absent with an expiry, the grant counter's INCR and the holder's name, as one
-script: Redis runs it atomically, so a worker paused right after its SET cannot draw its
-number after a later grant's (the number is the grant's order and the counter token)."""
+"""SET if absent with an expiry, the grant counter's INCR, the holder's name and the grant's
+line in the log, as one script: Redis runs it atomically, so a worker paused right after
+its SET cannot draw its number after a later grant's (the number is the grant's order and
+the counter token)."""
 RANDOM_HEX_DIGITS: Final = 15
 """Hex digits of redis-py's lock value kept as the random token (60 bits fit an int64)."""
 LOCK_API_EXTRA_SECONDS: Final = 10.0
@@ -406,7 +412,12 @@ class RedisLock:
         """One non-blocking acquire with redis-py's kind of value (a uuid1), numbered by the
         grant counter in the same script; redis-py's Lock then holds that value."""
         value = uuid.uuid1().hex.encode()
-        keys = [self.name, self.prefix + GRANTS_COUNTER, self.prefix + HOLDERS_HASH]
+        keys = [
+            self.name,
+            self.prefix + GRANTS_COUNTER,
+            self.prefix + HOLDERS_HASH,
+            self.prefix + GRANTS_LOG,
+        ]
         try:
             number = self.grant(keys=keys, args=[value, int(self.ttl * 1000), holder])
             if number is None:

@@ -9,8 +9,12 @@ etcd watch, so the history's merge and the witnesses read every service alike:
   a key queued behind another is not a grant, only the oldest key is, and only while its
   lease has time left (a caller's lease runs out while it queues: nobody renews it, and
   etcd then answers the lock call with "session is expired");
-- `ZooKeeperObserver` polls the lock znode's children: the lowest sequence holds it;
-- `RedisObserver` polls the lock key's value (redis-py's random value).
+- `ZooKeeperObserver` polls the lock znode's children: the lowest sequence holds it (its
+  record names the znode, and its sequence as `token`);
+- `RedisObserver` polls the lock key's value (redis-py's random value, kept as
+  `lock_value`, with the random token read off it as `token`) and the grant number the
+  grant's script filed under it (`revision`); it also reads the script's log of every
+  grant, so a grant made and ended between two looks is recorded too (as seen then).
 
 ZooKeeper and Redis give the end of a grant no number of the same order as the grants, so
 a `lock-delete` there carries the grant's own number as its revision and its time is when
@@ -21,12 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
 from lab.lock import LOCK_KEY, encode
 from lab.lock_clients import (
     GRANTS_COUNTER,
+    GRANTS_LOG,
     HOLDERS_HASH,
     lock_api_holder,
     quiet_kazoo,
@@ -131,6 +137,11 @@ class PollingObserver:
         self.current: dict[str, Any] | None = None
         self.done = threading.Event()
         self.misses = 0
+        self.slowest = 0.0
+        """The longest from the start of one look at the service to the end of the next:
+        how late the observer may have seen a change (seconds)."""
+        self.looked: float | None = None
+        """When the last look started (the run's monotonic clock)."""
         self.thread = threading.Thread(target=self._loop, name="fencing-lab-lock", daemon=True)
 
     def start(self) -> None:
@@ -141,6 +152,11 @@ class PollingObserver:
         """The lock's holder as the service reports it now: revision, lease, holder, token."""
         raise NotImplementedError
 
+    def made_since(self) -> list[dict[str, Any]]:
+        """The grants the service's own log lists since the last look, in its order (as
+        `holder_now` gives one); [] for a service that keeps no such log."""
+        return []
+
     def _loop(self) -> None:
         """Poll until stopped."""
         while not self.done.wait(POLL_SECONDS):
@@ -148,13 +164,20 @@ class PollingObserver:
 
     def poll(self) -> None:
         """One look: record a deletion and a new holder when the holder changed."""
+        asked = time.monotonic()
         try:
+            made = self.made_since()
             found = self.holder_now()
         except Exception:  # the service restarting or gone: counted, seen by the run
             self.misses += 1
             return
         self.misses = 0
         at = self.now()
+        if self.looked is not None and not self.done.is_set():
+            self.slowest = max(self.slowest, time.monotonic() - self.looked)
+        self.looked = asked
+        for grant in made:
+            self._between_looks(grant, found, at)
         current = self.current
         if current is not None and (found is None or found["revision"] != current["revision"]):
             self.record(
@@ -175,8 +198,47 @@ class PollingObserver:
                 lease=found["lease"],
                 holder=found["holder"],
                 token=found["token"],
+                **found.get("extra", {}),
             )
             self.current = found
+
+    def _between_looks(
+        self, grant: dict[str, Any], found: dict[str, Any] | None, at: float
+    ) -> None:
+        """A grant the service's log lists since the last look: unless it is the holder seen
+        now or before, it was made and ended between two looks, so the lock it followed had
+        ended too; both are recorded as seen now."""
+        known = {part["revision"] for part in (self.current, found) if part is not None}
+        if grant["revision"] in known:
+            return
+        current = self.current
+        if current is not None:
+            self.record(
+                "lock-delete",
+                at=at,
+                revision=current["revision"],
+                grant=current["revision"],
+                holder=current["holder"],
+            )
+            self.current = None
+        self.record(
+            "lock-put",
+            at=at,
+            revision=grant["revision"],
+            create_revision=grant["revision"],
+            version=1,
+            lease=grant["lease"],
+            holder=grant["holder"],
+            token=grant["token"],
+            **grant.get("extra", {}),
+        )
+        self.record(
+            "lock-delete",
+            at=at,
+            revision=grant["revision"],
+            grant=grant["revision"],
+            holder=grant["holder"],
+        )
 
     def final_locks(self) -> list[dict[str, Any]]:
         """The lock as the service holds it at the end (for the final read): one more look,
@@ -240,6 +302,7 @@ class ZooKeeperObserver(PollingObserver):
                 "lease": int(stat.ephemeralOwner),
                 "holder": data.decode(errors="replace")[:5],
                 "token": sequence_of(node),
+                "extra": {"node": node[:100]},
             }
         return None
 
@@ -260,6 +323,8 @@ class RedisObserver(PollingObserver):
 
         self.redis = redis.Redis.from_url(url, socket_timeout=2.0)
         self.prefix = prefix
+        self.logged = 0
+        """How many lines of the grant log the observer has read."""
 
     def holder_now(self) -> dict[str, Any] | None:
         """The lock value's grant (None: no lock, or a grant not filed yet)."""
@@ -270,7 +335,34 @@ class RedisObserver(PollingObserver):
         if filed is None:
             return None
         holder, number = decode_filed(filed)
-        return {"revision": number, "lease": 0, "holder": holder, "token": random_token(value)}
+        text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        return {
+            "revision": number,
+            "lease": 0,
+            "holder": holder,
+            "token": random_token(value),
+            "extra": {"lock_value": text[:40]},
+        }
+
+    def made_since(self) -> list[dict[str, Any]]:
+        """The grants the grant script logged since the last look (`value W<n> <grant>`)."""
+        lines = self.redis.lrange(self.prefix + GRANTS_LOG, self.logged, -1)
+        self.logged += len(lines)
+        found = []
+        for line in lines:
+            text = line.decode(errors="replace") if isinstance(line, bytes) else str(line)
+            value, _, filed = text.partition(" ")
+            holder, number = decode_filed(filed)
+            found.append(
+                {
+                    "revision": number,
+                    "lease": 0,
+                    "holder": holder,
+                    "token": random_token(value),
+                    "extra": {"lock_value": value[:40]},
+                }
+            )
+        return found
 
     def counter(self) -> int:
         """The grant counter's value now (0 if absent: never raised, or Redis restarted)."""

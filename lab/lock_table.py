@@ -7,8 +7,9 @@ one client in `lab.lock_clients` and one server in `lab.lock_servers`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from model.options import Token
 
@@ -21,6 +22,9 @@ class TokenSource:
     words: str
     model: Token
     """The model's token option this source behaves as."""
+    recorded: str = "create_revision"
+    """The field of the service observer's record of a grant (`lock-put`) that holds this
+    number: what the service itself says the grant's token is, never the worker's word."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,19 @@ class LockService:
     keepalive, redis-py's `Lock.extend`): the reason a refusal of `--keepalive` gives."""
     without_lease: bool = False
     """Whether the lab can put this service's lock with no lease (the model's expiry never)."""
+    lapsed: str = "etcd revoked its lease"
+    """How a holder's lock ends when nobody releases it, said of the holder ("its ...")."""
+    end_delay: float = 0.5
+    """The longest the service itself may take, past a lease's TTL, to end it (etcd's lessor
+    looks for expired leases every 500 ms; ZooKeeper expires sessions one tick late at most;
+    Redis drops an expired key when it is read): the lease allowance before the machine's
+    own measured latency is added."""
+    end_delay_words: str = "etcd's lessor looks for expired leases every 500 ms"
+    """Where `end_delay` comes from, in words (printed with the allowances)."""
+    records_every_grant: bool = True
+    """Whether the lab's record of the service lists every grant it made (etcd's watch sees
+    every change; Redis's grant script logs each one); otherwise (ZooKeeper's lowest znode,
+    looked at every few milliseconds) a grant released between two looks is not on it."""
 
     @property
     def token_names(self) -> tuple[str, ...]:
@@ -63,10 +80,13 @@ CREATE_REVISION: Final = TokenSource(
     Token.COUNTER,
 )
 VERSION: Final = TokenSource(
-    "version", "the lock key's version (1 again each time the key is created)", Token.KEY_VERSION
+    "version",
+    "the lock key's version (1 again each time the key is created)",
+    Token.KEY_VERSION,
+    recorded="version",
 )
 LEASE_ID: Final = TokenSource(
-    "lease-id", "the grant's lease ID (a number no receiver can order)", Token.RANDOM
+    "lease-id", "the grant's lease ID (a number no receiver can order)", Token.RANDOM, "lease"
 )
 
 SERVICES_LIST: Final = (
@@ -96,12 +116,17 @@ SERVICES_LIST: Final = (
                 "sequence",
                 "the lock znode's sequence number (it rises with every contender's znode)",
                 Token.COUNTER,
+                recorded="token",
             ),
         ),
         "the ZooKeeper lock recipe (kazoo, Curator's mutex)",
         ordered=False,
         short="ZooKeeper",
         lease_from_grant=False,
+        lapsed="its ZooKeeper session expired",
+        end_delay=0.1,
+        end_delay_words="ZooKeeper expires sessions at its next tick (the lab's tick: 100 ms)",
+        records_every_grant=False,
         keepalive="kazoo keeps the ZooKeeper session (and so the lock) alive by itself while "
         "the holder runs, so there is no keepalive to send",
     ),
@@ -114,6 +139,7 @@ SERVICES_LIST: Final = (
                 "random",
                 "redis-py's random lock value (a UUID: no receiver can order it)",
                 Token.RANDOM,
+                recorded="token",
             ),
             TokenSource(
                 "counter",
@@ -123,11 +149,16 @@ SERVICES_LIST: Final = (
                 "a Redis restart would start it again, the model's counter-volatile; the lab "
                 "does not restart Redis, so it behaves as the model's counter)",
                 Token.COUNTER,
+                recorded="revision",
             ),
         ),
         "a single-instance Redis lock (redis-py, the SET NX PX pattern)",
         ordered=False,
         short="Redis",
+        lapsed="its Redis key expired",
+        end_delay=0.0,
+        end_delay_words="Redis drops an expired key when it is read (the observer reads "
+        "every 5 ms)",
     ),
 )
 
@@ -148,3 +179,10 @@ def renewing_services() -> tuple[str, ...]:
 def model_token(service: str, token: str) -> Token:
     """The model's token option for a service's token source."""
     return SERVICES[service].token(token).model
+
+
+def recorded_token(record: Mapping[str, Any], service: str, token: str) -> int | None:
+    """The token of a grant as the service observer recorded it (its `lock-put`), for the
+    run's token source; None when the record does not hold that number."""
+    value = record.get(SERVICES[service].token(token).recorded)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

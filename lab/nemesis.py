@@ -25,12 +25,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
+from lab.cluster import EtcdCluster
+from lab.events import EventLog
+from lab.processes import Child
 from lab.settings import FAULT_KINDS, LabInputError, Settings
-
-if TYPE_CHECKING:
-    from lab.runner import LabRun
 
 HOLDER_SHARE: Final = 0.75
 """How often a worker fault targets the holder of the lock rather than a given worker."""
@@ -56,13 +56,28 @@ NEMESIS_KINDS: Final = (
     "crash",
     "member-kill",
     "member-start",
+    "member-seen",
     "member-pause",
     "member-resume",
     "skew",
     "clock",
+    "nemesis-start",
+    "hold-set",
+    "hold-lift",
+    "fault-skipped",
 )
-"""Event kinds the nemesis's faults leave in a history besides pauses, holds and store
-kills (and `clock`: a worker's own wall clock against real time, at its end)."""
+"""Event kinds the nemesis's faults leave in a history besides pauses and store kills:
+`nemesis-start` (the time the schedule counts from), a hold set on a worker's next write
+and lifted, a member seen down by another member, a fault that could not take effect, and
+`clock` (a worker's own wall clock against real time)."""
+SKIP_REASONS: Final = {
+    "not-running": "its worker was paused, killed or finished",
+    "nobody-running": "no worker was running",
+    "already-held": "a hold of that worker was still on",
+    "run-over": "the run ended while it waited to be tried again",
+    "no-cluster": "the run had no etcd cluster of the lab's own",
+}
+"""Why a fault could not take effect (a `fault-skipped` event's `why`), in words."""
 POSTPONE_SECONDS: Final = 0.2
 """How long a crash, a member fault or a hold of the holder waits when its target cannot
 take it yet (a worker paused, the last one running, a member down, nobody holding the lock
@@ -240,17 +255,51 @@ def summary(faults: Sequence[Fault]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no faults"
 
 
+class FaultedRun(Protocol):
+    """What the nemesis drives of a running lab (`lab.runner.LabRun` is one): its settings,
+    log, workers and cluster, and the faults it can carry out."""
+
+    settings: Settings
+    log: EventLog
+    workers: dict[int, Child]
+    crashed: set[int]
+    cluster: EtcdCluster | None
+
+    def holder(self) -> int: ...
+
+    def control(self, message: dict[str, Any]) -> None: ...
+
+    def restart_storage(self, **fault: Any) -> None: ...
+
+    def pause(self, w: int, at: float | None = None, **fault: Any) -> None: ...
+
+    def resume(self, w: int, at: float | None = None, **fault: Any) -> None: ...
+
+    def crash(self, w: int, **fault: Any) -> None: ...
+
+    def watch_member(self, member: int, fault: int) -> None: ...
+
+
 class Nemesis:
     """Carries out a schedule on a run: each fault when its time comes, each one's end
-    (a resume, an unhold, a member started or resumed again) when it is due."""
+    (a resume, an unhold, a member started or resumed again) when it is due.
 
-    def __init__(self, run: LabRun, faults: Sequence[Fault], start: float) -> None:
+    Every fault leaves its number in the schedule (`fault`, counted from 1) on the event it
+    caused, or a `fault-skipped` event saying why it could not take effect (its worker was
+    not running, a hold of that worker was still on, or the run ended while it waited), so
+    the witnesses can account for each one (lab.nemesis_witness). Each fault and each end is
+    recorded at the nemesis's own time for it, the time it fired."""
+
+    def __init__(self, run: FaultedRun, faults: Sequence[Fault], start: float) -> None:
         self.run = run
-        self.waiting = sorted(faults, key=lambda f: f.at)
+        self.waiting = sorted(
+            ((number, fault) for number, fault in enumerate(faults, start=1)),
+            key=lambda item: item[1].at,
+        )
         self.start = start
         self.rng = random.Random(f"{run.settings.seed}/targets")
-        self.ends: list[tuple[float, str, int]] = []
-        """When to end an ongoing fault: time, kind, target."""
+        self.ends: list[tuple[float, str, int, int]] = []
+        """When to end an ongoing fault: time, kind, target, the fault's number."""
         self.done: dict[str, int] = {}
         """How many faults of each kind took effect."""
 
@@ -258,9 +307,10 @@ class Nemesis:
         """Fire every fault and every end that is due by `now` (seconds on the run's clock)."""
         for due in [e for e in self.ends if e[0] <= now]:
             self.ends.remove(due)
-            self._end(due[1], due[2])
-        while self.waiting and self.start + self.waiting[0].at <= now:
-            self._fire(self.waiting.pop(0), now)
+            self._end(due[1], due[2], due[3], now)
+        while self.waiting and self.start + self.waiting[0][1].at <= now:
+            number, fault = self.waiting.pop(0)
+            self._fire(number, fault, now)
 
     def ongoing(self, kind: str) -> int:
         """How many faults of a kind are in progress."""
@@ -288,7 +338,11 @@ class Nemesis:
     def _count(self, kind: str) -> None:
         self.done[kind] = self.done.get(kind, 0) + 1
 
-    def _fire(self, fault: Fault, now: float) -> None:
+    def _skip(self, number: int, why: str, now: float, **about: Any) -> None:
+        """Record that fault `number` could not take effect, and why."""
+        self.run.log.record("fault-skipped", at=now, fault=number, why=why, **about)
+
+    def _fire(self, number: int, fault: Fault, now: float) -> None:
         """Carry out one fault (or skip it when its target cannot take it)."""
         run, kind = self.run, fault.kind
         if kind in ("pause", "hold", "crash"):
@@ -296,69 +350,84 @@ class Nemesis:
             if kind == "crash":
                 w = w or self._worker(0)  # the worker named has finished: another one
             if kind == "crash" and (not w or len(self._live_workers()) < 2):
-                self._postpone(fault, now)
+                self._postpone(number, fault, now)
                 return
             if kind == "hold" and not fault.target and w != self.run.holder():
-                self._postpone(fault, now)  # a hold catches a write only from the holder
+                self._postpone(number, fault, now)  # a hold catches a write only from the holder
                 return
             if not w:
+                self._skip(
+                    number,
+                    "not-running" if fault.target else "nobody-running",
+                    now,
+                    **({"worker": fault.target} if fault.target else {}),
+                )
                 return
             if kind == "hold" and any(e[1] == "hold" and e[2] == w for e in self.ends):
-                return  # one hold per worker at a time: the store keeps one per worker
+                self._skip(number, "already-held", now, worker=w)  # the store keeps one per worker
+                return
             if kind == "pause":
-                run.pause(w)
+                run.pause(w, at=now, fault=number)
             elif kind == "hold":
                 phase = "apply" if run.settings.receiver == "fenced-nonatomic" else "deliver"
                 run.control({"op": "hold", "worker": w, "phase": phase, "kind": "write"})
+                run.log.record("hold-set", at=now, worker=w, phase=phase, fault=number)
             else:
-                run.crash(w)
+                run.crash(w, fault=number)
                 self.ends = [e for e in self.ends if not (e[1] == "pause" and e[2] == w)]
                 self._count(kind)
                 return
-            self.ends.append((now + fault.seconds, kind, w))
+            self.ends.append((now + fault.seconds, kind, w, number))
         elif kind == "store-kill":
-            run.restart_storage()
+            run.restart_storage(fault=number)
         elif kind in ("member-kill", "member-pause"):
             cluster = run.cluster
             if cluster is None:
+                self._skip(number, "no-cluster", now)
                 return
             if any(e[1].startswith("member-") and e[2] == fault.target for e in self.ends):
-                self._postpone(fault, now)
+                self._postpone(number, fault, now)
                 return
             pid = cluster.pid(fault.target)
             if kind == "member-kill":
                 cluster.kill(fault.target)
+                run.watch_member(fault.target, number)
             elif not cluster.pause(fault.target):
-                self._postpone(fault, now)
+                self._postpone(number, fault, now)
                 return
-            run.log.record(kind, member=fault.target, pid=pid)
-            self.ends.append((now + fault.seconds, kind, fault.target))
+            run.log.record(kind, at=now, member=fault.target, pid=pid, fault=number)
+            self.ends.append((now + fault.seconds, kind, fault.target, number))
         self._count(kind)
 
-    def _postpone(self, fault: Fault, now: float) -> None:
-        """Try a fault again a little later."""
+    def _postpone(self, number: int, fault: Fault, now: float) -> None:
+        """Try a fault again a little later (it keeps its number)."""
         later = Fault(now - self.start + POSTPONE_SECONDS, fault.kind, fault.target, fault.seconds)
-        self.waiting.append(later)
-        self.waiting.sort(key=lambda f: f.at)
+        self.waiting.append((number, later))
+        self.waiting.sort(key=lambda item: item[1].at)
 
-    def _end(self, kind: str, target: int) -> None:
-        """End an ongoing fault."""
+    def _end(self, kind: str, target: int, number: int, now: float) -> None:
+        """End an ongoing fault (at the nemesis's time `now`)."""
         run = self.run
         if kind == "pause":
-            run.resume(target)
+            run.resume(target, at=now, fault=number)
         elif kind == "hold":
-            run.control({"op": "unhold", "worker": target})
+            run.control({"op": "unhold", "worker": target})  # recorded once it is lifted
+            run.log.record("hold-lift", worker=target, fault=number)
         elif kind == "member-kill" and run.cluster is not None:
             run.cluster.restart(target)
-            run.log.record("member-start", member=target, pid=run.cluster.pid(target))
+            pid = run.cluster.pid(target)
+            run.log.record("member-start", at=now, member=target, pid=pid, fault=number)
         elif kind == "member-pause" and run.cluster is not None and run.cluster.resume(target):
-            run.log.record("member-resume", member=target)
+            run.log.record("member-resume", at=now, member=target, fault=number)
 
-    def finish(self) -> None:
-        """End every ongoing fault now (the workers are left to the run's wind-down)."""
-        for _, kind, target in sorted(self.ends):
-            self._end(kind, target)
+    def finish(self, now: float) -> None:
+        """End every ongoing fault now (the workers are left to the run's wind-down); a
+        fault still waiting to be tried again is recorded as skipped, the run being over."""
+        for _, kind, target, number in sorted(self.ends):
+            self._end(kind, target, number, now)
         self.ends = []
+        for number, _ in self.waiting:
+            self._skip(number, "run-over", now)
         self.waiting = []
 
     def heal(self) -> None:
@@ -366,7 +435,7 @@ class Nemesis:
         a run that stopped early, so the next run finds the cluster whole)."""
         cluster = self.run.cluster
         if cluster is not None:
-            for _, kind, target in list(self.ends):
+            for _, kind, target, number in list(self.ends):
                 if kind.startswith("member-"):
-                    self._end(kind, target)
+                    self._end(kind, target, number, self.run.log.now())
             cluster.heal()

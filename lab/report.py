@@ -6,10 +6,12 @@ end shows: the CLI's text and `--json`, `fencing replay`, the web page and the t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lab.allowances import allowances
 from lab.checker import (
     CHECKED,
     TITLES,
@@ -21,10 +23,18 @@ from lab.checker import (
     crash_outcomes,
 )
 from lab.conformance import Conformance, check_conformance
+from lab.contradiction import Impossible
 from lab.describe import describe
 from lab.history import History, Timeline, timeline
 from lab.lock_table import SERVICES
-from lab.nemesis import faults_to_data, summary
+from lab.nemesis import faults_to_data
+from lab.nemesis_witness import clock_rates, fault_account
+from lab.scenarios import (
+    model_prediction,
+    predicted_tests,
+    script_checks,
+    stored_prediction_problem,
+)
 from lab.witness import Witnessed, cross_check
 
 
@@ -39,6 +49,17 @@ class LabReport:
     conformance: Conformance
     witnessed: Witnessed
     path: Path | None = None
+    prediction: Mapping[str, Any] | None = None
+    """The model's prediction for the scripted scenario, made again from the history's
+    settings (never the file's word); None for a run that stores none."""
+    predicted_tests: Mapping[str, int] | None = None
+    """How many steps of the predicted run put each property to the test."""
+
+    def replay_tests(self, name: str) -> int:
+        """How many steps of the model's replay put a property to the test (the history's
+        own count when the model did not replay it)."""
+        trace = self.conformance.trace
+        return trace.exercised(name) if trace is not None else self.properties[name].exercised
 
     @property
     def crashes(self) -> tuple[CrashOutcome, ...]:
@@ -70,7 +91,7 @@ class LabReport:
     @property
     def prediction_agrees(self) -> bool | None:
         """Whether reality matched the model's prediction (None: no prediction, a random run)."""
-        prediction = self.history.prediction
+        prediction = self.prediction
         if not prediction:
             return None
         predicted = {name: bool(prediction["properties"][name]["violated"]) for name in CHECKED}
@@ -106,12 +127,17 @@ class LabReport:
             "crashes": [crash.to_dict() for crash in self.crashes],
             "seconds": round(self.history.seconds, 3),
             "properties": {
-                name: {"violated": verdict.violated, "count": verdict.count}
+                name: {
+                    "violated": verdict.violated,
+                    "count": verdict.count,
+                    "exercised": verdict.exercised,
+                }
                 for name, verdict in self.properties.items()
             },
             "conformance": self.conformance.to_dict(),
             "refused": self.refused,
             "impossible": [found.to_dict() for found in self.witnessed.impossible],
+            "allowances": allowances(self.line).to_dict(),
             "unknown_writes": [write.to_dict() for write in self.witnessed.unknown],
             "final_read": _final_dict(self.line),
             "history": str(self.path) if self.path else None,
@@ -122,22 +148,22 @@ class LabReport:
             data.update(faults=s.faults, members=s.members)
         if self.history.nemesis:
             data["nemesis"] = faults_to_data(self.history.nemesis)
-        if self.history.prediction:
+        if self.prediction:
             data["prediction"] = {
-                "summary": self.history.prediction["summary"],
-                "properties": self.history.prediction["properties"],
+                "summary": self.prediction["summary"],
+                "properties": self.prediction["properties"],
                 "agrees": self.prediction_agrees,
             }
         return data
 
     def text(self) -> str:
         """A human report: the run, its counts, each property, the prediction, conformance."""
-        s, etcd = self.history.settings, self.history.etcd
+        s = self.history.settings
         lines = [
             *([f"Partial history: {self.history.partial}"] if self.history.partial else []),
             f"Live lab: {self.history.scenario} ({s.label()})",
-            f"  etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}, "
-            f"{s.workers} workers, lease TTL {s.ttl} s, {self.history.seconds:.1f} s",
+            f"  {self._where()}, {s.workers} workers, lease TTL {s.ttl} s, "
+            f"{self.history.seconds:.1f} s",
             f"  {self.counts.operations} writes decided: {self.counts.accepted} accepted, "
             f"{self.counts.rejected} rejected ({len(self.line.grants)} grants, "
             f"{sum(1 for e in self.line.events if e.kind == 'pause')} pauses)",
@@ -148,18 +174,23 @@ class LabReport:
             "From the history alone:",
         ]
         for name, verdict in self.properties.items():
-            status = f"VIOLATED {verdict.count}x" if verdict.violated else "holds"
+            status = (
+                f"VIOLATED {verdict.count}x"
+                if verdict.violated
+                else "holds vacuously (never put to the test)"
+                if verdict.vacuous
+                else "holds"
+            )
             lines.append(f"  {name} {TITLES[name]:<28} {status}")
             lines.extend(f"      ✗ {v.reason}" for v in verdict.violations[:3])
             if verdict.count > 3:
                 lines.append(f"      … and {verdict.count - 3} more")
         lines += self.witness_lines()
-        if self.history.prediction:
+        if self.prediction:
             lines += ["", "What happened:", *self.narrated(skip=("reply",))]
-        if self.history.prediction:
             agrees = "reality agreed" if self.prediction_agrees else "REALITY DIFFERED"
-            lines += ["", f"The model predicted: {self.history.prediction['summary']} ({agrees})."]
-            lines.extend(f"  · {sentence}" for sentence in self.history.prediction["sentences"])
+            lines += ["", f"The model predicts: {self.prediction['summary']} ({agrees})."]
+            lines.extend(f"  · {sentence}" for sentence in self.prediction["sentences"])
         c = self.conformance
         lines += [
             "",
@@ -190,32 +221,37 @@ class LabReport:
             lines += ["", f"History file: {self.path}"]
         return "\n".join(lines)
 
+    def _where(self) -> str:
+        """Where the lock service ran: `etcd 3.5.1 at URL`, or `ZooKeeper at URL (etcd ...
+        beside it)`."""
+        etcd = self.history.etcd
+        own = f"etcd {etcd.get('version', '')} at {etcd.get('endpoint', '')}"
+        service = etcd.get("lock_service")
+        if self.history.settings.lock_service in ("etcd", "etcd-lock-api") or not service:
+            return own
+        return f"{self.service_name} at {service} ({own} beside it)"
+
     def nemesis_lines(self) -> list[str]:
-        """The nemesis's schedule and what of it took effect, for a randomized run."""
+        """The nemesis's schedule and what became of each fault, and each worker's own
+        clock, for a randomized run."""
         if not self.history.nemesis:
             return []
-        took = {
-            kind: sum(1 for e in self.line.events if e.kind == kind)
-            for kind in (
-                "pause",
-                "hold",
-                "storage-kill",
-                "crash",
-                "member-kill",
-                "member-pause",
-                "skew",
-            )
-        }
-        happened = ", ".join(f"{n} {kind}" for kind, n in took.items() if n) or "none"
-        return [
-            f"  Nemesis (seed {self.history.settings.seed}, {self.history.settings.faults}): "
-            f"scheduled {summary(self.history.nemesis)}; took effect: {happened}"
-        ]
+        s = self.history.settings
+        given = "given by the caller" if self.history.nemesis_given else f"seed {s.seed}"
+        lines = [f"  Nemesis ({given}, {s.faults}): {fault_account(self.history).sentence()}"]
+        skewed = any(fault.kind == "skew" for fault in self.history.nemesis)
+        if skewed:
+            lines.extend(f"  Clock: {rate.sentence()}" for rate in clock_rates(self.history))
+        return lines
 
     def witness_lines(self) -> list[str]:
         """The cross-checks of the witnesses and the writes of unknown outcome, in words."""
         found = self.witnessed.impossible
-        lines = ["", "Cross-checks of the witnesses (workers, store, watch, final reads):"]
+        lines = [
+            "",
+            "Cross-checks of the witnesses (workers, store, lock service, nemesis, final reads):",
+            *allowances(self.line).lines(),
+        ]
         if not found:
             lines.append("  consistent: no contradiction between the witnesses")
         else:
@@ -248,6 +284,13 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
     """Check a history on its own and against the model."""
     line = timeline(history)
     witnessed = cross_check(line)
+    if scripted := script_checks(history):
+        witnessed = replace(witnessed, impossible=(*witnessed.impossible, *scripted))
+    problem = stored_prediction_problem(history)
+    if problem:
+        refusal = Impossible("prediction", None, 0.0, problem)
+        witnessed = replace(witnessed, impossible=(refusal, *witnessed.impossible))
+    made = model_prediction(history)
     return LabReport(
         history,
         line,
@@ -256,6 +299,8 @@ def analyse(history: History, path: Path | None = None) -> LabReport:
         check_conformance(line, witnessed.unknown),
         witnessed,
         path,
+        made,
+        predicted_tests(history),
     )
 
 

@@ -56,7 +56,7 @@ from lab.processes import Child, Children, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
 from lab.tempdirs import make_directory, sweep_abandoned
-from model.reading import MAX_HISTORY_BYTES as REPLAY_LIMIT_BYTES
+from model.formats.reading import MAX_HISTORY_BYTES as REPLAY_LIMIT_BYTES
 
 Progress = Callable[[float, str], None]
 """Called with the fraction done (0..1) and a few words on what is happening."""
@@ -88,9 +88,13 @@ SIZE_CHECK_SECONDS: Final = 0.2
 PROBE_KEY: Final = "probe"
 """A key of the run (outside the watched lock keys) on a probe lease whose revocation is timed."""
 PROBE_LEASE_LIMIT_SECONDS: Final = 10.0
+PROBE_POLL_SECONDS: Final = 0.05
+"""How often a probe lease's key is looked for (a late look only makes the allowance larger)."""
 """How long past its TTL the probe lease is watched before the measurement is given up."""
 STOP_SEEN_SECONDS: Final = 1.0
 """How long a pause waits to see the worker stopped."""
+MEMBER_SEEN_SECONDS: Final = 5.0
+"""How long the first etcd member is asked whether it sees a killed member gone."""
 
 
 def history_budget() -> int:
@@ -157,10 +161,14 @@ def stop_reason(error: BaseException, at: float, etcd_url: str) -> str:
 
 
 class EtcdProbe:
-    """A thread asking etcd for its status every `PROBE_SECONDS`, counting misses in a row."""
+    """A thread asking etcd for its status every `PROBE_SECONDS`, counting misses in a row,
+    and recording each raft term its answers show (`leader`: a new leader was elected, and
+    a new leader renews every lease by its TTL)."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, record: Callable[..., object] | None = None) -> None:
         self.client = endpoint.client(timeout=PROBE_TIMEOUT_SECONDS)
+        self.record = record
+        self.term: int | None = None
         self.misses = 0
         self.last_error = ""
         self.slowest = 0.0
@@ -174,12 +182,21 @@ class EtcdProbe:
         while not self.done.wait(PROBE_SECONDS):
             try:
                 asked = time.monotonic()
-                self.client.status()
+                status = self.client.status()
                 self.slowest = max(self.slowest, time.monotonic() - asked)
                 self.misses = 0
+                self._term(status)
             except Exception as error:  # etcd3gw raises several kinds for a gone server
                 self.last_error = type(error).__name__
                 self.misses += 1
+
+    def _term(self, status: Any) -> None:
+        """Record the raft term a status answer shows, when it is a new one."""
+        raw = status.get("raftTerm") if isinstance(status, dict) else None
+        term = int(raw) if isinstance(raw, str | int) and str(raw).isdigit() else None
+        if term is not None and term != self.term and self.record is not None:
+            self.term = term
+            self.record("leader", term=term)
 
     def silent(self) -> bool:
         """Whether etcd has missed `PROBE_MISSES` status requests in a row."""
@@ -236,7 +253,10 @@ class LabRun:
         self.probe: EtcdProbe | None = None
         self.recorded = _RecordedBytes(self)
         self.revocation: float | None = None
-        """How long after its TTL (from asking for it) etcd revoked a probe lease."""
+        """How long after its TTL (from asking for it) etcd revoked the latest of the run's
+        probe leases."""
+        self.lease_probe_done = threading.Event()
+        """Set when the run's processes have stopped: no more probe leases."""
         self.postgres: Cluster | None = None
         """The run's PostgreSQL cluster (with `--database postgres`)."""
         self.may_finish = False
@@ -249,13 +269,15 @@ class LabRun:
         """Environment variables added to a worker's process (a skewed clock)."""
         self.faults: tuple[Fault, ...] = ()
         """The nemesis's schedule (a randomized run's), kept in the history."""
+        self.faults_given = False
+        """Whether the schedule was given by the caller rather than drawn from the seed."""
         self.cluster: EtcdCluster | None = cluster_of(endpoint) if settings.members > 1 else None
 
     # ----- set-up and clean-up -----------------------------------------------------------
 
     def __enter__(self) -> LabRun:
         try:
-            self.probe = EtcdProbe(self.endpoint)
+            self.probe = EtcdProbe(self.endpoint, self.log.record)
             threading.Thread(
                 target=self._measure_revocation, name="fencing-lab-lease-probe", daemon=True
             ).start()
@@ -274,6 +296,7 @@ class LabRun:
 
     def close(self) -> None:
         """Stop every process (paused ones resumed first), the watch; remove keys and files."""
+        self.lease_probe_done.set()
         self.children.stop_all()
         if self.observer is not None:
             self.observer.close()
@@ -379,6 +402,7 @@ class LabRun:
                 self.resume(w)
         self.children.stop_all()
         self.finished = time.monotonic()
+        self.lease_probe_done.set()
         if self.etcd_process is None or self.etcd_process.alive():
             with contextlib.suppress(Exception):
                 self.drain_watch(DRAIN_SECONDS)
@@ -389,27 +413,40 @@ class LabRun:
     # ----- measurements and final reads ---------------------------------------------------
 
     def _measure_revocation(self) -> None:
-        """Grant a probe lease of the run's TTL with a key on it and time its revocation."""
+        """Probe leases of the run's TTL, one after another for as long as the run goes,
+        each with a key on it: how late etcd revoked the latest of them (the lease
+        allowance of the run's checks, measured while its own load was on)."""
         client = self.endpoint.client()
         key = self.prefix + PROBE_KEY
+        while not self.watch_done.is_set() and not self.lease_probe_done.is_set():
+            late = self._probe_lease(client, key)
+            if late is None:
+                return
+            self.revocation = max(late, self.revocation or 0.0)
+
+    def _probe_lease(self, client: Any, key: str) -> float | None:
+        """One probe lease: how long past its TTL its key was seen gone (None: not seen)."""
         with contextlib.suppress(Exception):
             asked = time.monotonic()
             lease, ttl = grant_lease(client, self.settings.ttl)
             client.put(key, "probe", lease=etcd3gw.Lease(lease, client))
             limit = asked + ttl + PROBE_LEASE_LIMIT_SECONDS
-            while time.monotonic() < limit and not self.watch_done.is_set():
+            while time.monotonic() < limit and not self.lease_probe_done.is_set():
                 if not key_exists(client, key):
-                    self.revocation = max(0.0, time.monotonic() - asked - ttl)
-                    return
-                time.sleep(POLL * 2)
+                    return max(0.0, time.monotonic() - asked - ttl)
+                time.sleep(PROBE_POLL_SECONDS)
+        return None
 
     def measured(self) -> dict[str, float]:
-        """What the run measured on etcd: the slowest status request, the probe's revocation."""
+        """What the run measured: the slowest status request to etcd, the probe lease's
+        revocation, the slowest look of a polled lock service's observer."""
         found: dict[str, float] = {}
         if self.probe is not None and self.probe.slowest:
             found["request_seconds"] = round(self.probe.slowest, 6)
         if self.revocation is not None:
             found["revocation_seconds"] = round(self.revocation, 6)
+        if self.observer is not None and self.observer.slowest:
+            found["observer_seconds"] = round(self.observer.slowest, 6)
         return found
 
     @property
@@ -612,7 +649,7 @@ class LabRun:
         self.socket.unlink(missing_ok=True)
         s = self.settings
         argv = python_module(
-            "lab.storage",
+            "lab.store_server",
             f"--socket={self.socket}",
             f"--db={self.directory / 'store.sqlite'}",
             f"--events={self.directory / 'storage.jsonl'}",
@@ -659,11 +696,24 @@ class LabRun:
         if not answer.get("ok"):
             raise LabError(f"the storage process refused {message['op']}: {answer.get('error')}")
 
-    def restart_storage(self) -> None:
-        """The nemesis kills the storage process (SIGKILL) and starts a new one."""
+    def restart_storage(self, **fault: Any) -> None:
+        """The nemesis kills the storage process (SIGKILL) and starts a new one.
+
+        Recorded once the process is gone (so every decision it recorded comes before),
+        with the time the kill was asked for and the process it was sent to; `fault` names
+        the nemesis's fault, in a randomized run."""
         assert self.storage is not None
-        self.log.record("storage-kill", incarnation=self.incarnation, pid=self.storage.pid)
-        self.storage.kill()
+        asked, pid = self.log.now(), self.storage.pid
+        try:
+            self.storage.kill()
+        finally:
+            self.log.record(
+                "storage-kill",
+                incarnation=self.incarnation,
+                pid=pid,
+                asked=round(asked, 6),
+                **fault,
+            )
         self.start_storage()
 
     # ----- workers -------------------------------------------------------------------------------
@@ -754,10 +804,11 @@ class LabRun:
 
     # ----- the nemesis ---------------------------------------------------------------------------
 
-    def pause(self, w: int) -> None:
-        """SIGSTOP worker w, recorded with the time it was asked for and the time the worker
-        was seen stopped (from then until it is resumed it can record nothing)."""
-        at = self.log.now()
+    def pause(self, w: int, at: float | None = None, **fault: Any) -> None:
+        """SIGSTOP worker w, recorded with the time it was asked for (`at`: the nemesis's
+        own time, by default now) and the time the worker was seen stopped (from then until
+        it is resumed it can record nothing); `fault` names the nemesis's fault."""
+        at = self.log.now() if at is None else at
         child = self.workers[w]
         seen: dict[str, float] = {}
         try:  # recorded even when an interrupt arrives while it waits
@@ -769,21 +820,22 @@ class LabRun:
                     time.sleep(0.001)
                 seen["stopped_at"] = round(self.log.now(), 6)
         finally:
-            self.log.record("pause", at=at, worker=w, **seen)
+            self.log.record("pause", at=at, worker=w, **seen, **fault)
 
-    def resume(self, w: int) -> None:
-        """SIGCONT worker w (recorded first)."""
+    def resume(self, w: int, at: float | None = None, **fault: Any) -> None:
+        """SIGCONT worker w (recorded first, at the nemesis's own time `at` if given)."""
         if self.workers[w].paused:
-            self.log.record("resume", worker=w)
+            self.log.record("resume", at=at, worker=w, **fault)
             self.workers[w].resume()
 
-    def crash(self, w: int) -> None:
+    def crash(self, w: int, **fault: Any) -> None:
         """SIGKILL worker w for good, even while it is stopped (a scenario's crash or the
         nemesis's): it stops for ever, its keepalives with it (the model's Crash(w)), and
         the run goes on without it.
 
         Recorded as the runner event `crash` once the process is gone, so everything the
-        worker recorded comes before it; `asked` is when the kill was sent."""
+        worker recorded comes before it; `asked` is when the kill was sent; `fault` names
+        the nemesis's fault."""
         child = self.workers[w]
         self.crashed.add(w)
         asked = self.log.now()
@@ -793,7 +845,25 @@ class LabRun:
             child.process.wait()
             child.paused = False
         finally:
-            self.log.record("crash", worker=w, pid=child.pid, asked=round(asked, 6))
+            self.log.record("crash", worker=w, pid=child.pid, asked=round(asked, 6), **fault)
+
+    def watch_member(self, member: int, fault: int) -> None:
+        """After the nemesis killed an etcd member, ask the first member (never touched)
+        until it sees the killed one gone from its peers, and record when it did
+        (`member-seen`): the kill as another member of the cluster witnessed it."""
+        cluster = self.cluster
+        if cluster is None:
+            return
+
+        def watch() -> None:
+            limit = time.monotonic() + MEMBER_SEEN_SECONDS
+            while time.monotonic() < limit:
+                if cluster.peer_active(1, member) is False:
+                    self.log.record("member-seen", member=member, by=1, fault=fault)
+                    return
+                time.sleep(POLL)
+
+        threading.Thread(target=watch, name="fencing-lab-member-seen", daemon=True).start()
 
     # ----- the history ---------------------------------------------------------------------------
 
@@ -830,6 +900,7 @@ class LabRun:
             partial=partial,
             measured=self.measured(),
             nemesis=self.faults,
+            nemesis_given=self.faults_given,
         )
 
     def _service_fields(self) -> dict[str, Any]:
@@ -851,6 +922,7 @@ class LabRun:
         self.check_processes(finished_ok=True)
         self.drain_watch()
         self.finished = time.monotonic()
+        self.lease_probe_done.set()
         self.children.stop_all()
         self.final_read()
 
@@ -1005,13 +1077,14 @@ def run_random(run: LabRun) -> None:
         raise LabError(f"--members {s.members} needs the cluster the lab starts (drop --etcd)")
     run.faults = run.faults or schedule(s)
     run.may_finish = True
-    for fault in run.faults:
+    for number, fault in enumerate(run.faults, start=1):
         if fault.kind == "skew":
             run.worker_env[fault.target] = skewed_environment(fault.rate)
-            run.log.record("skew", worker=fault.target, rate=fault.rate)
+            run.log.record("skew", worker=fault.target, rate=fault.rate, fault=number)
     run.start_workers(randomized=True)
     start = run.log.now()
     until = start + s.seconds
+    run.log.record("nemesis-start", at=start)
     for w in run.workers:
         run.tell(w, {"do": "go", "until": until})
     nemesis = Nemesis(run, run.faults, start)
@@ -1027,7 +1100,7 @@ def run_random(run: LabRun) -> None:
                 f"{nemesis.ongoing('pause')} paused",
             )
             time.sleep(0.02)
-        nemesis.finish()
+        nemesis.finish(run.log.now())
     finally:
         with contextlib.suppress(Exception):
             nemesis.heal()

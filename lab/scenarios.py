@@ -11,11 +11,15 @@ model predicts is computed, not written.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lab.conformance import model_design
-from lab.lock_table import DEFAULT_SERVICE, SERVICES, renewing_services
+from lab.contradiction import Impossible
+from lab.history import History
+from lab.lock_table import DEFAULT_SERVICE, SERVICES, SERVICES_LIST, renewing_services
+from lab.nemesis_witness import FAULT_EVENTS
 from lab.runner import Driver
 from lab.script import (
     PlanStep,
@@ -39,9 +43,9 @@ from lab.script import (
 from lab.settings import LabInputError, Settings
 from model.actions import Action, ActionKind
 from model.design import Bounds
+from model.formats.trace import Trace, replay
 from model.properties import PROPERTY_NAMES
 from model.system import State, System
-from model.trace import Trace, replay
 
 PLAN_HORIZON: Final = 20
 PLAN_LEASE: Final = 2
@@ -75,10 +79,24 @@ class LabScenario:
                 f"alive with keepalives: run it with --lock-service {', '.join(others)} or {last}"
             )
         if service is not None and overrides.get("token") is None:
-            default = str(chosen.get("token", "create-revision"))
-            if default not in service.token_names:  # the service's own first token instead
+            needed = self.defaults.get("token")
+            if needed is not None and needed not in service.token_names:
+                raise LabInputError(self._token_refusal(str(needed), service.short))
+            if needed is None:  # the lesson needs no particular token: the service's own
                 chosen["token"] = service.token_names[0]
         return Settings(workers=2, writes=1, **chosen)
+
+    def _token_refusal(self, token: str, service: str) -> str:
+        """Why this scenario cannot run on a service without its token, in one sentence."""
+        offering = [s for s in SERVICES_LIST if token in s.token_names]
+        words = offering[0].token(token).words if offering else token
+        names = [s.name for s in offering]
+        where = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+        return (
+            f"the {self.name} scenario's lesson is {words} as the token (--token {token}), "
+            f"which {service} does not give: run it with --lock-service {where}, or choose "
+            "another --token"
+        )
 
     def drive(self, d: Driver) -> None:
         """Make the real processes play the script."""
@@ -433,3 +451,87 @@ def predict(chosen: LabScenario, settings: Settings) -> Prediction:
     ticks = sum(1 for action in actions if action.name is ActionKind.TICK)
     bounds = Bounds(settings.workers, PLAN_LEASE, ticks, 2, settings.writes)
     return Prediction(replay(design, bounds, actions, title=f"The model's {chosen.name}"))
+
+
+PREDICTED_FACTS: Final = ("properties", "accepted", "rejected", "design", "bounds", "actions")
+"""The facts of a stored prediction that must be the model's own (its sentences are words,
+and the report shows the model's words, recomputed)."""
+
+
+def model_prediction(history: History) -> dict[str, Any] | None:
+    """The model's own prediction for a history that stores one (its scenario and settings
+    replayed again), as JSON; None when it stores none or names no scenario the lab has."""
+    chosen = SCENARIOS.get(history.scenario)
+    if not history.prediction or chosen is None:
+        return None
+    made: dict[str, Any] = json.loads(json.dumps(predict(chosen, history.settings).to_dict()))
+    return made
+
+
+def predicted_tests(history: History) -> dict[str, int] | None:
+    """For each property, how many steps of the model's predicted run put it to the test
+    (None when the history stores no prediction): a property with none holds only
+    vacuously in the prediction."""
+    chosen = SCENARIOS.get(history.scenario)
+    if not history.prediction or chosen is None:
+        return None
+    trace = predict(chosen, history.settings).trace
+    return {name: trace.exercised(name) for name in PROPERTY_NAMES}
+
+
+def stored_prediction_problem(history: History) -> str:
+    """Why a history's stored prediction is not what the model predicts for its scenario and
+    settings ('' when it is, or when it stores none): recomputed, never taken on the file's
+    word."""
+    stored = history.prediction
+    if not stored:
+        return ""
+    chosen = SCENARIOS.get(history.scenario)
+    if chosen is None:
+        return (
+            f"the history stores a prediction for scenario {history.scenario!r}, which the "
+            "lab does not have, so the model cannot have made it"
+        )
+    model = model_prediction(history) or {}
+    for name in PREDICTED_FACTS:
+        if stored.get(name) != model[name]:
+            return (
+                f"the history's stored prediction differs from the model's in its "
+                f"'{name}': the model predicts {model['summary']} for the {chosen.name} "
+                f"scenario with {history.settings.label()}"
+            )
+    return ""
+
+
+SCRIPT_FAULTS: Final = {
+    "pause": ("pause", "resume"),
+    "restart": ("storage-kill",),
+    "crash": ("crash",),
+}
+"""The fault events each directive of a script leaves."""
+
+
+def script_checks(history: History) -> list[Impossible]:
+    """A scripted run's fault events are the ones its script has (a ZooKeeper run also
+    pauses a holder whose session must end, in the script's lease-end)."""
+    raw = sorted(history.events, key=lambda e: e["t"])
+    chosen = SCENARIOS.get(history.scenario)
+    if history.settings.seconds or chosen is None:
+        return []
+    allowed: set[str] = set()
+    for directive in chosen.script.directives:
+        allowed.update(SCRIPT_FAULTS.get(directive.kind, ()))
+        if directive.kind == "lease-end" and history.settings.lock_service == "zookeeper":
+            allowed.update(("pause", "resume"))
+    kinds = (*FAULT_EVENTS, "resume", "member-start", "member-resume", "hold-lift")
+    return [
+        Impossible(
+            "nemesis-extra",
+            None,
+            float(e["t"]),
+            f"the history records a {e['kind']} at {e['t']:.3f} s, which the "
+            f"{chosen.name} scenario's script never has",
+        )
+        for e in raw
+        if e["kind"] in kinds and e["kind"] not in allowed
+    ]

@@ -219,11 +219,3 @@ class Settings:
         """Plain dict for JSON (a history without `expiry` or `keepalive` reads as a lease
         that is never renewed)."""
         return asdict(self)
-
-    @staticmethod
-    def from_dict(data: Any) -> Settings:
-        """Settings from a JSON object, through their schema (`lab.history_schema`): unknown
-        keys and bad values are refused."""
-        from lab.history_schema import settings_of  # the schema is made from this class
-
-        return settings_of(data)

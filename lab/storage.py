@@ -1,7 +1,7 @@
-"""The storage process: the resource the lock protects, with the receiver rules of the model.
+"""The stores: the resource the lock protects, with the receiver rules of the model.
 
-`python -m lab.storage ...` serves one JSON request per connection on a Unix socket. The
-data is one row of a SQLite database in WAL mode (a value and its version, the number of
+The storage process (`lab.store_server`) serves one of them on a Unix socket. The data is
+one row of a SQLite database in WAL mode (a value and its version, the number of
 accepted writes) or, for `etcd-txn`, one key in etcd; with `--database postgres` it is a row
 of a real PostgreSQL instead (lab.postgres_store), where each worker has its own connection.
 Receivers:
@@ -20,11 +20,7 @@ worker's next request at the door or between check and apply, and let it go late
 
 from __future__ import annotations
 
-import argparse
-import signal
-import socketserver
 import sqlite3
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +29,6 @@ from typing import Any, Final
 from lab.etcd import parse_endpoint
 from lab.events import EventLog
 from lab.lock import DATA_KEY, LOCK_KEY, guarded_put, read_data
-from lab.protocol import read_line, send_json
 
 HOLD_LIMIT_SECONDS: Final = 120.0
 """A held request is let go after this long even if nobody says so (no hung process)."""
@@ -296,114 +291,3 @@ class EtcdTxnStore(Store):
 
     def check_then_apply(self, request: dict[str, Any]) -> dict[str, Any]:
         return self.write(request)
-
-
-def make_handler(store: Store, holds: Holds) -> type[socketserver.StreamRequestHandler]:
-    """The request handler class bound to this store."""
-
-    class Handler(socketserver.StreamRequestHandler):
-        def handle(self) -> None:
-            import json
-
-            line = read_line(self.connection)
-            try:
-                message = json.loads(line)
-                answer = dispatch(store, holds, message)
-            except Exception as error:  # answer every request, even a bad one
-                answer = {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}
-            send_json(self.connection, answer)
-
-    return Handler
-
-
-def dispatch(store: Store, holds: Holds, message: dict[str, Any]) -> dict[str, Any]:
-    """Route a message: a worker's read or write, or the nemesis's hold, unhold or ping."""
-    op = message.get("op")
-    if op in ("read", "write"):
-        return store.handle(message)
-    if op == "hold":
-        phase = str(message.get("phase", "deliver"))
-        if store.receiver != "fenced-nonatomic" and phase == "apply":
-            phase = "deliver"
-        holds.set(int(message["worker"]), phase, str(message.get("kind", "any")))
-        return {"ok": True}
-    if op == "unhold":
-        holds.release(int(message["worker"]))
-        return {"ok": True}
-    if op == "ping":
-        return {"ok": True}
-    return {"ok": False, "error": f"unknown operation {op!r}"}
-
-
-class Server(socketserver.ThreadingUnixStreamServer):
-    """One thread per request; threads do not keep the process alive."""
-
-    daemon_threads = True
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Serve until terminated."""
-    parser = argparse.ArgumentParser(prog="lab.storage")
-    parser.add_argument("--socket", type=Path, required=True)
-    parser.add_argument("--db", type=Path, required=True)
-    parser.add_argument("--events", type=Path, required=True)
-    parser.add_argument("--t0", type=float, required=True)
-    parser.add_argument("--receiver", required=True)
-    parser.add_argument("--hwm", default="durable")
-    parser.add_argument("--gap", type=float, default=0.0)
-    parser.add_argument("--incarnation", type=int, default=1)
-    parser.add_argument("--etcd", default="")
-    parser.add_argument("--prefix", default="")
-    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--pgdata", type=Path, help="the run's PostgreSQL cluster folder")
-    args = parser.parse_args(argv)
-    if args.database == "postgres":
-        return serve_postgres(args)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    log = EventLog("storage", args.t0, args.events)
-    holds = Holds(log)
-    common = (args.receiver, args.hwm, args.gap, log, holds)
-    store: Store = (
-        EtcdTxnStore(args.etcd, args.prefix, *common)
-        if args.receiver == "etcd-txn"
-        else SqliteStore(args.db, *common)
-    )
-    serve(args, store, holds, log)
-    return 0
-
-
-def serve_postgres(args: argparse.Namespace) -> int:
-    """Start PostgreSQL on the run's cluster, serve the store on it, stop it at the end (a
-    kill of this process kills the server too: it is a guarded child)."""
-    from lab.postgres import Cluster, PostgresServer
-    from lab.postgres_store import PostgresStore
-
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    server = PostgresServer(Cluster.at(args.pgdata))
-    try:
-        server.start()
-        log = EventLog("storage", args.t0, args.events)
-        holds = Holds(log)
-        store = PostgresStore(server.connect_args(), args.receiver, args.hwm, args.gap, log, holds)
-        serve(args, store, holds, log)
-    finally:
-        server.stop()
-    return 0
-
-
-def serve(args: argparse.Namespace, store: Store, holds: Holds, log: EventLog) -> None:
-    """Listen on the socket and answer requests until terminated."""
-    args.socket.unlink(missing_ok=True)
-    with Server(str(args.socket), make_handler(store, holds)) as server:
-        log.record(
-            "storage-start",
-            incarnation=args.incarnation,
-            receiver=args.receiver,
-            hwm=args.hwm,
-            mark=store.start_mark(),
-        )
-        server.serve_forever(poll_interval=0.05)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

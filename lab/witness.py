@@ -2,25 +2,34 @@
 
 A lab history has several witnesses that do not trust each other: each worker records its
 own client operations (invoke, then ok, fail or info), the storage process records its
-decisions, the controller's watch records the lock key's changes, the nemesis records its
-pauses, and at the end the controller reads the database and the lock keys itself. A
-history is *refused* when the witnesses contradict each other or the lock service breaks
-its own contract; each refusal has a code and one sentence:
+decisions and its starts, the lab's observer records the lock service's own record of each
+grant and its end, the nemesis records its faults, and at the end the controller reads the
+database and the lock itself. A history is *refused* when the witnesses contradict each
+other or the lock service breaks its own contract; each refusal has a code (one row of
+`lab.contradiction.REFUSALS`) and one sentence. The checks run over the whole history,
+independent of the model's segments. This module checks the lock's grants and leases, the
+workers' pauses and kills, the store's marks, versions and receiver rule, the replies and
+the final reads; it gathers the checks of the grants' tokens (lab.grant_witness), the
+store's life (lab.store_witness) and the nemesis and clocks (lab.nemesis_witness):
 
-- `double-grant`: etcd made a grant while the previous grant's key still existed;
-- `lease-early`, `lease-late`: a lease ended before its TTL, or later than the TTL plus the
-  revocation delay measured for the run (and one request's latency);
+- `double-grant`: the service made a grant while the previous grant's lock still existed;
+- `lease-early`, `lease-late`: a lease ended before its TTL (counted from when it was asked
+  for: no allowance is due), or later than its TTL plus the run's measured allowance
+  (lab.allowances; on an etcd cluster, a TTL after it had a quorum again or elected a new
+  leader, which renews every lease);
 - `revision-order`: etcd's revision order contradicts the times observed by more than the
   measured request latency (the merge would have had to move a time back that far);
 - `sent-while-paused`: a worker recorded a step while it was stopped by SIGSTOP;
 - `step-after-crash`: a worker recorded a step after the nemesis killed it (SIGKILL);
-- `renew-while-down`: etcd took a keepalive (`renew` ok) from a worker that was stopped or
-  killed;
-- `renew-after-end`: etcd took a keepalive asked for after it had revoked the lease (a
-  keepalive asked for before a pause may be heard, and recorded, after it);
+- `renew-while-down`: the service took a keepalive from a worker stopped or killed;
+- `renew-after-end`: the service took a keepalive asked for after the lease ended (revoked,
+  expired or released; a keepalive asked for before a pause may be heard after it);
 - `no-lease-revoked`: a lock key put with no lease (expiry `never`) was deleted by nobody's
   release (a grant to another worker while such a key exists is a `double-grant`);
-- `receiver`: the store says it ran another receiver or mark than the settings;
+- `receiver`, `receiver-rule`: the store says it ran another receiver or mark than the
+  settings, or decided a write as its own receiver's rule does not (a plain store rejecting,
+  a fenced one letting a token below its mark in, an apply without a passed check, etcd-txn
+  writing without the writer's key);
 - `mark-token`, `mark-drift`, `mark-restart`: the store's recorded mark is not the token it
   accepted, not the mark it last set, or a durable mark came back changed after a restart;
 - `version-back`, `version-gap`, `version-step`: data versions went back, jumped without a
@@ -28,7 +37,7 @@ its own contract; each refusal has a code and one sentence:
 - `reply-contradicts`, `reply-undecided`: a worker heard another outcome than the store
   decided, or heard an outcome of a request the store never decided;
 - `final-version`, `final-value`, `final-mark`, `final-locks`: the final reads of the
-  database and of etcd disagree with the accepted writes and the grants.
+  database and of the lock disagree with the accepted writes and the grants.
 
 Writes whose outcome no witness knows (the worker's reply never came: `info`, or no
 completion at all when the run stopped, and no decision in the store's log) are
@@ -37,22 +46,28 @@ completion at all when the run stopped, and no decision in the store's log) are
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lab.allowances import allowances, measured
+from lab.cluster import ELECTION_MS
+from lab.contradiction import Impossible
+from lab.grant_witness import grant_checks
 from lab.history import Happening, Timeline, etcd_order_key
 from lab.lock_table import SERVICES
+from lab.nemesis_witness import nemesis_checks
+from lab.runner import PROBE_SECONDS
+from lab.store_witness import store_life_checks
 
+ELECTION_SECONDS: Final = ELECTION_MS / 1000
+"""The election timeout of the lab's etcd cluster: a new leader renews every lease by its
+TTL plus this."""
 REQUEST_FLOOR_SECONDS: Final = 0.5
 """The smallest request latency allowed for when comparing etcd's order with observed times
-(a thread of a loaded machine can be descheduled this long between an answer and its record)."""
-REVOCATION_DEFAULT_SECONDS: Final = 0.5
-"""The revocation delay assumed when a history carries no measurement (etcd's lessor looks
-for expired leases every 500 ms)."""
-REVOCATION_SLACK_SECONDS: Final = 1.0
-"""Added to the measured revocation delay before a lease counts as revoked too late: one
-measurement of etcd's periodic sweep does not bound every later one on a busy machine."""
+(a worker's thread of a loaded machine can be descheduled this long between an answer and
+its record)."""
 WORKER_KINDS: Final = (
     "send",
     "reply",
@@ -65,20 +80,6 @@ WORKER_KINDS: Final = (
     "renew",
 )
 """Kinds a worker records about itself (its own clock, its own actions)."""
-
-
-@dataclass(frozen=True)
-class Impossible:
-    """One contradiction between the witnesses: its code, where, and why in words."""
-
-    code: str
-    event: int | None
-    t: float
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"code": self.code, "event": self.event, "t": self.t, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -115,12 +116,6 @@ class Witnessed:
     def refused(self) -> bool:
         """Whether no order of real events allows the history."""
         return bool(self.impossible)
-
-
-def measured(line: Timeline, name: str) -> float | None:
-    """A figure the run measured (seconds), from the history's `measured` object."""
-    value = line.history.measured.get(name)
-    return float(value) if isinstance(value, int | float) else None
 
 
 def request_bound(line: Timeline) -> float:
@@ -184,15 +179,13 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                         "double-grant",
                         e.index,
                         e.t,
-                        f"{service.name} granted the lock to W{e.worker} ({number} {revision}) "
+                        f"{service.short} granted the lock to W{e.worker} ({number} {revision}) "
                         f"{_at(e)} while W{previous.worker}'s key ({number} {before}) "
                         "had not been deleted: two holders at once"
                         + (" (a key put with no lease never expires)" if never else ""),
                     )
                 )
         previous = e
-    delay = measured(line, "revocation_seconds")
-    allowance = (REVOCATION_DEFAULT_SECONDS if delay is None else delay) + REVOCATION_SLACK_SECONDS
     for revision, e in grants.items():
         end = ends.get(revision)
         if end is None or end[1].kind != "revoked":
@@ -208,79 +201,221 @@ def _grant_checks(line: Timeline) -> list[Impossible]:
                 )
             )
             continue
-        ttl = float(e.get("ttl") or line.history.settings.ttl)
-        asked = e.get("asked")
-        start = float(asked) if isinstance(asked, int | float) else e.t - latency
-        renewed = _last_renewal(line, revision, end[1].t)
-        if renewed is not None:
-            start = max(start, float(renewed.get("asked", renewed.t - latency)))
-            ttl = float(renewed.get("ttl") or ttl)
-        last = renewed.t if renewed is not None else e.t
-        if end[1].t - start < ttl and service.lease_from_grant:
-            found.append(
-                Impossible(
-                    "lease-early",
-                    end[1].index,
-                    end[1].t,
-                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
-                    f"{_at(end[1])}, "
-                    f"{end[1].t - start:.3f} s after it was asked for: before its TTL of "
-                    f"{ttl:g} s",
-                )
-            )
-        elif end[1].t - last > ttl + allowance + latency:
-            since = "the grant" if renewed is None else "its last keepalive"
-            found.append(
-                Impossible(
-                    "lease-late",
-                    end[1].index,
-                    end[1].t,
-                    f"{service.short} revoked W{e.worker}'s lease (grant {revision}) "
-                    f"{_at(end[1])}, "
-                    f"{end[1].t - last:.3f} s after {since}: later than its TTL of {ttl:g} s "
-                    f"plus the revocation delay allowed ({allowance:.3f} s) and one request "
-                    f"({latency:.3f} s)",
-                )
-            )
+        found.extend(_lease_span(line, e, end[1]))
     return found
 
 
-def _last_renewal(line: Timeline, revision: int, before: float) -> Happening | None:
-    """The grant's last keepalive etcd took (or may have taken: `info`) that was asked for
-    before a time."""
-    found = None
+def _lease_span(line: Timeline, grant: Happening, end: Happening) -> list[Impossible]:
+    """A lease the service ended: not before its TTL from its last start (the grant or a
+    keepalive it took, as asked for: no allowance is due), nor later than its TTL plus the
+    run's allowance from the last moment it may have started again (for ZooKeeper, whose
+    session lasts while its client runs, from when the holder stopped running)."""
+    service = SERVICES[line.history.settings.lock_service]
+    revision = int(grant.get("revision"))
+    ttl = float(grant.get("ttl") or line.history.settings.ttl)
+    asked = grant.get("asked")
+    start = float(asked) if isinstance(asked, int | float) else None
+    taken = _last_renewal(line, revision, end.t, taken_only=True)
+    if taken is not None:
+        start = float(taken.get("asked")) if taken.get("asked") is not None else None
+        ttl = float(taken.get("ttl") or ttl)
+    if service.lease_from_grant and start is not None and end.t - start < ttl:
+        return [
+            Impossible(
+                "lease-early",
+                end.index,
+                end.t,
+                f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+                f"{end.t - start:.3f} s after it was asked for: before its TTL of {ttl:g} s",
+            )
+        ]
+    maybe = _last_renewal(line, revision, end.t, taken_only=False)
+    last, since = (grant.t, "the grant") if maybe is None else (maybe.t, "its last keepalive")
+    if not service.lease_from_grant:
+        stopped = _stopped_since(line, grant.worker, end.t)
+        if stopped is None:
+            return []  # its client ran until the end: its session was heard meanwhile
+        if stopped > last:
+            last, since = stopped, f"W{grant.worker} stopped running"
+    allowed = allowances(line)
+    due, since = _lease_due(line, last, ttl, since, end.t)
+    if end.t - due <= allowed.lease_end:
+        return []
+    if due > last + ttl:
+        return [
+            Impossible(
+                "lease-late",
+                end.index,
+                end.t,
+                f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+                f"{end.t - last:.3f} s after {since}: later than the "
+                f"{allowed.lease_end:.3f} s allowed past that ({allowed.end_from}, plus the "
+                f"run's latency of {allowed.latency:.3f} s)",
+            )
+        ]
+    return [
+        Impossible(
+            "lease-late",
+            end.index,
+            end.t,
+            f"{service.short} ended W{grant.worker}'s lease (grant {revision}) {_at(end)}, "
+            f"{end.t - last:.3f} s after {since}: later than its TTL of {ttl:g} s plus the "
+            f"{allowed.lease_end:.3f} s allowed ({allowed.end_from}, plus the run's latency of "
+            f"{allowed.latency:.3f} s)",
+        )
+    ]
+
+
+def _lease_due(
+    line: Timeline, last: float, ttl: float, since: str, ended: float
+) -> tuple[float, str]:
+    """When a lease that last started at `last` was due to end, and since what, in words:
+    its TTL later, unless its etcd cluster had no quorum to revoke it (then a TTL and an
+    election timeout after it had one again) or elected a new leader meanwhile (a new
+    leader renews every lease: a TTL and an election timeout after the new term was seen)."""
+    due = last + ttl
+    for lost, back in _without_quorum(line):
+        if lost < due and back > last and back + ttl + ELECTION_SECONDS > due:
+            due = back + ttl + ELECTION_SECONDS
+            since = (
+                f"{since}, and {ttl + ELECTION_SECONDS:.3f} s after the cluster had a quorum "
+                f"again at {back:.3f} s (a new leader renews every lease)"
+            )
+    seen = PROBE_SECONDS + allowances(line).latency
+    for elected in _new_terms(line):
+        if last < elected < ended + seen and elected + ttl + ELECTION_SECONDS > due:
+            due = elected + ttl + ELECTION_SECONDS
+            since = (
+                f"{since}, and {ttl + ELECTION_SECONDS:.3f} s after a new term of etcd's "
+                f"leader was seen at {elected:.3f} s (a new leader renews every lease)"
+            )
+    return due, since
+
+
+def _new_terms(line: Timeline) -> list[float]:
+    """When the run's etcd was seen with a new raft term (a new leader), after its first."""
+    terms = [e for e in line.events if e.kind == "leader"]
+    return [
+        later.t
+        for earlier, later in itertools.pairwise(terms)
+        if later.get("term") != earlier.get("term")
+    ]
+
+
+def _without_quorum(line: Timeline) -> list[tuple[float, float]]:
+    """When the run's etcd cluster had no quorum (a majority of its members killed or
+    stopped): from the moment it lost one to the moment it had one again (the end of the
+    history, if it never did). Without one etcd revokes no lease, and the leader elected
+    after it renews every lease by its TTL."""
+    members = line.history.settings.members
+    if members < 2 or not line.history.settings.lock_service.startswith("etcd"):
+        return []
+    down: set[int] = set()
+    found: list[tuple[float, float]] = []
+    lost: float | None = None
+    majority = members // 2 + 1
     for e in line.events:
-        same = e.get("grant") is not None and int(e.get("grant")) == revision
-        if not same or not (e.kind == "renew" or (e.kind == "info" and e.get("op") == "renew")):
+        member = e.get("member")
+        if e.kind in ("member-kill", "member-pause"):
+            down.add(int(member or 0))
+        elif e.kind in ("member-start", "member-resume"):
+            down.discard(int(member or 0))
+        else:
             continue
+        quorum = members - len(down) >= majority
+        if not quorum and lost is None:
+            lost = e.t
+        elif quorum and lost is not None:
+            found.append((lost, e.t))
+            lost = None
+    if lost is not None:
+        found.append((lost, line.events[-1].t if line.events else lost))
+    return found
+
+
+def _stopped_since(line: Timeline, w: int, before: float) -> float | None:
+    """When worker w stopped running (SIGSTOP seen delivered, or SIGKILL asked for) and
+    stayed stopped until `before`; None if it was running just before then."""
+    stopped: float | None = None
+    for e in line.events:
+        if e.t > before:
+            break
+        if e.worker != w:
+            continue
+        if e.kind == "pause":
+            stopped = float(e.get("stopped_at") or e.t)
+        elif e.kind == "resume":
+            stopped = None
+        elif e.kind == "crash":
+            stopped = float(e.get("asked") or e.t)
+    return stopped
+
+
+def _last_renewal(
+    line: Timeline, revision: int, before: float, taken_only: bool
+) -> Happening | None:
+    """The grant's last keepalive the service took (with `taken_only` False: or may have
+    taken: an `info`, or a keepalive whose answer never came because its sender was stopped
+    or killed first) that was asked for before a time."""
+    found = None
+    for e in _renewals(line, revision, taken_only):
         asked = e.get("asked")
         if (float(asked) if isinstance(asked, int | float) else e.t) <= before:
             found = e  # asked before the end (its answer may be heard after a pause)
     return found
 
 
+def _renewals(line: Timeline, revision: int, taken_only: bool) -> list[Happening]:
+    """The grant's keepalives the service took, in order; with `taken_only` False also
+    those it may have taken: an `info` (no answer), and an asked keepalive no answer
+    followed at all (the request may have reached the service before its sender died)."""
+    found: list[Happening] = []
+    unanswered: dict[int, Happening] = {}
+    for e in line.events:
+        if e.get("grant") is None or int(e.get("grant")) != revision:
+            continue
+        if e.kind == "invoke" and e.get("op") == "renew":
+            unanswered[e.worker] = e
+        elif e.kind == "renew" or (e.kind in ("info", "fail") and e.get("op") == "renew"):
+            unanswered.pop(e.worker, None)
+            if e.kind == "renew" or (e.kind == "info" and not taken_only):
+                found.append(e)
+    if not taken_only:
+        found.extend(unanswered.values())
+    return sorted(found, key=lambda e: e.index)
+
+
 def _renewal_checks(line: Timeline) -> list[Impossible]:
-    """No keepalive is taken for a lease whose key etcd had already deleted."""
+    """No keepalive is taken that was asked for after its lease ended (revoked, expired or
+    released): the worker records its request before it leaves, and the end's time is an
+    upper bound of when the service ended it, so no allowance is due."""
     ended = {
         int(e.get("grant")): e
         for e in line.events
         if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
     }
-    latency = request_bound(line)
+    service = SERVICES[line.history.settings.lock_service]
     found = []
     for e in line.events:
         end = ended.get(int(e.get("grant", 0))) if e.kind == "renew" else None
+        if end is None:
+            continue
         asked = e.get("asked")
         sent = float(asked) if isinstance(asked, int | float) else e.t
-        if end is not None and end.kind == "revoked" and sent - end.t > latency:
+        if sent >= end.t:
+            how = (
+                f"{service.lapsed} at {end.t:.3f} s"
+                if end.kind == "revoked"
+                else f"W{end.worker} had released it at {end.t:.3f} s"
+            )
             found.append(
                 Impossible(
                     "renew-after-end",
                     e.index,
                     e.t,
-                    f"etcd took W{e.worker}'s keepalive for grant {e.get('grant')}, asked for at "
-                    f"{sent:.3f} s, but it had revoked that lease at {end.t:.3f} s: an expired "
-                    "lease cannot be kept alive",
+                    f"{service.short} took W{e.worker}'s keepalive for grant {e.get('grant')}, "
+                    f"asked for at {sent:.3f} s, but {how}: a lease that has ended cannot be "
+                    "kept alive",
                 )
             )
     return found
@@ -387,12 +522,14 @@ def _lock_checks(line: Timeline, final: Happening | None) -> list[Impossible]:
     present = {int(key.get("create_revision", 0)) for key in final.get("locks")}
     if live == present:
         return []
+    service = SERVICES[line.history.settings.lock_service]
+    numbers = "create revisions" if service.ordered else "grants"
     return [
         Impossible(
             "final-locks",
             final.index,
             final.t,
-            f"etcd's lock keys at the end have create revisions {sorted(present) or 'none'}, "
+            f"{service.short}'s lock keys at the end have {numbers} {sorted(present) or 'none'}, "
             f"but the history leaves {sorted(live) or 'none'} undeleted",
         )
     ]
@@ -477,6 +614,8 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
     s = line.history.settings
     state = _Receiver(keeps_mark=s.keeps_mark, durable=s.hwm == "durable")
     found: list[Impossible] = []
+    lives = _key_lives(line)
+    checked: set[str] = set()
 
     def refuse(code: str, e: Happening, words: str) -> None:
         found.append(Impossible(code, e.index, e.t, words))
@@ -501,6 +640,11 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
         before = e.get("version_before")
         if before is not None:
             _check_version(e, who, int(before), state, refuse)
+        broken = _rule_broken(e, s.receiver, state, lives, checked)
+        if broken:
+            refuse("receiver-rule", e, f"the store {broken}")
+        if e.kind == "check" and e.get("passed"):
+            checked.add(str(e.get("request")))
         if not e.is_write_accepted:
             after = e.get("version_after")
             if after is not None and before is not None and int(after) != int(before):
@@ -522,17 +666,89 @@ def _receiver_checks(line: Timeline, unknown_sends: set[int]) -> tuple[list[Impo
                 )
             state.version = int(after)
         state.value = e.get("value")
-        if state.keeps_mark and e.get("mark_after") is not None:
+        if state.keeps_mark:
             token = int(e.get("token"))
-            if int(e.get("mark_after")) != token:
+            if e.get("mark_after") is not None and int(e.get("mark_after")) != token:
                 refuse(
                     "mark-token",
                     e,
                     f"the store recorded mark {e.get('mark_after')} after accepting {who} with "
                     f"token {token} {_at(e)}: accepting a write sets the mark to its token",
                 )
-            state.mark = int(e.get("mark_after"))
+            recorded = e.get("mark_after")
+            state.mark = int(recorded) if recorded is not None else token
     return found, state
+
+
+def _key_lives(line: Timeline) -> dict[int, tuple[int, int | None]]:
+    """Each grant's lock key in etcd's revisions: created at, and deleted at (None: never)."""
+    ends = {
+        int(e.get("grant")): int(
+            e.get("revision") if e.kind == "revoked" else e.get("etcd_revision")
+        )
+        for e in line.events
+        if e.kind == "revoked" or (e.kind == "release" and e.get("deleted"))
+    }
+    return {revision: (revision, ends.get(revision)) for revision in line.grants}
+
+
+def _rule_broken(
+    e: Happening,
+    receiver: str,
+    state: _Receiver,
+    lives: Mapping[int, tuple[int, int | None]],
+    checked: set[str],
+) -> str:
+    """How a decision of the store breaks its receiver's own rule, in words ('' when it
+    keeps it): a plain store accepts every write; a fenced one accepts a token exactly when
+    it is at least the mark (at once, or at the check of a non-atomic one, whose apply
+    follows a passed check); etcd-txn writes exactly when the writer's key still exists."""
+    if e.get("op") == "read":
+        return (
+            ""
+            if e.kind == "deliver" and e.get("outcome") == "read"
+            else (
+                f"answered W{e.worker}'s read {e.get('request')} with '{e.get('outcome')}' {_at(e)}"
+            )
+        )
+    token, who = int(e.get("token")), f"W{e.worker}'s write {e.get('request')}"
+    accepted = e.is_write_accepted or (e.kind == "check" and bool(e.get("passed")))
+    if receiver == "none":
+        return "" if accepted else f"rejected {who} {_at(e)}, but a plain store accepts every write"
+    if receiver in ("fenced", "fenced-nonatomic") and e.kind != "apply":
+        if accepted == (token >= state.mark):
+            return ""
+        verb = "let" if accepted else "refused"
+        return (
+            f"{verb} {who} with token {token} {_at(e)} with its mark at {state.mark}: a fenced "
+            "store accepts a token exactly when it is at least the mark"
+        )
+    if e.kind == "apply":
+        if str(e.get("request")) in checked:
+            return ""
+        return f"applied {who} {_at(e)} without a check it passed"
+    at = e.get("etcd_revision")
+    if receiver != "etcd-txn" or at is None:
+        return ""
+    created, deleted = lives.get(int(e.get("grant")), (None, None))
+    revision = int(at)
+    if accepted:
+        alive = (
+            created is not None and created < revision and (deleted is None or deleted > revision)
+        )
+    else:
+        alive = (
+            created is not None and created <= revision and (deleted is None or deleted > revision)
+        )
+    if alive == accepted:
+        return ""
+    state_words = "still existed" if alive else "no longer existed"
+    verb = "wrote" if accepted else "refused"
+    return (
+        f"{verb} {who} at etcd revision {revision} {_at(e)}, but W{e.worker}'s lock key "
+        f"(grant {e.get('grant')}) {state_words} there: etcd-txn writes exactly when the "
+        "writer's key exists"
+    )
 
 
 def _check_start(e: Happening, receiver: str, hwm: str, state: _Receiver, refuse: Any) -> None:
@@ -710,6 +926,9 @@ def cross_check(line: Timeline) -> Witnessed:
     data, applied = _final_data_checks(final, state, unknown)
     found = [
         *_grant_checks(line),
+        *grant_checks(line),
+        *store_life_checks(line),
+        *nemesis_checks(line),
         *_order_checks(line),
         *_pause_checks(line),
         *_crash_checks(line),

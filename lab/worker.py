@@ -10,6 +10,10 @@ passed on its own wall clock (which the nemesis may skew), gives the grant up an
 step either). A rejected request also makes it
 give up the grant (it does not release it), exactly as in the model.
 
+A randomized worker reports its own wall clock (which the nemesis may skew) against the
+run's monotonic clock: with every acquire it invokes (`wall`, seconds since its loop
+started) and once at its end (`clock`), so a skew is confirmed by the worker's own clock.
+
 Every client operation is recorded as it is invoked and as it completes, as a Jepsen
 history is: an acquire is `invoke` then `grant` (ok), `fail` (it timed out) or `info` (an
 request to the lock service failed, so a lock may have been taken); a read or write is `send` (its
@@ -102,6 +106,8 @@ class Worker:
         self.requests = 0
         self.retired = ""
         """Why the worker stopped taking steps ('' while it works)."""
+        self.wall_origin: float | None = None
+        """The worker's own wall clock when its randomized loop started (None: scripted)."""
 
     def retire(self, kind: str, op: str, error: str, **fields: Any) -> None:
         """Record a `fail` or `info` completion and take no step after it."""
@@ -126,7 +132,9 @@ class Worker:
         """Wait for the lock until `deadline` (seconds since t0); True once granted."""
         if self.retired:
             return False
-        self.log.record("invoke", worker=self.number, op="acquire")
+        origin = self.wall_origin
+        clock = {} if origin is None else {"wall": round(time.time() - origin, 6)}
+        self.log.record("invoke", worker=self.number, op="acquire", **clock)
         in_doubt = ""
         while self.log.now() < deadline:
             try:
@@ -320,6 +328,7 @@ def loop(worker: Worker, until: float, writes: int, seed: int) -> None:
     """Randomized mode: acquire, `writes` writes, release, until the deadline."""
     rng = random.Random(seed)
     wall, real = time.time(), worker.log.now()
+    worker.wall_origin = wall
     while worker.log.now() < until:
         if worker.retired or not worker.acquire(until):
             break

@@ -48,15 +48,12 @@ class Claim:
         """Whether the claim is that the property is violated."""
         return self.status is Status.VIOLATED
 
-    def to_dict(self) -> dict[str, Any]:
-        """The claim as JSON: property, verdict (holds or violated), vacuous, shortest, bounds."""
-        return {
-            "property": self.prop,
-            "verdict": "violated" if self.fails else "holds",
-            "vacuous": self.status is Status.VACUOUS,
-            "shortest": self.shortest,
-            "bounds": self.bounds.to_dict(),
-        }
+    def to_dict(self, design: Design | None = None) -> dict[str, Any]:
+        """The claim as JSON in the verdicts' own vocabulary: property, status (holds,
+        violated, vacuous), holds, shortest, bounds; given the design, a vacuous claim also
+        says why it is never exercised (`never_exercised`)."""
+        verdict = PropertyVerdict(self.prop, self.status, self.shortest).to_dict(design)
+        return {"property": self.prop, **verdict, "bounds": self.bounds.to_dict()}
 
 
 def claims_at(bounds: Bounds, **verdicts: int | str) -> tuple[Claim, ...]:
@@ -70,15 +67,22 @@ def claims_at(bounds: Bounds, **verdicts: int | str) -> tuple[Claim, ...]:
     return tuple(found)
 
 
+NOTE_VERBS: Final = {
+    Status.VIOLATED: ("fails", "fail"),
+    Status.HOLDS: ("holds", "hold"),
+    Status.VACUOUS: ("holds vacuously", "hold vacuously"),
+}
+"""A note's verb for one property and for several, by their shared status."""
+
+
 def note(names: Sequence[str], claims: Mapping[str, Claim]) -> str:
-    """`(P2 fails)`, `(P1, P3 fail)` or `(P1 holds)` for properties with the same verdict."""
-    failing = {claims[name].fails for name in names}
-    if len(failing) != 1:
-        raise ValueError(f"one note cannot mix failing and holding properties: {names}")
-    verb = ("fails" if failing == {True} else "holds") if len(names) == 1 else None
-    if verb is None:
-        verb = "fail" if failing == {True} else "hold"
-    return f"({', '.join(names)} {verb})"
+    """`(P2 fails)`, `(P1, P3 fail)`, `(P1 holds)` or `(P5 holds vacuously)` for properties
+    with the same status: a property never exercised is never said simply to hold."""
+    statuses = {claims[name].status for name in names}
+    if len(statuses) != 1:
+        raise ValueError(f"one note cannot mix properties of different verdicts: {names}")
+    one, several = NOTE_VERBS[statuses.pop()]
+    return f"({', '.join(names)} {one if len(names) == 1 else several})"
 
 
 def render(template: str, claims: Sequence[Claim]) -> str:

@@ -7,7 +7,7 @@ the helpers of `model.terms` join conditions with `&&`, `||`, `!` and `select`. 
 read the rules through it: the Promela exporter, which prints the text; the explorer,
 which uses it to see which properties a rule can never violate (their condition folds to
 the constant False); and the explorer's compiled loops for large levels, built from the
-Python form (`model.kernels`).
+Python form (`model.check.kernels`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A state is a tuple of small non-negative ints, one per column. Columns that a de
 not use have a domain of size 1 (always 0), so they add no states, as
 docs/model.md#variables requires. A state's number is its mixed-radix value (`pack`); the
 explorer stores it in one int64 word, or in several when the state space is wider
-(`model.keys`).
+(`model.check.keys`).
 """
 
 from __future__ import annotations

@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, assert_never
-
-if TYPE_CHECKING:
-    from model.design import Bounds, Design
+from typing import Any, Final, Protocol, assert_never
 
 MAX_RESTARTS: Final = 3
 MAX_CRASHES: Final = 3
@@ -27,6 +24,28 @@ MAX_SKEW: Final = 6
 MAX_WRAP: Final = 8
 MAX_OPTION_TEXT: Final = 40
 """Longest text accepted for one option value from a link, a form or a file."""
+
+
+class SizedDesign(Protocol):
+    """What a token source's ceiling reads of a design (`model.design.Design` has it)."""
+
+    @property
+    def modulus(self) -> int: ...
+
+    def skews(self, workers: int) -> tuple[int, ...]: ...
+
+
+class SizedBounds(Protocol):
+    """What a token source's ceiling reads of the bounds (`model.design.Bounds` has it)."""
+
+    @property
+    def workers(self) -> int: ...
+
+    @property
+    def horizon(self) -> int: ...
+
+    @property
+    def grants(self) -> int: ...
 
 
 class DesignError(ValueError):
@@ -70,7 +89,7 @@ class TokenRow:
     """The token a grant hands out, as docs/model.md writes it (the rule's case, in words)."""
     mirrors: str
     """What it stands for in real lock services."""
-    ceiling: Callable[[Design, Bounds], int]
+    ceiling: Callable[[SizedDesign, SizedBounds], int]
     """The largest token value it can hand out at these bounds (the domain's top)."""
     uses_counter: bool
     """Each grant raises the coordinator's counter `issued`, and the token is its value."""
@@ -84,6 +103,12 @@ class TokenRow:
     """The prover's token-specific candidate invariants that apply (proofs/invariants.py)."""
     rule: str = TOKEN_RULE
     """The rule function whose case for this token makes its value at a grant."""
+
+    @property
+    def grows_with_every_grant(self) -> bool:
+        """A fencing token: each grant's is the counter's next value, and no restart sets
+        the counter back, so a later grant always carries a higher token."""
+        return self.uses_counter and not self.reset_by_coordinator_restart
 
 
 TOKEN_TABLE: Final = (
@@ -260,7 +285,7 @@ ADMISSION_BY_TEST: Final = {row.test: row for row in ADMISSION_ROWS}
 
 RECEIVER_RULE: Final = "model.rules:RuleBuilder.admission"
 """The rule that makes each receiver's admission test (one case per `Receiver`)."""
-RECEIVER_NARRATOR: Final = "model.narration:comparison"
+RECEIVER_NARRATOR: Final = "model.explain.narration:comparison"
 """The function that words each admission test, with its values, in a sentence."""
 
 

@@ -54,7 +54,7 @@ class Preset:
             "lesson": self.lesson,
             "source": self.source,
             "design": self.design.to_dict(),
-            "claims": [claim.to_dict() for claim in self.claims],
+            "claims": [claim.to_dict(self.design) for claim in self.claims],
         }
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.actions import ActionKind
+from model.design import Design, Workload
 from model.layout import Vars
 from model.rules import Rule, holds_current_grant, lease_is_current, lock_free_at
 from model.terms import Cond, all_of, any_of, not_
@@ -37,7 +38,25 @@ class Property:
     statement: str
     trigger: Callable[[Vars, Rule, int], Cond]
     requirement: Callable[[Vars, int], Cond]
+    exercised_by: str
+    """What puts the property to the test, as a noun phrase (`an accepted write`)."""
+    never_exercised: Callable[[Design], str | None]
+    """Why a design can never put the property to the test (None when it can): the
+    reason a vacuous verdict is vacuous by construction, said in words."""
     on_tick: bool = False
+
+    def applies(self, design: Design) -> bool:
+        """Whether the design can put the property to the test at all (P5 only where
+        workers read before they write, P6 only where something crashes)."""
+        return self.never_exercised(design) is None
+
+    def vacuity(self, design: Design) -> str:
+        """Why the property was never put to the test in this design: the design's own
+        reason, or that no run within the bounds made the transition it speaks of."""
+        reason = self.never_exercised(design)
+        if reason is not None:
+            return reason
+        return f"no run within the bounds has {self.exercised_by}"
 
     def subjects(self, s: Vars, rule: Rule) -> tuple[int, ...]:
         """The workers a transition concerns: its own, or every worker on a Tick (`on_tick`)."""
@@ -127,6 +146,32 @@ def freed_within_lease(s: Vars, w: int) -> Cond:
     return any_of(lock_free_at(s, s.now + 1), s.now + 2 - s.down[w] <= lease)
 
 
+def _always_possible(design: Design) -> str | None:
+    """Every design accepts writes: nothing rules them out by construction."""
+    return None
+
+
+def _receiver_never_rejects(design: Design) -> str | None:
+    """A resource that checks nothing never rejects a request."""
+    if design.receiver.checks_anything:
+        return None
+    return "the resource checks nothing, so it never rejects a request"
+
+
+def _no_reads(design: Design) -> str | None:
+    """Blind writes read nothing, so no update can be lost between a read and a write."""
+    if design.workload is Workload.RMW:
+        return None
+    return "the workers write blind (they never read before they write)"
+
+
+def _nobody_crashes(design: Design) -> str | None:
+    """Without crashes no holder's lock waits for a crashed holder."""
+    if design.crashes:
+        return None
+    return "nothing in this design ever crashes"
+
+
 PROPERTIES: Final = (
     Property(
         "P1",
@@ -134,6 +179,8 @@ PROPERTIES: Final = (
         "No accepted write carries a lower token than a prior accepted one.",
         _accepts_write,
         _token_not_lower,
+        "an accepted write",
+        _always_possible,
     ),
     Property(
         "P2",
@@ -141,6 +188,8 @@ PROPERTIES: Final = (
         "Every accepted write lands while its grant is the current, unexpired lease.",
         _accepts_write,
         _within_its_lease,
+        "an accepted write",
+        _always_possible,
     ),
     Property(
         "P3",
@@ -148,6 +197,8 @@ PROPERTIES: Final = (
         "No write from an older grant is accepted after a write from a newer grant.",
         _accepts_write,
         _grant_not_older,
+        "an accepted write",
+        _always_possible,
     ),
     Property(
         "P4",
@@ -155,6 +206,8 @@ PROPERTIES: Final = (
         "A request is never rejected while its lease is the current, unexpired one.",
         _rejects_request,
         _lease_not_current,
+        "a rejected request",
+        _receiver_never_rejects,
     ),
     Property(
         "P5",
@@ -163,6 +216,8 @@ PROPERTIES: Final = (
         "(vacuous without read-modify-write, where nothing is read).",
         _accepts_write_after_read,
         _read_is_current,
+        "an accepted write that follows its worker's read",
+        _no_reads,
     ),
     Property(
         "P6",
@@ -171,6 +226,8 @@ PROPERTIES: Final = (
         "the crash (vacuous without crashes, where nobody crashes).",
         _tick_with_crashed_holder,
         freed_within_lease,
+        "a tick while a crashed worker holds the lock",
+        _nobody_crashes,
         on_tick=True,
     ),
 )

@@ -8,11 +8,16 @@ checked against nothing (docs/model.md, "Verdicts").
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
+from model.properties import BY_NAME
 from model.rules import Action
+
+if TYPE_CHECKING:
+    from model.design import Design
 
 
 class Status(StrEnum):
@@ -72,9 +77,17 @@ class PropertyVerdict:
         """True (holds, vacuous, proved), False (violated) or None (unknown)."""
         return self.status.holds
 
-    def to_dict(self) -> dict[str, Any]:
-        """The verdict as JSON: status, holds (null when unknown) and shortest."""
-        return {"status": str(self.status), "holds": self.holds, "shortest": self.shortest}
+    def to_dict(self, design: Design | None = None) -> dict[str, Any]:
+        """The verdict as JSON: status, holds (null when unknown) and shortest; given the
+        design, a vacuous verdict also says why it was never exercised (`never_exercised`)."""
+        found: dict[str, Any] = {
+            "status": str(self.status),
+            "holds": self.holds,
+            "shortest": self.shortest,
+        }
+        if design is not None and self.status is Status.VACUOUS:
+            found["never_exercised"] = BY_NAME[self.name].vacuity(design)
+        return found
 
 
 def exploration_status(violated: bool, complete: bool, exercised: bool) -> Status:
@@ -89,3 +102,49 @@ def exploration_status(violated: bool, complete: bool, exercised: bool) -> Statu
     if not complete:
         return Status.UNKNOWN
     return Status.HOLDS if exercised else Status.VACUOUS
+
+
+VACUOUS_LEAD: Final = "holds vacuously, never exercised"
+"""How every surface begins a vacuous verdict that names its reason: `holds vacuously,
+never exercised: <why>`."""
+
+
+def vacuous_words(name: str, design: Design) -> str:
+    """`holds vacuously, never exercised: nothing in this design ever crashes`: the vacuous
+    verdict with what was never exercised and why, read off the design (`Property.vacuity`)."""
+    return f"{VACUOUS_LEAD}: {BY_NAME[name].vacuity(design)}"
+
+
+def verdict_words(verdict: PropertyVerdict, design: Design) -> str:
+    """A verdict in the one vocabulary every page and command speaks: `violated (shortest
+    run: 5 steps)`, `holds`, `holds vacuously, never exercised: <why>`, `unknown (not
+    finished)` or `proved for every horizon`."""
+    if verdict.status is Status.VIOLATED and verdict.shortest:
+        return f"violated (shortest run: {verdict.shortest} steps)"
+    if verdict.status is Status.VACUOUS:
+        return vacuous_words(verdict.name, design)
+    return verdict.status.word
+
+
+def never_exercised_notes(
+    designs: Sequence[tuple[str, Design, Mapping[str, PropertyVerdict]]],
+) -> list[str]:
+    """One line per property and reason for a table of several designs, naming the rows
+    whose verdict is vacuous: `P6 holds vacuously, never exercised in lease-only, fencing:
+    nothing in this design ever crashes`. `designs` are (row label, design, verdicts)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for label, design, found in designs:
+        for name, verdict in found.items():
+            if verdict.status is Status.VACUOUS:
+                grouped.setdefault((name, BY_NAME[name].vacuity(design)), []).append(label)
+    return [
+        f"{name} {VACUOUS_LEAD} in {', '.join(labels)}: {reason}"
+        for (name, reason), labels in sorted(grouped.items(), key=lambda item: item[0][0])
+    ]
+
+
+def vacuity_sentence(name: str, design: Design) -> str:
+    """`P6 holds vacuously: nothing in this design ever crashes, so P6 is never put to the
+    test.` The reason is the property's own, read off the design (`Property.vacuity`)."""
+    reason = BY_NAME[name].vacuity(design)
+    return f"{name} holds vacuously: {reason}, so {name} is never put to the test"

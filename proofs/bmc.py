@@ -82,7 +82,7 @@ class BmcResult:
 
 def diameter(design: Design, bounds: Bounds) -> int:
     """The largest BFS distance from the initial state, from the explorer (exact, no symmetry)."""
-    from model.explorer import explore
+    from model.check.explorer import explore
 
     exploration = explore(design, bounds)
     if not exploration.complete:
@@ -138,7 +138,7 @@ def interchangeable(encoding: Encoding) -> tuple[tuple[int, int], ...]:
     """Pairs (v, w) of workers, v < w, of equal clock skew with none of that skew between.
 
     The rules treat every worker alike except for its skew (the criterion of
-    `model.symmetry.renamings`), and P1..P6 are stated alike for every worker, so renaming
+    `model.check.symmetry.renamings`), and P1..P6 are stated alike for every worker, so renaming
     workers of equal skew maps runs to runs of the same length that break the same
     properties.
     """

@@ -16,10 +16,10 @@ from typing import Any, Final
 import z3
 
 from model.actions import Action, ActionKind
+from model.check.explorer import Exploration, explore
+from model.check.search import SearchOptions
 from model.design import Bounds, Design
-from model.explorer import Exploration, explore
 from model.properties import BY_NAME, PROPERTIES
-from model.search import SearchOptions
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, BmcResult, bmc
 from proofs.budget import PROVE_MAX_SECONDS, PROVE_MAX_STATES
@@ -166,8 +166,7 @@ def _vacuity(result: PropertyResult, exploration: Exploration) -> PropertyResult
         result,
         status=VACUOUS,
         reason=(
-            "nothing this property speaks of ever happens within the bounds (no reachable "
-            "transition triggers it), so "
+            f"never exercised ({BY_NAME[result.prop].vacuity(exploration.design)}): "
             + ("z3's proof" if result.status is PROVED else "the check")
             + " says nothing about this design"
         ),
@@ -306,7 +305,8 @@ def format_report(report: ProofReport) -> str:
         if r.invariant:
             lines.append(f"{name} invariant: {r.invariant}")
         if r.status in (UNKNOWN, HOLDS, VACUOUS) and r.reason:
-            lines.append(f"{name} {r.status}: {r.reason}")
+            said = "holds vacuously" if r.status is VACUOUS else str(r.status)
+            lines.append(f"{name} {said}: {r.reason}")
         if r.actions:
             lines.append(f"{name} counterexample: " + ", ".join(a.label() for a in r.actions))
     lines.append(f"total {report.seconds:.2f} s")

@@ -2,7 +2,7 @@
 
 A `FencingMachine` walks one random run of a design within bounds. Its one Hypothesis
 rule, `step`, first draws *who* moves (the clock, the coordinator, a worker, the receiver,
-or a fault) with the odds of `model.random_search.WEIGHTS` (the product's random search
+or a fault) with the odds of `model.check.random_search.WEIGHTS` (the product's random search
 uses the same odds and groups), then which of that actor's currently enabled action
 instances it takes. The weights keep `Tick` and faults rarer than the other actors, which
 lets random runs reach the interleavings where a paused worker's write lands late. The
@@ -17,7 +17,7 @@ Two things are checked on every transition:
 
 `find_violation` runs a target machine under Hypothesis and returns the run that reached
 the target (shrunk, if the settings include the shrink phase), so a test can replay it
-through `model.trace.replay`.
+through `model.formats.trace.replay`.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from model.check.explorer import Exploration, explore
+from model.check.random_search import GROUPS, WEIGHTS, group_of, max_run_length
 from model.design import Bounds, Design
-from model.explorer import Exploration, explore
-from model.random_search import GROUPS, WEIGHTS, group_of, max_run_length
 from model.rules import Action, Rule
 from model.system import State, System
 
@@ -143,7 +143,7 @@ class FencingMachine(RuleBasedStateMachine):
     `must_hold`: properties whose violation fails the run. `target`: a property whose
     violation ends the run with `ViolationFound`. `check_state`: an optional invariant on
     every reached state (a named-value dict), returning a problem description or None.
-    `replay_at_end`: replay the recorded run through `model.trace.replay` at teardown and
+    `replay_at_end`: replay the recorded run through `model.formats.trace.replay` at teardown and
     compare every state and violation with what the machine saw. `weights`: the odds of
     each group when several can move. The class collects every state its runs reach in
     `visited`, how many runs it started in `runs`, the length of its longest run in
@@ -242,8 +242,8 @@ def compare_with_replay(
     states: Sequence[State],
     seen: Sequence[tuple[str, ...]],
 ) -> None:
-    """Assert that `model.trace.replay` of the run gives the same states and violations."""
-    from model.trace import replay
+    """Assert that `model.formats.trace.replay` of the run gives the same states and violations."""
+    from model.formats.trace import replay
 
     trace = replay(design, bounds, actions)
     assert trace.states() == list(states), f"replay reaches other states: {labels(actions)}"

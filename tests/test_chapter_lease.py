@@ -3,10 +3,10 @@ is the explorer's verdicts, and the page is the first of the walkthrough."""
 
 from __future__ import annotations
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
+from model.formats.trace import Trace
 from model.presets import PRESETS
-from model.trace import Trace
 from webapp.screens.registry import RENDERERS, render_lease_chapter
 from webapp.show.chapters import BY_NUMBER, chapter_traces
 from webapp.show.lease_lessons import CRASH_COLUMN, LEASE_CHAPTER, PAUSE_COLUMN, lesson_rows

@@ -11,12 +11,12 @@ import tomllib
 
 import pytest
 
+from classroom.sets import DEFAULT_SET, load_set
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.claims import citations, lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import explore
 from model.presets import PRESETS, PRESETS_LIST, Preset
-from model.search import SearchOptions
-from webapp.classroom.sets import DEFAULT_SET, load_set
 
 NOTE = re.compile(r"\((P\d(?:, P\d)*) (fails?|holds?)\)")
 

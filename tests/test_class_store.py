@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from model.properties import PROPERTY_NAMES
-from webapp.classroom import class_store
-from webapp.classroom.class_store import (
+from classroom import class_store
+from classroom.class_store import (
     ClassError,
     ClassStore,
     SoloProgress,
@@ -26,6 +25,7 @@ from webapp.classroom.class_store import (
     exercise_counts,
     prediction_spread,
 )
+from model.properties import PROPERTY_NAMES
 
 SET_TEXT = 'title = "Mini"\n'
 

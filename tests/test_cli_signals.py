@@ -2,13 +2,17 @@
 standard output, and nonsense budgets. Each gets one line and its exit status, never a
 traceback or a normal-looking report.
 
-The interrupt tests run the real command in a child process and send SIGINT once the child
-has used enough processor time to be well into its work (past start-up, and for `prove`
-inside z3's checks), then wait with a generous limit that only catches a hang.
+The interrupt tests run the real command in a child process and send SIGINT at a point of
+its work: a search is interrupted once it has loaded its compiled loops (it marks them
+ready in its private folder, which the test watches), with budgets it cannot spend before
+the signal; start-up and `prove` once the child has used enough processor time to be past
+the interpreter's start or inside z3's checks. Then they wait with a generous limit that
+only catches a hang.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -22,8 +26,7 @@ from typing import IO
 import pytest
 import z3
 
-from fencing import cli
-from fencing.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_USAGE
+from fencing import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_USAGE, cli
 from fencing.interrupts import sigint_recorded, z3_stops_on_ctrl_c
 from proofs.report import let_ctrl_c_through
 from tests.cli_helpers import run
@@ -35,7 +38,11 @@ HANG_SECONDS = 120.0
 pytestmark = pytest.mark.skipif(not FENCING.exists(), reason="the fencing script is not installed")
 
 
-def start(args: list[str], stdout: IO[str] | int = subprocess.PIPE) -> subprocess.Popen[str]:
+def start(
+    args: list[str],
+    stdout: IO[str] | int = subprocess.PIPE,
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[str]:
     """The `fencing` command with these arguments, with Ctrl-C handled as in a terminal.
 
     SIGINT is reset to its default in the child: a test run in the background inherits it
@@ -46,6 +53,7 @@ def start(args: list[str], stdout: IO[str] | int = subprocess.PIPE) -> subproces
         stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
@@ -64,6 +72,43 @@ def interrupt_after(args: list[str], cpu: float) -> tuple[int, str, str]:
     assert child.poll() is None, "the command ended before it could be interrupted"
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=HANG_SECONDS)
+    return child.returncode, out, err
+
+
+@pytest.fixture(scope="module")
+def kernels_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private folder for the searches' compiled loops, watched by nobody else."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def ready_marks(folder: Path) -> dict[Path, int]:
+    """Each compiled-loops marker in the folder, with when it was last touched."""
+    marks = {}
+    for path in folder.rglob("*.ready"):
+        with contextlib.suppress(OSError):
+            marks[path] = path.stat().st_mtime_ns
+    return marks
+
+
+def interrupt_in_search(args: list[str], cache: Path) -> tuple[int, str, str]:
+    """Start the command with `cache` as its private folder and send SIGINT as soon as its
+    search has loaded (or compiled) its loops: a search touches their marker once they are
+    ready, after start-up and the first levels, before the large levels they expand."""
+    before = ready_marks(cache)
+    child = start(args, env={**os.environ, "FENCING_LAB_CACHE": str(cache)})
+    try:
+        while child.poll() is None:
+            after = ready_marks(cache)
+            if any(before.get(path) != touched for path, touched in after.items()):
+                break
+            time.sleep(0.005)
+        assert child.poll() is None, "the command ended before its search loaded its loops"
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=HANG_SECONDS)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
     return child.returncode, out, err
 
 
@@ -91,9 +136,12 @@ LONG_PROOF = [
     "--max-states",
     "60000",
 ]
-# Bounds whose exploration would run for a minute; its first 5,000,000 states (the budget
-# the tests give) take some 2.5 s of processor time, far more than the 0.6 s they wait.
+# Bounds whose exploration would run for minutes, with budgets it cannot spend before the
+# signal: 50,000,000 states take some 25 s of processor time past the level where the
+# search loads its compiled loops (the signal follows within milliseconds), and an hour.
+# Each search starts with lease-only (as `matrix` does), so they share one set of loops.
 LARGE_BOUNDS = ["--workers", "4", "--horizon", "20", "--grants", "6", "--writes", "3"]
+UNSPENT = ["--max-states", "50000000", "--max-seconds", "3600"]
 
 
 def test_ctrl_c_while_the_command_starts_is_one_line_not_an_import_traceback() -> None:
@@ -153,17 +201,18 @@ def test_an_interrupt_dropped_by_a_finalizer_still_stops_the_command(
             interrupts.check()
 
 
+@pytest.mark.xdist_group("cli-signals-search")  # one worker compiles the loops they share
 @pytest.mark.parametrize(
     "args",
     [
-        ["check", *LARGE_BOUNDS, "--max-states", "5000000"],
-        ["export", "itf", "--property", "P1", *LARGE_BOUNDS, "--max-states", "5000000"],
-        ["matrix", "--json", *LARGE_BOUNDS, "--max-states", "5000000"],
+        ["check", "--preset", "lease-only", *LARGE_BOUNDS, *UNSPENT],
+        ["export", "itf", "--preset", "lease-only", "--property", "P1", *LARGE_BOUNDS, *UNSPENT],
+        ["matrix", "--json", *LARGE_BOUNDS, *UNSPENT],
     ],
     ids=["check", "export-itf", "matrix"],
 )
-def test_ctrl_c_during_a_search_is_an_interrupt(args: list[str]) -> None:
-    assert_interrupted(*interrupt_after(args, cpu=0.6))
+def test_ctrl_c_during_a_search_is_an_interrupt(args: list[str], kernels_folder: Path) -> None:
+    assert_interrupted(*interrupt_in_search(args, kernels_folder))
 
 
 def test_an_interrupt_that_native_code_turned_into_another_error_is_still_an_interrupt(

@@ -9,18 +9,19 @@ from typing import Final
 
 import pytest
 
+from advise import words as advice_words
+from advise.advice import Advice, advise
+from advise.catalogue import Stack
+from classroom.data import ExerciseSetError
+from classroom.grading import verdicts
+from classroom.sets import parse_set
 from fencing.matrix import verdict_matrix
-from model.advice import Advice, Unfixed, advise
+from model.check.explorer import Exploration, explore
+from model.check.search import SearchOptions
 from model.design import REFERENCE_BOUNDS
-from model.explorer import Exploration, explore
+from model.formats.trace import replay
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from model.search import SearchOptions
-from model.stack import Stack
-from model.trace import replay
-from webapp.classroom.data import ExerciseSetError
-from webapp.classroom.grading import verdicts
-from webapp.classroom.sets import parse_set
 from webapp.content import chapters, classroom, common, compare, exercises, proofs, stack
 from webapp.show.verdicts import compact_cell, difference
 from webapp.show.views import unknown_setting
@@ -67,10 +68,17 @@ def test_the_difference_says_what_fencing_removes(
     assert diff.disappear, "fencing removes some of the lease-only design's violations"
     assert lines[0] == f"- **Disappear** going from A to B: {', '.join(diff.disappear)}"
     assert lines[1] == "- **Appear**: none"  # fencing breaks nothing lease-only kept
-    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[3]
+    assert lines[3] == "- **Never exercised** (hold vacuously): in A P4, P5, P6; in B P5, P6"
+    assert f"{lease_only.states:,} → {fencing.states:,} states" in lines[4]
     backwards = compare.difference_lines(difference(fencing, lease_only)).split("\n")
     assert backwards[0] == "- **Disappear** going from A to B: none"
     assert backwards[1] == f"- **Appear**: {', '.join(diff.disappear)}"
+    strict = explore(PRESETS["fencing-strict"].design, REFERENCE_BOUNDS)
+    untested = compare.difference_lines(difference(strict, lease_only)).split("\n")
+    assert untested[0] == (
+        "- **Disappear** going from A to B: P4 (P4 only because B never exercises it: "
+        "untested, not fixed)"
+    )
 
 
 def test_the_incomplete_warning_follows_the_explorations(
@@ -99,12 +107,8 @@ def test_the_matrix_caption_reads_a_cell_the_matrix_really_has() -> None:
 
 @pytest.fixture(scope="module")
 def etcd_and_sql() -> Advice:
-    """The advice on the stack a first visit shows (etcd lease ids, a conditional UPDATE)."""
-    found = advise(
-        Stack.of("etcd-lease-id", "sql-conditional-update", ["worker-checks-lease"]),
-        REFERENCE_BOUNDS,
-        max_seconds=30.0,
-    )
+    """The advice on an etcd and PostgreSQL stack (lease ids, a read then a separate write)."""
+    found = advise(Stack.of("etcd-lease-id", "sql-select-then-update"), REFERENCE_BOUNDS)
     assert found.exploration.complete
     return found
 
@@ -113,31 +117,51 @@ def etcd_and_sql() -> Advice:
 def test_a_stack_that_violates_hears_no_good_news_and_gets_fixes(etcd_and_sql: Advice) -> None:
     assert etcd_and_sql.violated
     assert stack.all_hold(etcd_and_sql) is None
-    assert etcd_and_sql.fixes and stack.no_fix(etcd_and_sql) is None
+    assert etcd_and_sql.fixes and advice_words.no_fix(etcd_and_sql) is None
 
 
 @pytest.mark.slow
-def test_a_stack_that_keeps_everything_is_told_so(etcd_and_sql: Advice) -> None:
-    complete_fix = next(f for f in etcd_and_sql.fixes if not f.still_violated)
-    fixed = advise(complete_fix.stack, REFERENCE_BOUNDS, max_seconds=30.0)
+def test_a_stack_that_keeps_everything_is_told_so_with_what_was_never_tested(
+    etcd_and_sql: Advice,
+) -> None:
+    closing = next(f for f in etcd_and_sql.fixes if not f.still_violated)
+    fixed = advise(closing.stack, REFERENCE_BOUNDS)
     assert fixed.violated == ()
-    assert stack.all_hold(fixed) == "Every property holds at these bounds: no change is needed."
-    assert stack.no_fix(fixed) is not None  # nothing to fix, so no fix is listed
+    good = stack.all_hold(fixed)
+    assert good is not None
+    assert good.startswith("P1, P2, P3, P4 and P6 hold at these bounds, with a holder that may")
+    assert "P5 holds vacuously: the workers write blind" in good
+    assert advice_words.no_fix(fixed) is None  # nothing to fix, so nothing is said of fixes
     cut_short = replace(fixed, exploration=replace(fixed.exploration, complete=False))
     assert stack.all_hold(cut_short) is None  # a search stopped at its budget proves nothing
 
 
 @pytest.mark.slow
-def test_a_fix_says_what_then_holds_and_what_it_leaves(etcd_and_sql: Advice) -> None:
+def test_a_fix_says_what_then_holds_what_is_untested_and_what_it_leaves(
+    etcd_and_sql: Advice,
+) -> None:
     for fix in etcd_and_sql.fixes:
-        outcome = stack.fix_outcome(fix)
-        assert outcome.startswith(f"Then {', '.join(fix.holds)} hold;")
-        left = ", ".join(fix.still_violated) or "nothing"
-        assert outcome.endswith(f"still violated: {left}.")
-    assert {stack.fix_outcome(f).endswith("nothing.") for f in etcd_and_sql.fixes} == {
-        True,
-        False,
-    }
+        outcome = advice_words.fix_outcome(fix, etcd_and_sql)
+        said = " ".join(outcome)
+        assert (
+            outcome[0]
+            == f"Then {advice_words.listed(fix.holds)} hold, with a holder that may crash"
+        )
+        for name in fix.vacuous:
+            assert f"{name} holds vacuously: " in said
+        assert ("P2 stays violated" in said) == ("P2" in fix.still_violated)
+        for name in set(fix.still_violated) - {"P2"}:
+            assert name in said.split("still violated: ")[1]
+        assert ("still violated" in said) == bool(set(fix.still_violated) - {"P2"})
+
+
+@pytest.mark.slow
+def test_the_gap_sentence_points_at_the_fix_that_closes_it(etcd_and_sql: Advice) -> None:
+    closing = [n for n, f in enumerate(etcd_and_sql.fixes, 1) if not f.still_violated]
+    assert closing
+    assert advice_words.gap_sentence(etcd_and_sql).endswith(f"closes it (fix {closing[0]})")
+    alone = replace(etcd_and_sql, fixes=etcd_and_sql.fixes[:1])
+    assert advice_words.gap_sentence(alone).endswith("closes it")
 
 
 def test_a_replayed_run_says_whether_it_still_violates(lease_only: Exploration) -> None:
@@ -153,34 +177,37 @@ def test_a_replayed_run_says_whether_it_still_violates(lease_only: Exploration) 
     )
 
 
-def test_an_unfixed_property_names_the_nearest_preset_or_says_there_is_none() -> None:
-    nearest = PRESETS["fencing"]
-    with_preset = stack.unfixed_warning(Unfixed("P1", nearest))
-    assert f"the preset **{nearest.name}** ({nearest.mirrors})" in with_preset
-    assert with_preset.startswith("No change of one or two parts fixes P1;")
-    assert stack.unfixed_warning(Unfixed("P1", None)).endswith(
-        "P1; no preset keeps it at these bounds."
-    )
-
-
 # ----- the Exercises and Class pages ---------------------------------------------------------
 
 
 def test_the_fix_task_says_what_the_design_keeps_today() -> None:
-    today = verdicts(LEASE_ONLY, REFERENCE_BOUNDS)
-    assert today.complete and today.holds
-    task = exercises.fix_task("P1", "title", today.holds, ("fencing", "receiver"))
-    assert f"Today this design keeps {', '.join(today.holds)}." in task
-    assert task.endswith("You may change: `fencing`, `receiver`.")
-    assert "keeps nothing." in exercises.fix_task("P1", "title", (), ("fencing",))
+    today = verdicts(FENCING, REFERENCE_BOUNDS)
+    assert today.complete and today.holds == ("P1", "P3", "P4")
+    assert today.vacuous == ("P5", "P6")
+    task = exercises.fix_task(
+        "P2",
+        "title",
+        today.holds,
+        ("token source", "what the resource checks"),
+        today.untested_sentence(),
+    )
+    assert "Today this design keeps P1, P3, P4. P5 and P6 are never put to the test" in task
+    assert task.endswith("You may change: token source, what the resource checks.")
+    assert "`" not in task
+    lease_only = verdicts(LEASE_ONLY, REFERENCE_BOUNDS)
+    assert lease_only.holds == ()  # all it keeps, it keeps vacuously
+    assert "keeps nothing." in exercises.fix_task("P1", "title", (), ("token source",))
 
 
 def test_the_design_caption_names_a_preset_s_real_system_only_for_a_preset() -> None:
     preset = PRESETS["lease-only"]
     named = exercises.design_caption(preset.name, preset.mirrors, REFERENCE_BOUNDS)
-    assert named.startswith(f"Design: `{preset.name}`, {preset.mirrors}. Bounds:")
-    custom = exercises.design_caption("custom", None, REFERENCE_BOUNDS)
-    assert custom == f"Design: `custom`. Bounds: {REFERENCE_BOUNDS.in_words()}."
+    assert named.startswith(f"The design: {preset.name}, which mirrors {preset.mirrors}. The")
+    custom = exercises.design_caption("Token source: key version", None, REFERENCE_BOUNDS)
+    assert custom == (
+        f"The design: Token source: key version. The bounds: {REFERENCE_BOUNDS.in_words()}."
+    )
+    assert "`" not in named + custom
 
 
 def test_a_student_without_a_nickname_is_not_named() -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from lab.nemesis import PAUSE_TTLS
+from model.check.explorer import explore
+from model.check.random_search import random_search
+from model.check.search import OnLevel, Progress, SearchOptions
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
+from model.formats.trace import replay
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
-from model.random_search import random_search
-from model.search import OnLevel, Progress, SearchOptions
-from model.trace import replay
 from webapp.content import design_picker, lab, player, playground, scheduler, searching, state_space
 from webapp.content import explore as explore_words
 from webapp.content.common import link_not_understood
@@ -66,10 +66,10 @@ def test_a_random_search_says_why_it_is_not_complete() -> None:
     found = random_search(BROKEN, SMALL, runs=5, seed=1)
     assert found.stopped_by is None and explore_words.random_stopped(found) is None
     assert explore_words.random_not_complete(found.stopped_by) == (
-        "no (a random search never shows a property holds)"
+        "Not complete: a random search never shows a property holds."
     )
     late = "time budget of 1 s reached"
-    assert explore_words.random_not_complete(late) == f"no ({late})"
+    assert explore_words.random_not_complete(late) == f"Not complete: {late}."
 
 
 def test_the_design_is_named_by_its_preset_or_else_by_its_options() -> None:
@@ -92,6 +92,12 @@ def test_a_property_holds_in_the_graph_only_when_the_finished_count_found_no_vio
     counts = count_space(BROKEN, SMALL)
     assert state_space.holds_in_graph("P2", counts) is None
     assert state_space.holds_in_graph("P4", counts) == (
+        "P4 holds vacuously, never exercised: the resource checks nothing, so it never rejects "
+        "a request. No state has a violating step leaving it, but only because no step ever "
+        "puts it to the test: choose another property or design."
+    )
+    fenced = count_space(PRESETS["fencing"].design, SMALL)
+    assert state_space.holds_in_graph("P4", fenced) == (
         "P4 holds within these bounds: no state has a violating step leaving it."
     )
     stopped = count_space(PRESETS["fencing"].design, REFERENCE_BOUNDS, max_states=1000)
@@ -158,15 +164,19 @@ def test_the_board_names_the_step_to_choose_and_the_loaded_run() -> None:
 
 
 @pytest.mark.parametrize(
-    ("count", "cell"),
+    ("count", "name", "exercised", "cell"),
     [
-        (0, f"{HOLDS_GLYPH} holds"),
-        (1, f"{VIOLATED_GLYPH} 1 violation"),
-        (3, f"{VIOLATED_GLYPH} 3 violations"),
+        (0, "P1", 4, f"{HOLDS_GLYPH} holds"),
+        (1, "P1", 4, f"{VIOLATED_GLYPH} 1 violation"),
+        (3, "P3", 4, f"{VIOLATED_GLYPH} 3 violations"),
+        (0, "P5", 0, "○ holds vacuously: no accepted write that follows its worker's read"),
+        (0, "P6", 0, "○ holds vacuously: no tick while a crashed worker holds the lock"),
     ],
 )
-def test_a_lab_verdict_cell_says_holds_or_counts_the_violations(count: int, cell: str) -> None:
-    assert lab.verdict_cell(count) == cell
+def test_a_lab_verdict_cell_says_holds_only_when_put_to_the_test(
+    count: int, name: str, exercised: int, cell: str
+) -> None:
+    assert lab.verdict_cell(count, name, exercised) == cell
 
 
 def test_the_randomized_runs_caption_is_made_from_its_writes_and_the_nemesis_pauses() -> None:

@@ -1,7 +1,7 @@
 """Crashes, renewals and a lock without a lease beside every receiver and token source.
 
 Each design is checked by three engines at small bounds: the explorer, the reference
-search over the step interpreter (`model.reference`) and bounded model checking with z3.
+search over the step interpreter (`model.check.reference`) and bounded model checking with z3.
 They must agree on the counts, the depth, and each property's verdict and
 shortest violation; P6 must be vacuous exactly where nobody can crash.
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.reference import reference_search
 from model.design import Bounds, Design
-from model.explorer import explore
 from model.options import BY_OPTION, Token
-from model.reference import reference_search
 from model.verdicts import Status
 from proofs.bmc import HOLDS_WITHIN_BOUNDS, VIOLATED, bmc
 

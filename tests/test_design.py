@@ -95,7 +95,7 @@ def test_unused_options_add_no_columns_values() -> None:
 
 def test_ghosts_equal_core_variables_in_the_core() -> None:
     """In the core gid = tok, lastg = last and grants = issued (docs/model.md#variables)."""
-    from model.reference import reference_search
+    from model.check.reference import reference_search
 
     system = System(Design(receiver="none"), Bounds(2, 2, 4, 2, 1))
     for state in reference_search(system.design, system.bounds).distance:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fencing.cli import build_parser, design_from_args
+from fencing.arguments import design_from_args
+from fencing.cli import build_parser
 from model.design import Design, DesignError
 from model.options import BY_OPTION, Kind
 from model.presets import PRESETS

@@ -19,19 +19,19 @@ from pathlib import Path
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.design import (
     BOUND_LIMITS,
     Bounds,
     Design,
     DesignError,
 )
-from model.explorer import explore
 from model.layout import PER_WORKER, SCALARS
 from model.options import BY_OPTION
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import PROPERTIES, PROPERTY_NAMES
 from model.rules import ACTION_NAMES
-from model.search import SearchOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "model.md"
@@ -372,7 +372,18 @@ def github_anchor(title: str) -> str:
 def repository_files() -> list[Path]:
     """The repository's own source and documentation files."""
     found = []
-    for folder in ("model", "proofs", "webapp", "fencing", "tests", "bench", "docs"):
+    for folder in (
+        "model",
+        "advise",
+        "classroom",
+        "proofs",
+        "webapp",
+        "fencing",
+        "lab",
+        "tests",
+        "bench",
+        "docs",
+    ):
         found += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md", ".toml")]
     return [*found, ROOT / "README.md"]
 

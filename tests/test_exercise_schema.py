@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from model.properties import PROPERTY_NAMES
-from webapp.classroom.data import ExerciseSetError
-from webapp.classroom.schema import (
+from classroom.data import ExerciseSetError
+from classroom.schema import (
     EXERCISE_FIELDS,
     KINDS,
     SET_FIELDS,
     TEMPLATE_SET,
     reference_markdown,
 )
-from webapp.classroom.sets import parse_set
+from classroom.sets import parse_set
+from model.properties import PROPERTY_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "exercises.md"

@@ -1,4 +1,4 @@
-"""Exercise sets read through the typed schemas of `model.schemas`: one schema per part of a
+"""Exercise sets read through the typed schemas of `model.formats.schemas`: one schema per part of a
 set made from the field table, every refusal naming the exercise and the field in the
 product's words, every problem of a set at once."""
 
@@ -9,9 +9,8 @@ import re
 import msgspec
 import pytest
 
-from model.schemas import convert_each_field
-from webapp.classroom.data import ExerciseSetError
-from webapp.classroom.schema import (
+from classroom.data import ExerciseSetError
+from classroom.schema import (
     ANY_EXERCISE_SCHEMA,
     EXERCISE_FIELDS,
     EXERCISE_SCHEMAS,
@@ -21,7 +20,8 @@ from webapp.classroom.schema import (
     TEMPLATE_SET,
     keys_of,
 )
-from webapp.classroom.sets import parse_set
+from classroom.sets import parse_set
+from model.formats.schemas import convert_each_field
 
 GOOD = """title = "Schemas"
 description = "Each part typed."

@@ -7,15 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from model.design import Bounds, Design, DesignError
-from model.explorer import explore
-from model.options import BY_OPTION, Kind
-from model.properties import PROPERTY_NAMES
-from model.rules import Action
-from model.trace import replay
-from webapp.classroom import grading as exercise_grading
-from webapp.classroom.data import Exercise, ExerciseSetError
-from webapp.classroom.grading import (
+from classroom import grading as exercise_grading
+from classroom.data import Exercise, ExerciseSetError
+from classroom.grading import (
     check_break,
     check_break_trace,
     check_fix,
@@ -24,8 +18,8 @@ from webapp.classroom.grading import (
     offered_values,
     verdicts,
 )
-from webapp.classroom.progress import Attempt, Progress, summary_json, summary_markdown
-from webapp.classroom.sets import (
+from classroom.progress import Attempt, Progress, summary_json, summary_markdown
+from classroom.sets import (
     DEFAULT_SET,
     MAX_SET_BYTES,
     decode_upload,
@@ -34,6 +28,11 @@ from webapp.classroom.sets import (
     load_set,
     parse_set,
 )
+from model.check.explorer import explore
+from model.design import Bounds, Design, DesignError
+from model.formats.trace import replay
+from model.options import BY_OPTION, Kind
+from model.rules import Action
 
 GOOD = """title = "Mini"
 
@@ -168,9 +167,23 @@ def test_key_line_finds_inline_and_sub_table_keys() -> None:
 def test_predict_is_graded_by_the_explorer() -> None:
     exercise = parse_set(GOOD).exercises[0]
     found = verdicts(exercise.design, exercise.bounds)
+    assert found.holds == ("P1", "P3", "P4") and found.vacuous == ("P5", "P6")
+    right = check_predict(exercise, ["P1", "P3", "P4"], found)
+    assert right.correct and right.message.startswith(
+        "Right: the design keeps P1, P3, P4; P2 fails."
+    )
+    # a property nothing puts to the test is its own answer: ticking it is not wrong, and why
     assert check_predict(exercise, ["P1", "P3", "P4", "P5", "P6"], found).correct
+    assert (
+        "P5 and P6 are never put to the test in this design (the workers write blind (they "
+        "never read before they write); nothing in this design ever crashes), so they hold "
+        "only vacuously." in right.message
+    )
     wrong = check_predict(exercise, ["P1", "P2", "P3", "P4", "P5", "P6"], found)
-    assert not wrong.correct and f"1 of the {len(PROPERTY_NAMES)} properties is" in wrong.message
+    assert not wrong.correct
+    assert "1 of the 4 properties this design puts to the test is misjudged" in wrong.message
+    only_p4 = check_predict(exercise, ["P4"], found)
+    assert "2 of the 4 properties this design puts to the test are misjudged" in only_p4.message
 
 
 def test_break_replays_the_run() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from classroom.data import ExerciseSetError
+from classroom.schema import DEFAULT_SET, TEMPLATE_SET, reference_markdown, template_text
+from classroom.sets import check_set_bytes
 from tests.cli_helpers import run
-from webapp.classroom.data import ExerciseSetError
-from webapp.classroom.schema import DEFAULT_SET, TEMPLATE_SET, reference_markdown, template_text
-from webapp.classroom.sets import check_set_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = """title = "Guesses"

@@ -6,15 +6,15 @@ from dataclasses import replace
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.reference import reference_search
+from model.check.search import Expander, OnLevel, Progress, SearchOptions, Tuning, Visitor
+from model.check.symmetry import canonical_state, renamings
 from model.design import REFERENCE_BOUNDS, Bounds, Design, DesignError
-from model.explorer import explore
+from model.formats.trace import replay
 from model.presets import PRESETS, PRESETS_LIST
-from model.reference import reference_search
 from model.rules import Action
-from model.search import Expander, OnLevel, Progress, SearchOptions, Tuning, Visitor
-from model.symmetry import canonical_state, renamings
 from model.system import System
-from model.trace import replay
 
 SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
 TINY = Tuning(chunk_states=64, parallel_from=128)
@@ -206,11 +206,11 @@ def test_seen_set_finds_first_occurrences_like_a_sort(
     keys of one word and of two; the keys it holds are every key added, once."""
     import numpy as np
 
-    import model.keys as keys_module
-    import model.seen as seen_module
-    from model.keys import KeyCodec
+    import model.check.keys as keys_module
+    import model.check.seen as seen_module
+    from model.check.keys import KeyCodec
+    from model.check.seen import SeenSet, first_occurrences
     from model.layout import Layout
-    from model.seen import SeenSet, first_occurrences
 
     monkeypatch.setattr(seen_module, "SORTED_UP_TO", sorted_up_to)
     if words == 2:
@@ -241,8 +241,8 @@ def test_seen_set_finds_first_occurrences_like_a_sort(
 def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypatch) -> None:
     """Tiny chunks on two threads, and keys as one mixed-radix number or as two words of
     bit fields, give identical results."""
-    import model.keys as keys_module
-    from model.keys import KeyCodec
+    import model.check.keys as keys_module
+    from model.check.keys import KeyCodec
 
     bounds = Bounds(3, 2, 5, 3, 1)
     plain = explore(preset.design, bounds, SearchOptions(threads=1))
@@ -271,7 +271,7 @@ def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypa
 
 def test_bounds_beyond_one_word_explore() -> None:
     """The largest bounds the CLI accepts need keys of several words, and still explore."""
-    from model.keys import KeyCodec
+    from model.check.keys import KeyCodec
 
     design = Design(token="random", receiver="fenced-nonatomic", workload="rmw", fenced_reads=True)
     bounds = Bounds(5, 12, 30, 8, 4)
@@ -286,7 +286,7 @@ def test_bounds_beyond_one_word_explore() -> None:
 
 def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> None:
     """A property left out of a rule's plan is never violated or exercised by that rule."""
-    from model.expanders import rule_plans
+    from model.check.expanders import rule_plans
 
     core = {plan.rule.action: plan for plan in rule_plans(System(Design(), SMALL))}
     assert all("P5" not in {p.name for p in plan.violable} for plan in core.values())
@@ -330,7 +330,7 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
         for s in (False, True)
     ]
     if keys != "bit fields":
-        import model.keys as keys_module
+        import model.check.keys as keys_module
 
         monkeypatch.setattr(keys_module, "WORD_BITS", 20)
         if keys == "several words":
@@ -355,7 +355,7 @@ def test_compiled_loops_give_identical_results(name: str, keys: str, monkeypatch
 def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() -> None:
     """Edges come from the numpy expander only, so a visitor asking for them gets every
     transition even when compiled loops are asked for every level."""
-    from model.search import EdgeBatch, OnEdges
+    from model.check.search import EdgeBatch, OnEdges
 
     batches: list[EdgeBatch] = []
     options = SearchOptions(expander=Expander.COMPILED, tuning=Tuning(load_from=1))
@@ -376,9 +376,9 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
     search's own keys need two, or as two words, on one thread and two, its seen set in
     tables that split until the directory is full and then grow, with every parent link
     in a temporary file: the same states, transitions, levels and verdicts as numpy alone."""
-    import model.keys as keys_module
-    import model.native_source as source_module
-    from model.keys import KeyCodec, WordCodec
+    import model.check.keys as keys_module
+    import model.check.native_source as source_module
+    from model.check.keys import KeyCodec, WordCodec
 
     monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
     monkeypatch.setattr(source_module, "FIRST_SLOTS", 8)
@@ -401,7 +401,7 @@ def test_the_native_engine_takes_over_with_every_kind_of_word(
     assert native_words.bit_fields is (words == "bit fields")
     assert codec.wide is (words == "wider than the search's keys")
     assert native_words.words == (2 if words == "two words" else 1)
-    from model.native_search import NativeLevels
+    from model.check.native_search import NativeLevels
 
     expanded: list[int] = []
     tables: list[int] = []

@@ -15,12 +15,12 @@ from fencing.budget import (
     resolve_max_states,
 )
 from fencing.spin import check_with_spin, spin_available
+from model.check.explorer import explore
+from model.check.search import BYTES_PER_STATE
 from model.design import REFERENCE_BOUNDS, Design, DesignError
-from model.explorer import explore
+from model.formats.promela import promela_model
+from model.formats.trace import MAX_TRACE_BYTES
 from model.presets import PRESETS
-from model.promela import promela_model
-from model.search import BYTES_PER_STATE
-from model.trace import MAX_TRACE_BYTES
 from tests.cli_helpers import run
 
 

@@ -1,5 +1,6 @@
 """docs/golden.json, the recorded figures, against a fresh exploration, and the tables
-generated from it (README matrix, docs/model.md's reference figures) against the file."""
+generated from it (the verdict matrix of docs/checker.md, docs/model.md's reference
+figures) against the file."""
 
 from __future__ import annotations
 

@@ -5,14 +5,14 @@ step interpreter (`tests.machines.FencingMachine`) must agree with it both ways:
 
 - a property the explorer says holds is never violated in any random run;
 - for each property the explorer says is violated, Hypothesis finds a violating run
-  within a fixed budget and seed, and that run replays through `model.trace.replay`
+  within a fixed budget and seed, and that run replays through `model.formats.trace.replay`
   (the explorer's trace interpreter) to the same violation at its last step.
 
 The searches here use Hypothesis' generate phase only: the test stops at the first
 random run that reaches the violation and does not shrink it. Shrinking these machines
 costs seconds to tens of seconds per property, which 38 searches cannot afford; the
 shrunk, labelled output is exercised by tests/test_hypothesis_core.py instead. The search
-is plain random search with the default actor odds of `model.random_search.WEIGHTS`: Tick and
+is plain random search with the default actor odds of `model.check.random_search.WEIGHTS`: Tick and
 faults half as likely as the coordinator, workers and receiver, and a *futile* restart
 (one that would lose nothing, e.g. a storage restart while the mark is still 0) never
 taken while anything else is enabled. That last bias is the only guidance, and it
@@ -30,8 +30,8 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from fencing.golden import read_golden
 from model.design import REFERENCE_BOUNDS
+from model.formats.trace import replay
 from model.presets import PRESETS, PRESETS_LIST, Preset
-from model.trace import replay
 from tests.machines import (
     exploration_of,
     find_violation,
@@ -116,7 +116,7 @@ def test_hypothesis_finds_each_reported_violation(name: str, prop: str) -> None:
 
     The run must violate no property the explorer says holds (the machine checks every
     step), its last step must be its first violation of `prop` when replayed through
-    `model.trace.replay`, with the same set of violated properties, and it cannot be
+    `model.formats.trace.replay`, with the same set of violated properties, and it cannot be
     shorter than the explorer's shortest counterexample.
     """
     preset = PRESETS[name]

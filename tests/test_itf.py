@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
-from model.itf import is_itf, trace_from_any_json, trace_to_itf, trace_to_itf_json
+from model.formats.itf import is_itf, trace_from_any_json, trace_to_itf, trace_to_itf_json
+from model.formats.trace import MAX_TRACE_BYTES, TraceError, replay, trace_to_json
 from model.presets import PRESETS, PRESETS_LIST
 from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, TraceError, replay, trace_to_json
 
 
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)

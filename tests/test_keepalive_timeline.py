@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.design import REFERENCE_BOUNDS, Design
+from model.formats.trace import Trace, replay
 from model.presets import PRESETS
 from model.rules import Action
-from model.trace import Trace, replay
 from tests.test_timeline import PICKS, _random_run
 from webapp.draw.swimlane import timeline_figure
 from webapp.show.chapters import chapter_traces

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.reference import ReferenceResult, reference_search
+from model.check.search import SearchOptions
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
 from model.presets import PRESETS
-from model.reference import ReferenceResult, reference_search
-from model.search import SearchOptions
 
 ELSEWHERE = (
     ("rmw-lease-only", Bounds(2, 2, 5, 2, 1), 1234, 2780, 17),
@@ -141,7 +141,7 @@ def test_crash_and_renewal_options_beside_the_others(
 def test_crash_preset_orbits_at_the_reference_bounds(name: str, orbits: int) -> None:
     """Orbits under worker renaming (a crash moves with its worker): the explorer's count
     equals the distinct canonical forms of every state a plain search reaches."""
-    from model.symmetry import canonical_state, renamings
+    from model.check.symmetry import canonical_state, renamings
     from model.system import System
 
     design = PRESETS[name].design

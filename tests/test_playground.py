@@ -121,6 +121,16 @@ def test_statuses_name_the_violating_step_and_why() -> None:
     assert "P2 violated at step 5" in statuses["P2"].line()
     assert "lease expired" in statuses["P2"].reason
     assert statuses["P1"].line().startswith("✔ P1 holds so far")
+    assert statuses["P1"].exercised and not statuses["P4"].exercised
+    assert statuses["P4"].line() == (
+        "○ P4 never put to the test in this design (no false rejection): the resource checks "
+        "nothing, so it never rejects a request"
+    )
+    fresh = {s.name: s for s in property_statuses(play(Run(Design(), DEFAULT_BOUNDS)))}
+    assert fresh["P1"].line() == (
+        "○ P1 not put to the test yet (monotonic acceptance): no step so far has an accepted write"
+    )
+    assert not any(s.line().startswith("✔") for s in fresh.values())
 
 
 def test_take_and_undo() -> None:

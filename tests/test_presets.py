@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
+from model.check.explorer import explore
+from model.check.reference import reference_search
 from model.claims import claims_at, render
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import explore
 from model.presets import PRESET_NAMES, PRESETS, PRESETS_LIST, Preset
 from model.properties import PROPERTY_NAMES
-from model.reference import reference_search
 from model.system import System
 from model.verdicts import Status
 
@@ -37,12 +37,17 @@ def test_each_lesson_shows_at_least_one_claim(preset: Preset) -> None:
 
 
 def test_notes_are_rendered_from_the_claims() -> None:
-    """`{P1,P3}` becomes `(P1, P3 fail)` or `(P1, P3 hold)`; a mixed note is refused."""
-    claims = claims_at(REFERENCE_BOUNDS, P1=8, P2="holds", P3=8)
+    """`{P1,P3}` becomes `(P1, P3 fail)` or `(P1, P3 hold)`, a vacuous claim is never said
+    simply to hold, and a mixed note is refused."""
+    claims = claims_at(REFERENCE_BOUNDS, P1=8, P2="holds", P3=8, P5="vacuous", P6="vacuous")
     assert render("a {P1,P3} b {P2}", claims) == "a (P1, P3 fail) b (P2 holds)"
     assert render("{P1}", claims) == "(P1 fails)"
+    assert render("{P5}", claims) == "(P5 holds vacuously)"
+    assert render("{P5,P6}", claims) == "(P5, P6 hold vacuously)"
     with pytest.raises(ValueError, match="cannot mix"):
         render("{P1,P2}", claims)
+    with pytest.raises(ValueError, match="cannot mix"):
+        render("{P2,P5}", claims)
 
 
 def test_a_shown_claim_that_is_false_fails_the_check() -> None:

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model import kernels, private_cache
+from model.check import kernels, private_cache
+from model.check.expanders import rule_plans
+from model.check.keys import KeyCodec
+from model.check.private_cache import CacheWarning, parent_refusal, refusal
 from model.design import Bounds
-from model.expanders import rule_plans
-from model.keys import KeyCodec
 from model.presets import PRESETS
-from model.private_cache import CacheWarning, parent_refusal, refusal
 from model.system import System
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,7 +183,7 @@ def test_a_home_that_cannot_be_written_falls_back_to_a_private_temporary_folder(
 LOAD_TWICE = """
 import json, sys
 from tests.test_private_cache import CODEC, PLANS, SYSTEM
-from model import kernels
+from model.check import kernels
 loops = kernels.load_kernels(SYSTEM, CODEC, PLANS)
 hits = sum(sum(loop.stats.cache_hits.values()) for loop in loops.values())
 misses = sum(sum(loop.stats.cache_misses.values()) for loop in loops.values())
@@ -229,7 +229,7 @@ def test_a_shared_numba_cache_folder_is_refused(tmp_path: Path) -> None:
     shared.mkdir()
     shared.chmod(0o777)
     script = (
-        "import model.probing as probing\n"
+        "import model.check.probing as probing\n"
         "from numba.core import config\n"
         "print(probing.CACHE, config.CACHE_DIR)\n"
     )

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from model.design import Bounds
+from model.formats.trace import replay
 from model.presets import PRESETS
-from model.trace import replay
 from model.verdicts import Status
 from webapp.jobs.proving import Ending, proof_rows, prove_isolated, run_isolated
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import z3
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import explore
 from model.presets import PRESETS
 from model.properties import BY_NAME
 from model.rules import Action

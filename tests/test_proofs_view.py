@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from model.design import Bounds
+from model.formats.trace import replay
 from model.presets import PRESETS
-from model.trace import replay
 from proofs.report import prove
 from webapp.show.proofs_view import invariant_lines, rows_of
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from model.design import Bounds, Design
-from model.itf import trace_from_any_json, trace_to_itf, trace_to_itf_json
-from model.reading import (
+from model.formats.itf import trace_from_any_json, trace_to_itf, trace_to_itf_json
+from model.formats.reading import (
     MAX_DEPTH,
     MAX_NUMBER_DIGITS,
     MAX_TRACE_BYTES,
@@ -32,8 +32,8 @@ from model.reading import (
     scan_json,
     scan_toml,
 )
+from model.formats.trace import TraceError, replay, trace_from_json, trace_to_json
 from model.rules import Action
-from model.trace import TraceError, replay, trace_from_json, trace_to_json
 from tests.cli_helpers import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +83,7 @@ print(json.dumps({{"seconds": seconds, "peak_delta": peak() - before,
 CLI_SETUP = """
 import contextlib, io
 from fencing.cli import main
-import lab.cli, lab.history, lab.report, model.itf  # imported before the measure starts
+import lab.cli, lab.history, lab.report, model.formats.itf  # imported before the measure starts
 """
 CLI_ACTION = """
 err = io.StringIO()
@@ -227,14 +227,14 @@ def test_toml_strings_and_comments_do_not_count() -> None:
 
 
 def test_the_default_exercise_set_passes_the_scan() -> None:
-    from webapp.classroom.schema import DEFAULT_SET
+    from classroom.schema import DEFAULT_SET
 
     scan_toml(DEFAULT_SET.read_text(encoding="utf-8"), SET_LIMITS)
 
 
 def test_an_exercise_set_too_deep_is_one_problem_with_its_line() -> None:
-    from webapp.classroom.data import ExerciseSetError
-    from webapp.classroom.sets import parse_set
+    from classroom.data import ExerciseSetError
+    from classroom.sets import parse_set
 
     with pytest.raises(ExerciseSetError) as refused:
         parse_set("title = 'x'\n" + "a = " + "[" * 40 + "]" * 40 + "\n")

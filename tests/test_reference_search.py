@@ -1,11 +1,11 @@
 """Each level expander of the breadth-first search against the reference search.
 
-The breadth-first search (`model.bfs`) expands a level through one interface
-(`model.expanders`), by numpy or by loops compiled by numba, or by the native engine in C
-(`model.native_search`), which also keeps the seen set; which one runs depends on the
-level's size and on what was built before. Here each expander is forced in turn, on
+The breadth-first search (`model.check.bfs`) expands a level through one interface
+(`model.check.expanders`), by numpy or by loops compiled by numba, or by the native engine
+in C (`model.check.native_search`), which also keeps the seen set; which one runs depends
+on the level's size and on what was built before. Here each expander is forced in turn, on
 every preset at the reference bounds, and must reproduce the reference search
-(`model.reference`) exactly: states, transitions, depth, level sizes and every property's
+(`model.check.reference`) exactly: states, transitions, depth, level sizes and every property's
 verdict, vacuity, shortest length and counterexample actions included.
 """
 
@@ -17,12 +17,12 @@ from functools import cache
 
 import pytest
 
+from model.check.explorer import Exploration, explore
+from model.check.reference import ReferenceResult, reference_search
+from model.check.search import Expander, SearchOptions, Tuning
 from model.design import REFERENCE_BOUNDS, Bounds
-from model.explorer import Exploration, explore
+from model.formats.trace import replay
 from model.presets import PRESETS, PRESETS_LIST, Preset
-from model.reference import ReferenceResult, reference_search
-from model.search import Expander, SearchOptions, Tuning
-from model.trace import replay
 from model.verdicts import Status
 from tests.cli_helpers import run
 

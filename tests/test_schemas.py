@@ -15,10 +15,10 @@ from fencing.stories import paused_worker_story
 from lab.history import history_from_dict, history_from_json, history_to_json
 from lab.history_schema import EVENT_FIELDS, SETTINGS_SCHEMA, settings_of
 from lab.settings import LabInputError, Settings
-from model.itf import trace_from_any_json, trace_to_itf
-from model.reading import MAX_HISTORY_VALUES, MAX_TRACE_STEPS
-from model.schemas import SchemaError, Words, convert
-from model.trace import TraceError, trace_from_json, trace_to_dict
+from model.formats.itf import trace_from_any_json, trace_to_itf
+from model.formats.reading import MAX_HISTORY_VALUES, MAX_TRACE_STEPS
+from model.formats.schemas import SchemaError, Words, convert
+from model.formats.trace import TraceError, trace_from_json, trace_to_dict
 from tests.lab.histories import paused_worker
 
 Change = Callable[[dict[str, Any]], None]
@@ -201,20 +201,20 @@ def test_every_event_field_the_lab_writes_has_a_row() -> None:
 HISTORY_CATALOGUE: dict[str, tuple[Change, str]] = {
     "unknown top field": (lambda d: d.update(colour=1), "the history: it has an unknown field"),
     "unknown event field": (
-        lambda d: d["events"][0].update(colour=1),
-        "event 1 (grant) of the history: it has an unknown field 'colour'",
+        lambda d: d["events"][2].update(colour=1),
+        "event 3 (grant) of the history: it has an unknown field 'colour'",
     ),
     "unknown measured figure": (
         lambda d: d.update(measured={"latency": 1}),
         "the history's measured figures: it has an unknown field 'latency'",
     ),
     "event worker as text": (
-        lambda d: d["events"][0].update(worker="W1"),
-        "event 1 (grant) of the history: field 'worker' must be a whole number, not 'W1'",
+        lambda d: d["events"][2].update(worker="W1"),
+        "event 3 (grant) of the history: field 'worker' must be a whole number, not 'W1'",
     ),
     "event time out of range": (
-        lambda d: d["events"][4].update(t=4000),
-        "event 5 (grant) of the history: field 't' must be from 0 to 3600 seconds, not 4000",
+        lambda d: d["events"][7].update(t=4000),
+        "event 8 (grant) of the history: field 't' must be from 0 to 3600 seconds, not 4000",
     ),
     "event kind unknown": (
         lambda d: d["events"][2].update(kind="teleport"),

@@ -7,15 +7,15 @@ import time
 
 import pytest
 
+from classroom import grading as exercise_grading
+from classroom.data import ExerciseSet, ExerciseSetError
+from classroom.grading import known_verdicts, verdicts
+from classroom.sets import check_set_bytes, parse_set
+from classroom.solvability import OutOfBudget, verdicts_by
 from model.design import REFERENCE_BOUNDS, Bounds
 from model.presets import PRESETS
 from tests.slots import all_slots_taken
-from webapp.classroom import grading as exercise_grading
-from webapp.classroom.data import ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import known_verdicts, verdicts
-from webapp.classroom.set_checks import SetChecker
-from webapp.classroom.sets import check_set_bytes, parse_set
-from webapp.classroom.solvability import OutOfBudget, verdicts_by
+from webapp.jobs.set_checks import SetChecker
 
 HEAVY_BOUNDS = ("horizon = 8", "horizon = 9", "horizon = 10")
 

@@ -14,10 +14,11 @@ import pytest
 from fencing.stories import paused_worker_story
 from lab.history import History
 from lab.report import analyse
+from model.formats.trace import Trace
 from model.presets import PRESETS
-from model.trace import Trace
-from tests.lab.histories import nemesis, paused_worker
+from tests.lab.histories import nemesis, paused_worker, storage_start
 from tests.test_timeline import _runs, _stale_after_expiry
+from webapp.draw.label_rows import CENTRE, Wanted
 from webapp.draw.swimlane import (
     NETWORK_OFFSET,
     history_figure,
@@ -67,14 +68,46 @@ def test_a_request_travels_below_its_sender_and_drops_where_it_was_decided(
     assert sorted((top, bottom) for top, bottom in drops) == expected
 
 
-def test_lease_words_sit_inside_their_bar_from_its_start() -> None:
+def test_lease_words_sit_inside_their_bar_or_just_above_its_start() -> None:
+    """A lease's words go inside its bar from its start when nothing is drawn there, else
+    on a row just above its start; each bar's words are drawn once."""
     facts = trace_facts(_stale_after_expiry())
     figure = swimlane_figure(facts)
-    (labels,) = [t for t in figure.data if t.name == "lease labels"]
+    lane_y = facts.lane_y()
     bars = [bar for bar in facts.bars if bar.kind in LEASE_KINDS]
-    assert list(labels.text) == [bar.label for bar in bars]
-    for x, bar in zip(labels.x, bars, strict=True):
-        assert bar.start < x < min(bar.end, bar.start + 0.5)
+    inside = next(t for t in figure.data if t.name == "lease labels")
+    above = next((t for t in figure.data if t.name == "lease labels above"), None)
+    drawn = [*inside.text, *(above.text if above else ())]
+    assert sorted(drawn) == sorted(bar.label for bar in bars)
+    by_label = {bar.label: bar for bar in bars}
+    for x, y, text in zip(inside.x, inside.y, inside.text, strict=True):
+        bar = by_label[text]
+        assert bar.start < x < min(bar.end, bar.start + 0.5) and y == lane_y[bar.lane]
+    for x, y, text in zip(*(above.x, above.y, above.text) if above else ((), (), ()), strict=True):
+        bar = by_label[text]
+        assert x == bar.start and lane_y[bar.lane] < y < lane_y[bar.lane] + 1
+
+
+def test_no_two_words_share_a_stretch_of_a_row() -> None:
+    """However crowded a run, the words placed on one row of one lane never overlap at the
+    narrowest width the app draws (the browser test measures the drawn ones)."""
+    from webapp.draw.label_rows import Rows, span
+    from webapp.draw.swimlane import lay_out_words
+
+    for trace in (_stale_after_expiry(), paused_worker_story("fenced").trace()):
+        for upto in range(len(trace.steps) + 1):
+            facts = trace_facts(trace, upto)
+            words = lay_out_words(facts, facts.lane_y())
+            rows = Rows.empty(2, facts.axis.right - facts.axis.left)
+            seen: dict[tuple[str, float], list[tuple[float, float]]] = {}
+            for (g, m), (x, y, text, _) in words.marks.items():
+                mark = facts.groups[g].marks[m]
+                assert (x, text) == (mark.x, mark.label)
+                wanted = Wanted(mark.lane, x, text, CENTRE, False, 0)
+                low, high = span(wanted, rows.x_per_px)
+                row = seen.setdefault((mark.lane, round(y, 6)), [])
+                assert all(high <= a or low >= b for a, b in row), (upto, text)
+                row.append((low, high))
 
 
 def _shapes(figure: go.Figure, fill: str) -> list[Any]:
@@ -132,7 +165,7 @@ def test_a_real_history_marks_a_workers_events_in_its_colour_and_decisions_by_ou
     outcomes = {outcome_look(outcome) for outcome in OUTCOMES}
     decisions = [m for g in facts.groups if g.look in outcomes for m in g.marks]
     assert sorted(m.label for m in decisions) == ["✔ 4", "✘ 2"]  # outcome glyph and token
-    assert STORE_STARTED not in by_look  # this history has no store restart
+    assert len(by_look[STORE_STARTED]) == 1  # the store's one start, and no restart
 
 
 def test_a_killed_worker_is_drawn_crashed_from_its_kill_to_the_end() -> None:
@@ -144,3 +177,48 @@ def test_a_killed_worker_is_drawn_crashed_from_its_kill_to_the_end() -> None:
     assert (crash.lane, crash.start, crash.end) == ("W2", 1.61, last_time(report))
     assert CRASHED in facts.legend
     assert [t.name for t in history_figure(report).data if t.name == CRASHED.name]
+
+
+def _late(history: History, seconds: float, tokens: dict[int, int] | None = None) -> History:
+    """The same history with a start-up of `seconds` before it (the store starting first),
+    and tokens renamed as `tokens` says (a lease ID, say, instead of a revision)."""
+    tokens = tokens or {}
+    events = [storage_start(0.2, receiver=history.settings.receiver)]
+    for event in history.events:
+        moved = {**event, "t": event["t"] + seconds}
+        if "token" in moved:
+            moved["token"] = tokens.get(moved["token"], moved["token"])
+        events.append(moved)
+    return History(history.scenario, history.settings, tuple(events))
+
+
+def test_a_real_run_is_drawn_from_where_its_story_starts_with_its_real_times() -> None:
+    """Start-up (the store starting long before any worker acts) is folded away: the axis
+    begins just before the first worker's event, keeps the real seconds, and says so; a
+    run whose story starts early keeps its axis from 0."""
+    late = analyse(_late(paused_worker("none", "accepted"), 15.0))
+    facts = history_facts(late)
+    first = 15.10  # W1's grant, the story's first event
+    assert first - 0.1 < facts.axis.left < first
+    assert facts.axis.right > last_time(late)
+    assert "the start-up, 0 to" in facts.subtitle
+    drawn = [m.x for g in facts.groups for m in g.marks]
+    assert min(drawn) >= facts.axis.left  # the store's start is start-up, not drawn
+    early = history_facts(analyse(paused_worker("none", "accepted")))
+    assert early.axis.left == 0.0 and "start-up" not in early.subtitle
+
+
+def test_long_tokens_are_drawn_short_with_a_key() -> None:
+    """A token of many digits (a lease ID) is named τ1, τ2… on the figure; the figure's key
+    says which number each stands for; short tokens stay as they are."""
+    ids = {2: 7587869283472663075, 4: 7587869283472663112}
+    facts = history_facts(analyse(_late(paused_worker("fenced", "rejected"), 0.0, ids)))
+    labels = [m.label for g in facts.groups for m in g.marks if m.label]
+    assert "W1: tok τ1" in labels and "W2: tok τ2" in labels and "✘ τ1" in labels
+    assert not any(str(ids[2]) in label for label in labels)
+    assert facts.key == (f"τ1 = {ids[2]}", f"τ2 = {ids[4]}")
+    figure = swimlane_figure(facts)
+    (key,) = figure.layout.annotations
+    assert key.text == "<br>".join(facts.key)
+    plain = history_facts(analyse(paused_worker("fenced", "rejected")))
+    assert plain.key == () and not swimlane_figure(plain).layout.annotations

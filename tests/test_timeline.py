@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fencing.stories import PAUSED_WORKER_BOUNDS, paused_worker_story
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
+from model.formats.trace import Trace, replay
 from model.presets import PRESETS
 from model.rules import Action
 from model.system import System
-from model.trace import Trace, replay
 from webapp.draw.swimlane import timeline_figure
 from webapp.show.chapters import BY_NUMBER, build_run
 from webapp.show.events import (
@@ -257,7 +257,8 @@ def test_a_lease_still_running_is_drawn_to_its_expiry_past_the_axis() -> None:
     assert (w2.start, w2.end) == (2.0, 4.0)  # granted at t=2, runs until t=4
     figure = timeline_figure(trace)
     assert (2.0, 4.0) in _lease_bars(figure, "lease")
-    assert "lease #2 → t=4" in list(_named(figure, "lease labels")[0].text)
+    words = [text for t in figure.data if t.name.startswith("lease labels") for text in t.text]
+    assert "lease #2 → t=4" in words
 
 
 def test_a_release_ends_the_lease_where_it_happens() -> None:
@@ -311,16 +312,34 @@ def test_a_delivered_request_drops_to_the_receiver_where_it_is_handled() -> None
     assert len(delivered) == 2 == _arrow_count(timeline_figure(trace))
 
 
-def test_an_idle_worker_that_could_release_is_paused() -> None:
+def test_an_idle_worker_is_idle_and_a_stopped_one_with_work_is_paused() -> None:
+    """A holder that has sent its writes and only lets time pass (it could release) is idle,
+    not paused; one that still has a write to send and lets time pass is paused, from its
+    last event in that tick."""
     bounds = Bounds(workers=1, lease=2, horizon=4, grants=1, writes=1)
-    trace = replay(
+    idle = replay(
         Design(),
         bounds,
         [Action("Acquire", 1), Action("Send", 1), Action("Deliver", 1), Action("Tick")],
     )
-    (pause,) = pauses(trace)
-    assert pause.start == step_positions(trace)[2]  # from its last event in that tick
-    assert pause.end == 1.0
+    assert pauses(idle) == ()
+    stopped = replay(Design(), bounds, [Action("Acquire", 1), Action("Tick")])
+    (pause,) = pauses(stopped)
+    assert pause.start == step_positions(stopped)[0]  # from its grant, its last event
+    assert pause.end == 1.0 and pause.ticks == (0,)
+
+
+def test_a_keepalive_holder_is_paused_only_when_its_lease_runs_out_unrenewed() -> None:
+    """Under keepalives, a holder with nothing to send is idle while its lease still runs,
+    and paused across the tick that ends a lease it could have renewed."""
+    design = PRESETS["keepalive-lease"].design
+    bounds = Bounds(workers=1, lease=2, horizon=4, grants=1, writes=1)
+    written = [Action("Acquire", 1), Action("Send", 1), Action("Deliver", 1)]
+    one_tick = replay(design, bounds, [*written, Action("Tick")])
+    assert pauses(one_tick) == ()  # the lease runs until t=2: nothing is due yet
+    two_ticks = replay(design, bounds, [*written, Action("Tick"), Action("Tick")])
+    (pause,) = pauses(two_ticks)
+    assert pause.ticks == (1,)  # the tick that ends its lease, unrenewed
 
 
 # ----- the gap -------------------------------------------------------------------------------
@@ -436,7 +455,7 @@ def test_a_run_without_a_gap_shows_none() -> None:
     figure = timeline_figure(trace)
     assert not [s for s in figure.layout.shapes if s.fillcolor == GAP_FILL]
     assert not _named(figure, "gap labels") and "gap" not in _legend(figure)
-    assert "paused" in _legend(figure)  # it could have released, and did not
+    assert "paused" not in _legend(figure)  # it could have released: idle, not paused
 
 
 def test_a_superseded_lease_opens_the_gap_at_the_coordinator_restart() -> None:
@@ -503,13 +522,16 @@ def test_random_runs_keep_time_on_the_axis(picks: list[int], preset: str) -> Non
         for step, x in zip(trace.steps, positions, strict=True)
         if step.action.name == "Renew"
     ]
+    grants = {
+        x for step, x in zip(trace.steps, positions, strict=True) if step.action.name == "Acquire"
+    }
     for lease in (s for s in segments if s.status == LEASE_ACTIVE):
+        if trace.design.expiry == "never":  # no lease: held from its grant until let go
+            assert lease.start in grants and lease.end <= right
+            continue
         tick = int(lease.start)  # the tick it was granted in
         earlier = {s.end for s in segments if s.worker == lease.worker and s.end <= lease.start}
         assert lease.start == tick or lease.start in earlier  # after its own last grant's end
-        if trace.design.expiry == "never":  # no lease: held until let go, at most to now
-            assert lease.end <= right
-            continue
         renewed = [
             now for w, x, now in renewals if w == lease.worker and lease.start < x < lease.end
         ]
@@ -645,7 +667,8 @@ def test_a_lock_without_a_lease_is_drawn_to_now_and_a_crash_on_its_worker() -> N
     actions = [Action("Acquire", 1), Action("Crash", 1), Action("Tick"), Action("Tick")]
     trace = replay(Design(expiry="never", crashes=1), REFERENCE_BOUNDS, actions)
     w1 = next(s for s in lease_segments(trace) if s.worker == 1)
-    assert w1.start == 0.0 and w1.end == step_positions(trace)[-1] > 1.0
+    assert w1.start == step_positions(trace)[0]  # held from its grant: no lease counts ticks
+    assert w1.end == step_positions(trace)[-1] > 1.0
     assert [e.lane for e in events(trace)] == ["coordinator", "W1", "clock", "clock"]
     timeline_figure(trace).to_dict()
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from fencing.stories import PAUSED_WORKER_ACTIONS, paused_worker_story
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import explore
+from model.formats.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
 from model.rules import Action
-from model.trace import TraceError, replay, trace_from_json, trace_to_dict, trace_to_json
 
 
 def test_paused_worker_story_fails_without_fencing_and_holds_with_it() -> None:
@@ -181,7 +181,9 @@ def test_each_receiver_narrates_its_own_test(receiver: str, first: str, second: 
     if second is None:
         assert steps[4].sentence == (
             "W1's write carrying token 1 is rejected at t=0: the receiver's test fails: "
-            "token 1 > highest token seen 1 is false. W1 learns it lost the lock and gives it up."
+            "token 1 > highest token seen 1 is false. This is a false rejection: W1's lease is "
+            "still the current one (until t=2); told it lost the lock, W1 gives up a lock that "
+            "was still its own."
         )
     else:
         assert steps[4].sentence == accepted + second + "."

@@ -61,14 +61,17 @@ def test_a_state_outside_its_domain_is_refused_at_the_exact_edge() -> None:
 def test_claims_are_well_formed_and_speak_json() -> None:
     [p2, p4] = claims_at(REFERENCE_BOUNDS, P2=5, P4="holds")
     assert p2.bounds == p4.bounds == REFERENCE_BOUNDS
-    assert p2.to_dict()["verdict"] == "violated" and p4.to_dict()["verdict"] == "holds"
+    assert p2.to_dict()["status"] == "violated" and p4.to_dict()["status"] == "holds"
     assert p4.to_dict() == {
         "property": "P4",
-        "verdict": "holds",
-        "vacuous": False,
+        "status": "holds",
+        "holds": True,
         "shortest": None,
         "bounds": REFERENCE_BOUNDS.to_dict(),
     }
+    [p6] = claims_at(REFERENCE_BOUNDS, P6="vacuous")
+    assert p6.to_dict(Design())["never_exercised"] == "nothing in this design ever crashes"
+    assert p6.to_dict()["status"] == "vacuous" and "never_exercised" not in p6.to_dict()
     with pytest.raises(ValueError, match=r"a claim is about P1\.\.P6"):
         Claim("P9", Status.HOLDS, REFERENCE_BOUNDS)
     with pytest.raises(ValueError, match=r"a claim is about P1\.\.P6"):

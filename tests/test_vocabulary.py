@@ -8,10 +8,12 @@ from dataclasses import fields, replace
 
 import pytest
 
-from fencing.cli import bounds_from_args, build_parser
+from fencing.arguments import bounds_from_args
+from fencing.cli import build_parser
 from fencing.command_line import bounds_flags
 from fencing.golden import core_table
 from model.actions import ACTION_ROWS, BY_CODE, BY_KIND, Action, ActionKind, Actor
+from model.check.random_search import WEIGHTS, group_of
 from model.design import (
     BOUNDS,
     BY_BOUND,
@@ -25,13 +27,12 @@ from model.design import (
     Token,
     Workload,
 )
+from model.explain.narration import NARRATORS
+from model.formats.trace import replay
 from model.layout import BY_VARIABLE, Layout, Shape
-from model.narration import NARRATORS
 from model.options import ADMISSION_ROWS, AdmissionTest
-from model.random_search import WEIGHTS, group_of
 from model.rules import RuleBuilder
 from model.system import System
-from model.trace import replay
 from webapp.show.design_form import bounds_from_values, limits_text
 from webapp.show.links import (
     BOUND_COUNT_WORD,

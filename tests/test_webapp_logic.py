@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from fencing.stories import paused_worker_story
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.claims import citations
 from model.design import REFERENCE_BOUNDS, Design, DesignError, Receiver
-from model.explorer import explore
 from model.presets import PRESETS
 from model.rules import Action, lease_is_current
-from model.search import SearchOptions
 from webapp.content.chapters import source_line
 from webapp.show.chapters import ATOMIC, BY_NUMBER, CHAPTERS, chapter_traces, choice_traces
 from webapp.show.design_form import (

@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # `streamlit run webapp/app.py` without installin
 
 import streamlit as st  # noqa: E402
 
-from webapp.classroom.set_checks import warm  # noqa: E402
+from webapp.jobs.set_checks import warm  # noqa: E402
 from webapp.screens.registry import sections  # noqa: E402
 from webapp.show.style import PAGE_CSS  # noqa: E402
 

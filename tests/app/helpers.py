@@ -87,3 +87,13 @@ def run_page(url_path: str) -> None:
 def page_alone(url_path: str, default_timeout: float) -> AppTest:
     """An AppTest of one page by itself: no menu, no background checks the entry starts."""
     return AppTest.from_function(run_page, args=(url_path,), default_timeout=default_timeout)
+
+
+def verdict_cells(at: AppTest, column: str, index: int = 0) -> dict[str, str]:
+    """The verdict cells of a table with a row per property (`P1, monotonic acceptance`),
+    in the named column, by property name: `{"P1": "✘ violated (8 steps)", …}`."""
+    table = at.table[index].value
+    return {
+        str(prop).split(",")[0]: str(said)
+        for prop, said in zip(table["property"], table[column], strict=True)
+    }

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from classroom import class_store
+from classroom.class_store import shared_store
+from classroom.grading import Verdicts, verdicts
 from model.design import REFERENCE_BOUNDS
 from model.presets import PRESETS
 from model.properties import PROPERTY_NAMES
 from tests.app.helpers import all_text, page_alone
-from webapp.classroom import class_store
-from webapp.classroom.class_store import shared_store
-from webapp.classroom.grading import verdicts
 from webapp.screens.class_page import class_links, spread_figure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,8 +153,10 @@ def test_the_spread_chart_hides_the_answer_until_it_is_revealed() -> None:
     hidden = spread_figure(spread, None)
     assert list(hidden.data[0].x) == ["P1", "P2"]
     assert list(hidden.data[0].y) == [2, 0] and list(hidden.data[1].y) == [1, 3]
-    shown = spread_figure(spread, ("P1",))
-    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ fails"]
+    spread["P6"] = (3, 0)
+    truth = Verdicts(("P1",), {"P1": None, "P2": 5, "P6": None}, True, None, ("P6",))
+    shown = spread_figure(spread, truth)
+    assert list(shown.data[0].x) == ["P1 ✔ holds", "P2 ✘ violated", "P6 ○ holds vacuously"]
 
 
 def test_revealing_the_answer_on_the_dashboard() -> None:
@@ -167,11 +169,18 @@ def test_revealing_the_answer_on_the_dashboard() -> None:
     assert before["data"][0]["x"] == list(PROPERTY_NAMES)  # the answer is not shown yet
     teacher.toggle(key="class-reveal-lease-predict").set_value(True).run()
     assert not teacher.exception, [e.value for e in teacher.exception]
-    holds = verdicts(PRESETS["lease-only"].design, REFERENCE_BOUNDS).holds
+    truth = verdicts(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
+    assert truth.vacuous == ("P4", "P5", "P6")
     spec = json.loads(teacher.get("plotly_chart")[0].proto.spec)
     assert spec["data"][0]["x"] == [
-        f"{name} {'✔ holds' if name in holds else '✘ fails'}" for name in PROPERTY_NAMES
+        "P1 ✘ violated",
+        "P2 ✘ violated",
+        "P3 ✘ violated",
+        "P4 ○ holds vacuously",
+        "P5 ○ holds vacuously",
+        "P6 ○ holds vacuously",
     ]
+    assert truth.untested_sentence() in all_text(teacher)
     assert spec["data"][0]["y"] == [int(name == "P2") for name in PROPERTY_NAMES]
     wrong = teacher.dataframe[0].value
     assert list(wrong["answer"]) == ["P2"] and list(wrong["students"]) == [1]
@@ -179,9 +188,56 @@ def test_revealing_the_answer_on_the_dashboard() -> None:
 
 def kept_by_lease_only() -> list[str]:
     """The properties the lease alone keeps at the reference bounds, asked of the model."""
+    from model.check.explorer import explore
     from model.design import REFERENCE_BOUNDS
-    from model.explorer import explore
     from model.presets import PRESETS
 
     found = explore(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
     return [name for name, verdict in found.verdicts.items() if not verdict.violated]
+
+
+def test_a_break_answer_reaches_the_teacher_in_words() -> None:
+    """The teacher's dashboard and the CSV show a student's run as its steps in words, and
+    the wrong answers too: never the link codes a run is kept under."""
+    from classroom.class_store import answers_csv
+
+    class_id, key = create_class()
+    ada = join(class_id, "Ada")
+    ada.selectbox(key="ex-choice").set_value("lease-break-p2").run()
+    for code in ("A1", "S1", "T"):
+        ada.button(key=f"ex-lease-break-p2-{code}").click().run()
+    ada.button(key="ex-lease-break-p2-check").click().run()
+    assert "never violates P2" in all_text(ada)
+    ada.button(key="ex-lease-break-p2-T").click().run()
+    ada.button(key="ex-lease-break-p2-D1").click().run()
+    ada.button(key="ex-lease-break-p2-check").click().run()
+    assert "Right: step 5" in all_text(ada)
+    view = shared_store().view(class_id, key)
+    said = [a.answer for a in view.answers]
+    assert said == [
+        "Acquire W1 → Send W1's write → Tick",
+        "Acquire W1 → Send W1's write → Tick → Tick → Deliver W1's write",
+    ]
+    assert all(answer in answers_csv(view) for answer in said)
+    teacher = run(CLASS_PAGE, **{"class": class_id, "key": key})
+    teacher.selectbox(key="class-exercise").set_value("lease-break-p2").run()
+    wrong = teacher.dataframe[0].value
+    assert list(wrong["answer"]) == [said[0]]
+
+
+def test_the_dashboard_links_the_students_to_the_chosen_exercise() -> None:
+    class_id, key = create_class()
+    teacher = run(CLASS_PAGE, **{"class": class_id, "key": key})
+    teacher.selectbox(key="class-exercise").set_value("lease-break-p2").run()
+    (link,) = [c.value for c in teacher.code if "exercise=" in str(c.value)]
+    assert link.endswith(f"/exercises?class={class_id}&exercise=lease-break-p2")
+    student = join(class_id, "Ada")
+    opened = run(
+        EXERCISES_PAGE,
+        **{
+            "class": class_id,
+            "student": str(student.query_params["student"]),
+            "exercise": "lease-break-p2",
+        },
+    )
+    assert opened.selectbox(key="ex-choice").value == "lease-break-p2"

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESETS
-from tests.app.helpers import all_text, page_alone
+from tests.app.helpers import all_text, page_alone, verdict_cells
 
 Opener = Callable[..., AppTest]
 PROOFS = "proofs"
@@ -28,7 +28,7 @@ def test_explore_shows_a_lock_without_a_lease_stranding_its_crashed_holder(
     at.button(key="run-button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     expected = explore(PRESETS["lock-without-lease"].design, REFERENCE_BOUNDS)
-    row = at.dataframe[0].value.iloc[0]
+    row = verdict_cells(at, "verdict")
     assert row["P6"] == f"✘ violated ({expected.verdicts['P6'].shortest} steps)"
     assert row["P2"] == "✔ holds"
     assert at.radio(key="cex").options == ["P6, lock freed after a crash (5 steps)"]

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import all_text, page_alone
+from classroom import grading as exercise_grading
+from classroom.data import ExerciseSet, ExerciseSetError
+from classroom.sets import DEFAULT_SET, check_set_bytes
+from model.design import REFERENCE_BOUNDS
+from tests.app.helpers import all_text, page_alone, shown
 from tests.slots import all_slots_taken
-from webapp.classroom import grading as exercise_grading
-from webapp.classroom import set_checks
-from webapp.classroom.data import ExerciseSet, ExerciseSetError
-from webapp.classroom.set_checks import SetChecker
-from webapp.classroom.sets import DEFAULT_SET, check_set_bytes
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import SetChecker
 
 PAGE = "exercises"
 SMALL = (
@@ -56,7 +57,9 @@ def test_predict_wrong_then_right_with_a_hint() -> None:
     at.checkbox(key="ex-lease-predict-P6").check().run()
     at.button(key="ex-lease-predict-check").click().run()
     text = all_text(at)
-    assert "Right: the design keeps P4, P5, P6" in text and "Hint 1" not in text
+    assert "Right: the design keeps none of them; P1, P2, P3 fail." in text
+    assert "P4, P5 and P6 are never put to the test in this design" in text
+    assert "Hint 1" not in text
 
 
 def test_break_it_by_clicking_and_replaying() -> None:
@@ -96,9 +99,12 @@ def test_fix_it_wrong_then_right() -> None:
     assert tokens == [word_with_mirrors(token, v) for v in token.values if v != "counter-volatile"]
     at.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("counter").run()
     at.button(key="ex-key-version-fix-p3-check").click().run()
-    assert "Right: with the preset `fencing`, the design keeps P1, P3, P4, P5" in all_text(at)
+    text = all_text(at)
+    assert "Right: with the preset fencing, P3 holds, put to the test, within these bounds" in text
+    assert "it still keeps P1, P4; P5, P6 never put to the test." in text
     rows = at.dataframe[0].value
-    assert bool(rows.loc[rows["title"].str.startswith("8."), "solved"].iloc[0])
+    assert bool(rows.loc[rows["exercise"].str.startswith("8."), "solved"].iloc[0])
+    assert not any("`" in shown(m.value) for m in (*at.success, *at.error))  # said as written
 
 
 def test_a_malformed_set_in_the_teachers_folder(
@@ -164,7 +170,7 @@ def test_a_missing_teachers_folder_is_reported(monkeypatch: pytest.MonkeyPatch) 
 
 def test_an_uploaded_set_is_kept_for_the_session() -> None:
     """Leaving the page drops the upload widget, not the set: it is still offered on return."""
-    from webapp.classroom.sets import parse_set
+    from classroom.sets import parse_set
     from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     at = page_alone(PAGE, default_timeout=60)
@@ -265,12 +271,55 @@ def test_with_every_slot_taken_grading_says_the_server_is_busy(
         busy = " ".join(w.value for w in at.warning)
         assert "busy" in busy and "the model check of this answer was not started" in busy
         assert "Not quite" not in all_text(at)
-        assert at.dataframe[0].value["attempts"].sum() == 0
+        assert at.dataframe[0].value["answers"].sum() == 0
         at.selectbox(key="ex-choice").set_value("key-version-fix-p3").run()
         assert "the model check of this answer was not started" in at.warning[0].value
         assert "Make P3 hold" not in all_text(at)
     at.run()
     assert "Make P3 hold" in all_text(at)
     at.selectbox(key="ex-choice").set_value("lease-predict").run()
+    at.checkbox(key="ex-lease-predict-P1").check().run()
     at.button(key="ex-lease-predict-check").click().run()
     assert "Not quite" in all_text(at)
+
+
+def _scheduler_links(at: AppTest) -> dict[str, dict[str, str]]:
+    """Every link to the scheduler on the page, by its label, with its query."""
+    from urllib.parse import parse_qsl
+
+    return {
+        str(link.proto.label): dict(parse_qsl(link.proto.query_string))
+        for link in at.get("page_link")
+    }
+
+
+def test_a_counterexample_of_an_exercise_opens_in_the_scheduler() -> None:
+    """A wrong fix links to the run its design still breaks, at the violating step; a solved
+    prediction links to each violation; a break run can be carried on in the scheduler."""
+    from model.check.explorer import explore
+    from model.presets import PRESETS
+    from webapp.content.exercises import step_violation
+    from webapp.show.playground import decode_actions
+
+    at = open_exercises("key-version-fix-p3")
+    at.selectbox(key="ex-key-version-fix-p3-opt-token").set_value("random").run()
+    at.button(key="ex-key-version-fix-p3-check").click().run()
+    links = _scheduler_links(at)
+    assert list(links) == [step_violation("P3"), step_violation("P4")]  # all it still breaks
+    shortest = explore(PRESETS["random-token"].design, REFERENCE_BOUNDS).verdicts["P3"]
+    assert decode_actions(links[step_violation("P3")]["a"]) == shortest.actions
+    assert links[step_violation("P3")]["d"] == "random-token"
+    predict = open_exercises("lease-predict")
+    assert _scheduler_links(predict) == {}  # nothing is given away before it is solved
+    kept = explore(PRESETS["lease-only"].design, REFERENCE_BOUNDS)
+    for name, verdict in kept.verdicts.items():
+        if not verdict.violated:
+            predict.checkbox(key=f"ex-lease-predict-{name}").check()
+    predict.run()
+    predict.button(key="ex-lease-predict-check").click().run()
+    violated = [n for n, v in kept.verdicts.items() if v.violated]
+    assert list(_scheduler_links(predict)) == [step_violation(n) for n in violated]
+    broken = open_exercises("lease-break-p2")
+    broken.button(key="ex-lease-break-p2-A1").click().run()
+    (run,) = _scheduler_links(broken).values()
+    assert run["a"] == "A1" and "at" not in run

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.presets import PRESET_NAMES
 from tests.app.conftest import APP, TIMEOUT
-from tests.app.helpers import all_text, switch_to
+from tests.app.helpers import all_text, switch_to, verdict_cells
 
 
 def explore_page(**params: str) -> AppTest:
@@ -25,7 +25,7 @@ def explore_page(**params: str) -> AppTest:
 
 def seen(at: AppTest) -> tuple[object, ...]:
     """What a reader sees: the metrics, the verdict table and the chosen counterexample."""
-    table = at.dataframe[0].value.to_dict("records") if at.dataframe else []
+    table = at.table[0].value.to_dict("records") if at.table else []
     radio = next((r.value for r in at.radio if r.key == "cex"), None)
     return ([m.value for m in at.metric[:3]], table, radio)
 
@@ -44,11 +44,12 @@ def test_a_shared_link_reproduces_the_page(preset: str) -> None:
 
 
 def test_lease_only_link_is_not_the_default_design() -> None:
-    """A lease-only link says receiver=none explicitly and opens 354 states, P1-P3 violated."""
+    """A lease-only link says receiver=none explicitly and opens at the reference bounds
+    (4,765 states), P1-P3 violated."""
     at = explore_page(preset="lease-only", run="1")
     assert at.query_params["receiver"] == "none"
-    assert at.metric[0].value == "354"
-    row = at.dataframe[0].value.iloc[0]
+    assert at.metric[0].value == "4,765"
+    row = verdict_cells(at, "verdict")
     assert all(row[p].startswith("✘") for p in ("P1", "P2", "P3"))
 
 
@@ -81,7 +82,8 @@ def test_hostile_links_give_a_message_never_a_traceback_or_markup(params: dict[s
 def test_the_page_shows_the_command_that_runs_the_same_search() -> None:
     import shlex
 
-    from fencing.cli import bounds_from_args, build_parser, design_from_args
+    from fencing.arguments import bounds_from_args, design_from_args
+    from fencing.cli import build_parser
     from model.design import Bounds, Design
 
     at = explore_page(token="random", receiver="none", horizon="5")

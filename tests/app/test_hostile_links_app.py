@@ -187,7 +187,7 @@ def test_addresses_in_a_teachers_folder_are_text(
 
 
 def test_addresses_in_an_uploaded_set_and_its_file_name_are_text() -> None:
-    from webapp.classroom.sets import parse_set
+    from classroom.sets import parse_set
     from webapp.screens.exercises_page import CHOICE_KEY, UPLOAD_CHOICE, UPLOADED_KEY
 
     uploaded = parse_set(HOSTILE_SET, source="https://evil.example/set.toml")

@@ -7,10 +7,11 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model.check.explorer import explore
 from model.design import REFERENCE_BOUNDS
-from model.explorer import explore
 from model.presets import PRESETS
-from tests.app.helpers import all_text, shown
+from tests.app.helpers import all_text, shown, verdict_cells
+from webapp.screens.chapter_page import MOST_SIDE_BY_SIDE, next_page
 from webapp.show.chapters import BY_NUMBER, chapter_traces, choice_traces
 from webapp.show.views import opening_step
 
@@ -34,11 +35,18 @@ def test_chapter_runs_and_steps_to_the_end(open_page: Opener, number: int) -> No
     assert not at.exception
     text = all_text(at)
     assert f"Step {last} of {last}" in text
-    longest = max(traces, key=lambda trace: len(trace.steps))
+    shown = traces[:1] if len(traces) > MOST_SIDE_BY_SIDE else traces  # tabs: the first open
+    longest = max(shown, key=lambda trace: len(trace.steps))
     final = longest.steps[-1].sentence
     assert any(final in m.value and ":orange-background[" in m.value for m in at.markdown)
-    table = at.dataframe[-1].value
+    table = at.table[-2 if number == 0 else -1].value
     assert list(table["design"]) == list(chapter.presets)
+    (onward,) = [link.proto for link in at.get("page_link") if link.proto.label.startswith("Next")]
+    expected = f"chapter-{number + 1}" if number < 4 else "exercises"
+    assert onward.label == f"Next: {next_page(number).title}" and next_page(number).url_path == (
+        expected
+    )
+    assert onward.page.endswith(expected)
 
 
 @pytest.mark.parametrize("number", [2, 3, 4])
@@ -63,7 +71,7 @@ def test_chapter_0_ends_with_the_table_to_take_away(open_page: Opener) -> None:
     """The lesson table's cells are the explorer's verdicts on the three designs."""
     at = open_page("chapter-0")
     assert not at.exception
-    verdicts = at.dataframe[-1].value.set_index("design")
+    verdicts = at.table[-2].value.set_index("design")
     assert verdicts.loc["lock-without-lease", "P6"] == "✘ violated (5 steps)"
     assert verdicts.loc["keepalive-lease", "P2"] == "✘ violated (5 steps)"
     assert verdicts.loc["keepalive-fencing", "P1"] == "✔ holds"
@@ -98,7 +106,7 @@ def test_chapter_0_reopens_at_the_step_in_its_link_and_clamps_a_bad_one(open_pag
 
 def test_chapter_3_table_shows_the_fixes(open_page: Opener) -> None:
     at = open_page("chapter-3")
-    table = at.dataframe[-1].value.set_index("design")
+    table = at.table[-1].value.set_index("design")
     assert table.loc["rmw-fencing-unfenced-reads", "P5"].startswith("✘ violated")
     assert table.loc["rmw-fencing-fenced-reads", "P5"] == "✔ holds"
     assert table.loc["rmw-lease-aware", "P2"] == "✔ holds"
@@ -115,9 +123,10 @@ def test_explore_a_preset_and_open_its_counterexamples(open_page: Opener) -> Non
     at.button(key="run-button").click().run()
     assert not at.exception
     expected = explore(PRESETS["rmw-fencing-unfenced-reads"].design, REFERENCE_BOUNDS)
-    row = at.dataframe[0].value.iloc[0]
+    row = verdict_cells(at, "verdict")
     assert row["P5"] == f"✘ violated ({expected.verdicts['P5'].shortest} steps)"
     assert row["P1"] == "✔ holds"
+    assert row["P6"] == "○ holds vacuously, never exercised: nothing in this design ever crashes"
     assert at.radio(key="cex").options == [
         "P2, no write outside its lease (7 steps)",
         "P5, no lost update (12 steps)",
@@ -149,7 +158,7 @@ def test_explore_says_incomplete_when_the_budget_is_hit(open_page: Opener) -> No
     at.number_input(key="writes").set_value(2).run()
     at.button(key="run-button").click().run()
     assert any("Incomplete" in w.value for w in at.warning)
-    assert at.dataframe[0].value.iloc[0]["complete"].startswith("no")
+    assert verdict_cells(at, "verdict")["P1"] == "? unknown (not finished)"
     assert "P2" in at.radio(key="cex").options[0]  # what was found is still shown
 
 
@@ -157,7 +166,7 @@ def test_explore_reopens_from_url_parameters(open_page: Opener) -> None:
     at = open_page("explore", receiver="none", run="1")
     assert at.selectbox(key="receiver").value == "none"
     assert "the preset `lease-only`" in all_text(at)
-    assert at.dataframe[0].value.iloc[0]["P1"].startswith("✘ violated (8")
+    assert verdict_cells(at, "verdict")["P1"].startswith("✘ violated (8")
 
 
 def test_compare_matrix_and_with_versus_without(open_page: Opener) -> None:
@@ -189,7 +198,7 @@ def test_explore_runs_the_widest_bounds_within_the_budget(open_page: Opener) -> 
     )
     assert not at.exception and not at.error
     assert any("Incomplete" in w.value for w in at.warning)
-    assert at.dataframe[0].value.iloc[0]["complete"].startswith("no")
+    assert "? unknown (not finished)" in verdict_cells(at, "verdict").values()
 
 
 def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Opener) -> None:
@@ -203,10 +212,10 @@ def test_compare_takes_a_custom_design_from_its_link_and_keeps_it(open_page: Ope
     assert not at.exception
     assert at.selectbox(key="b-preset").value == "(custom)"
     assert decode_design(at.query_params["b"]) == Design(token="random", receiver="lease-aware")
-    table = at.dataframe[-1].value.set_index("design")
+    table = verdict_cells(at, "B: your design", index=-1)
     fresh = explore(Design(token="random", receiver=Receiver.LEASE_AWARE), REFERENCE_BOUNDS)
     for name, verdict in fresh.verdicts.items():
-        assert table.loc["B: your design", name].startswith("✘") == verdict.violated
+        assert table[name].startswith("✘") == verdict.violated
     assert any("fencing check --token random --receiver lease-aware" in c.value for c in at.code)
 
 

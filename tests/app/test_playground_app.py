@@ -152,3 +152,36 @@ def test_the_share_box_holds_a_full_link(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_without_a_known_address_the_share_box_holds_the_pages_path() -> None:
     at = open_playground(a="A1")
     assert any(str(c.value).startswith("/playground?d=lease-only&b=") for c in at.code)
+
+
+def test_a_run_opened_at_a_step_can_be_stepped_and_changed_from_there() -> None:
+    """`at=2` stands at step 2 of a five-step run: the state and the moves are those after
+    step 2, Back and Next move along the run, and a move taken there replaces the steps
+    after it; a bad `at` is said and the run's end is shown."""
+    at = open_playground(a="A1.S1.T.T.D1", at="2")
+    text = all_text(at)
+    assert "Step 2 of 5" in text and "Your move** (step 3)" in text
+    assert "a move here replaces the 3 steps after this one" in text
+    assert "P2 violated at step" not in text  # the violation is at step 5, after where it stands
+    at.button(key="playground-next").click().run()
+    assert param(at, "at") == "3" and "Step 3 of 5" in all_text(at)
+    at.button(key="playground-back").click().run()
+    at.button(key="playground-back").click().run()
+    assert param(at, "at") == "1"
+    at.button(key="playground-last").click().run()
+    assert param(at, "at") == "" and "P2 violated at step 5" in all_text(at)
+    at.button(key="playground-first").click().run()
+    assert param(at, "at") == "0"
+    at.button(key="play-A2").click().run()  # from the start: W2 takes the lock instead
+    assert param(at, "a") == "A2" and param(at, "at") == ""
+    bad = open_playground(a="A1.S1", at="9")
+    assert "at in the link must be a whole number from 0 to 2" in all_text(bad)
+    assert "Step 2 of 2" in all_text(bad)
+
+
+def test_the_trace_uploader_sits_with_the_design_controls() -> None:
+    at = open_playground()
+    (form,) = [e for e in at.expander if e.label == "Design and bounds"]
+    assert form.get("file_uploader") or any(
+        child.type == "file_uploader" for child in form.children.values()
+    )

@@ -164,7 +164,7 @@ def _ending(run: Run) -> str:
     texts = _texts(run)
     kinds = {element.WhichOneof("type") for element in run.elements}
     headings = [t for t in texts if t.startswith("#### P")]
-    if "dataframe" in kinds and len(headings) == len(PROPERTY_NAMES):
+    if "table" in kinds and len(headings) == len(PROPERTY_NAMES):
         return "proof"
     if any(t.replace("\\", "") == BUSY for t in texts):
         return "busy"

@@ -104,8 +104,8 @@ def test_a_bad_link_is_reported_not_raised() -> None:
 
 
 def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> None:
+    from model.check.explorer import explore
     from model.design import Bounds, Design, Receiver
-    from model.explorer import explore
 
     at = page_alone(PAGE, default_timeout=60)
     for key, value in {"receiver": "none", "worker_check": "1", "horizon": "3"}.items():
@@ -119,8 +119,8 @@ def test_a_custom_design_is_counted_from_its_link_and_shown_as_a_command() -> No
 
 
 def test_changing_an_option_makes_the_design_custom_and_keeps_it_in_the_link() -> None:
+    from model.check.explorer import explore
     from model.design import Design, Token
-    from model.explorer import explore
     from webapp.screens.state_space_page import SMALL_BOUNDS
 
     at = open_space()

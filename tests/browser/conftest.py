@@ -62,7 +62,8 @@ def app_url(chromium_path: str) -> Iterator[str]:
     classes = tempfile.mkdtemp(prefix="fencing-lab-classes-")  # never the user's own classes
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FENCING_LAB_CLASSES": classes}
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # one server per test process
+    log = open(ARTIFACTS / f"streamlit-server-{worker}.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", *app_flags(port)],
         cwd=ROOT,

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from model.check.explorer import explore
 from model.design import Bounds
-from model.explorer import explore
-from model.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.trace import replay
 from model.presets import PRESETS
-from model.trace import replay
 from tests.browser.conftest import WAIT_MS, ConsoleLog, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser

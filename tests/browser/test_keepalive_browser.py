@@ -73,14 +73,20 @@ def test_chapter_0_steps_three_runs_and_ends_with_the_table(
     tab.goto(f"{app_url}/chapter-0")
     start = opening_step(traces)  # the runs open on the step that matters
     tab.get_by_text(f"Step {start} of {count}", exact=True).wait_for(timeout=WAIT_MS)
-    tab.locator(".js-plotly-plot").nth(len(traces) - 1).wait_for(timeout=WAIT_MS)
+    tab.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
     wait_idle(tab)
-    assert tab.locator(".js-plotly-plot").count() == len(traces)
+    assert tab.locator(".js-plotly-plot").count() == 1  # one run at a time, in its tab
     tab.get_by_role("button", name=re.compile("Last")).click()
     tab.get_by_text(f"Step {count} of {count}", exact=True).wait_for(timeout=WAIT_MS)
     wait_idle(tab)
-    for trace in traces:
-        assert tab.get_by_text(trace.steps[-1].sentence).count() >= 1
+    for spec, trace in zip(BY_NUMBER[0].all_runs, traces, strict=True):
+        tab.get_by_role("tab", name=spec.tab, exact=True).click()
+        wait_idle(tab)
+        tab.get_by_text(trace.steps[-1].sentence).first.wait_for(timeout=WAIT_MS)
+        assert tab.get_by_text(f"Step {count} of {count}", exact=True).count() == 1
+        assert tab.locator(".js-plotly-plot").count() == 1
+    tab.get_by_role("tab", name=BY_NUMBER[0].all_runs[0].tab, exact=True).click()
+    wait_idle(tab)
     tab.get_by_text("The table to take away").wait_for(timeout=WAIT_MS)
     assert tab.get_by_text(BY_NUMBER[0].takeaway).count() == 1
     assert tab.get_by_text("✘ the crashed holder keeps the lock: P6 fails (5 steps)").count() == 1

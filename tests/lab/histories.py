@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lab.history import History
@@ -108,8 +109,33 @@ def release(t: float, w: int, revision: int, deleted: bool, etcd_revision: int) 
 
 
 def nemesis(t: float, kind: str, w: int) -> dict[str, Any]:
-    """A pause or resume."""
-    return {"t": t, "source": "lab", "kind": kind, "worker": w}
+    """A pause (seen stopped at once) or a resume."""
+    seen = {"stopped_at": t} if kind == "pause" else {}
+    return {"t": t, "source": "lab", "kind": kind, "worker": w, **seen}
+
+
+def invoke_acquire(t: float, w: int) -> dict[str, Any]:
+    """W asks its lock service for the lock."""
+    return {"t": t, "source": f"W{w}", "kind": "invoke", "worker": w, "op": "acquire"}
+
+
+def recorded(
+    events: Iterable[dict[str, Any]], receiver: str = "none"
+) -> tuple[dict[str, Any], ...]:
+    """Hand-made events completed with what every real run records besides: the storage
+    process's start (before anything else, when the events have none) and each worker's
+    acquire before each grant it heard. Everything in time order, as a history is read."""
+    events = list(events)
+    added: list[dict[str, Any]] = []
+    if not any(e["kind"] == "storage-start" for e in events):
+        first = min((float(e["t"]) for e in events), default=0.01)
+        added.append(storage_start(max(0.0, first - 0.005), receiver=receiver))
+    for e in events:
+        if e["kind"] != "grant" or e.get("unanswered"):
+            continue
+        asked = float(e.get("asked", e["t"] - 0.001))
+        added.append(invoke_acquire(round(max(0.0, asked - 0.0005), 6), int(e["worker"])))
+    return tuple(sorted([*events, *added], key=lambda e: e["t"]))
 
 
 def paused_worker(receiver: str, late_outcome: str) -> History:
@@ -131,13 +157,14 @@ def paused_worker(receiver: str, late_outcome: str) -> History:
     ]
     if late_outcome == "accepted":
         events.append(release(1.60, 1, 2, False, 5))
-    return History("paused-worker", Settings(receiver=receiver), tuple(events))
+    return History("paused-worker", Settings(receiver=receiver), recorded(events, receiver))
 
 
 def busy_history(cycles: int, seconds: float = 60.0) -> History:
     """The busiest randomized run the lab can have, as its processes record it: five
     workers in turn, each grant four read-modify-write writes checked then applied (seven
-    events each), spread over `seconds`, with every field the real processes write."""
+    events each), spread over `seconds`, with every field the real processes write (a
+    nemesis with no fault kinds: nothing disturbs it)."""
     events: list[dict[str, Any]] = []
     step = seconds / max(1, cycles * 34)
     t, revision, version, mark = 0.5, 1, 0, 0
@@ -247,8 +274,14 @@ def busy_history(cycles: int, seconds: float = 60.0) -> History:
         gap=0.0,
         seconds=seconds,
         seed=1,
+        faults="",
     )
-    return History("random", settings, tuple(events), seconds=seconds)
+    events.append({"t": 0.4, "source": "lab", "kind": "nemesis-start"})
+    for w in range(1, 6):
+        real = round(t - 0.4, 6)
+        clock = {"wall_seconds": real, "real_seconds": real}
+        events.append({"t": t, "source": f"W{w}", "kind": "clock", "worker": w, **clock})
+    return History("random", settings, recorded(events, "fenced-nonatomic"), seconds=seconds)
 
 
 def reply(t: float, w: int, n: int, outcome: str, **extra: Any) -> dict[str, Any]:
@@ -273,6 +306,7 @@ def storage_start(
         "source": "storage",
         "kind": "storage-start",
         "incarnation": incarnation,
+        "pid": 4000 + incarnation,
         "receiver": receiver,
         "hwm": "durable",
         "mark": mark,
@@ -342,4 +376,4 @@ def witnessed(**changes: Any) -> History:
         assert name in events, name
         events[name] = value
     kept = [event for event in events.values() if event is not None] + list(extra)
-    return History("witnessed", Settings(receiver="fenced"), tuple(kept))
+    return History("witnessed", Settings(receiver="fenced"), recorded(kept, "fenced"))

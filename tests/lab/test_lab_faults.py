@@ -109,7 +109,7 @@ def own_etcd() -> Iterator[EtcdServer]:
     ("who", "words", "said"),
     [
         ("worker", ("lab.worker", "--worker=2"), "worker W2 (pid {pid}) was killed by SIGKILL"),
-        ("storage", ("lab.storage",), "the storage process (pid {pid}) was killed by SIGKILL"),
+        ("storage", ("lab.store_server",), "the storage process (pid {pid}) was killed by SIGKILL"),
     ],
 )
 def test_a_killed_worker_or_store_is_named_and_the_history_kept(
@@ -249,8 +249,8 @@ def test_two_runs_started_together_in_one_folder_write_two_files(
         for n in (1, 2)
     ]
     for run in runs:
-        run.communicate(timeout=90)
-        assert run.returncode == 0
+        _, err = run.communicate(timeout=90)
+        assert run.returncode == 0, err
     files = sorted(tmp_path.glob("lab-random-none-*.json"))
     assert len(files) == 2
     for path in files:

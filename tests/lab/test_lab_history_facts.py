@@ -68,8 +68,15 @@ def test_the_legend_names_what_the_history_draws_once() -> None:
 
 
 def _marker_traces(figure: go.Figure) -> dict[str, Any]:
-    """The figure's marker traces by name (one per look)."""
-    return {t.name: t for t in figure.data if t.mode == "markers+text" and t.name != "in flight"}
+    """The figure's marker traces by name (one per look; their words are drawn apart)."""
+    return {
+        t.name: t
+        for t in figure.data
+        if t.mode == "markers"
+        and t.showlegend is False
+        and t.name == t.legendgroup
+        and t.name != "current step"
+    }
 
 
 def test_the_drawer_draws_each_fact_once() -> None:

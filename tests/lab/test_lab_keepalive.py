@@ -62,7 +62,7 @@ def test_a_crashed_holders_lease_runs_out_and_the_next_worker_gets_the_lock(
     assert "Renew" in actions and actions.index("Crash") < actions.index("Acquire", 1)
     data = report.to_dict()
     assert data["crashes"][0]["kill_to_grant_seconds"] == pytest.approx(waited, abs=1e-5)
-    assert data["properties"]["P6"] == {"violated": False, "count": 0}
+    assert data["properties"]["P6"] == {"violated": False, "count": 0, "exercised": 1}
     assert "W2 got the lock" in report.text()
 
 
@@ -74,7 +74,7 @@ def test_without_a_lease_nobody_gets_the_lock_after_the_crash(
     assert main([*args, "--history", str(path)]) == 0  # the model predicted the violation
     data = json.loads(capsys.readouterr().out)
     assert data["expiry"] == "never" and data["keepalive"] == 0
-    assert data["properties"]["P6"] == {"violated": True, "count": 1}
+    assert data["properties"]["P6"] == {"violated": True, "count": 1, "exercised": 1}
     assert data["prediction"]["properties"]["P6"]["violated"] is True
     assert data["prediction"]["agrees"] is True
     (crash,) = data["crashes"]
@@ -226,8 +226,8 @@ REFUSALS: list[tuple[str, dict[str, Any], str, str]] = [
         "renewed after the revocation",
         {"extra": [renew(2.5, 2, 4)]},
         "renew-after-end",
-        "etcd took W2's keepalive for grant 4, asked for at 2.498 s, but it had revoked that "
-        "lease at 1.450 s: an expired lease cannot be kept alive",
+        "etcd took W2's keepalive for grant 4, asked for at 2.498 s, but etcd revoked its "
+        "lease at 1.450 s: a lease that has ended cannot be kept alive",
     ),
 ]
 

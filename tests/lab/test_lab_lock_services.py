@@ -4,7 +4,7 @@ model's prediction and conforms, or shows the service's documented difference.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Final
@@ -14,6 +14,7 @@ import pytest
 from lab.etcd import Endpoint
 from lab.experiment import run_scenario
 from lab.history import History, load_history
+from lab.history_schema import settings_of
 from lab.lock_clients import RANDOM_HEX_DIGITS, Granted, lock_client
 from lab.lock_servers import ServiceServer, missing_requirement, server_for
 from lab.lock_table import SERVICES, SERVICES_LIST
@@ -21,35 +22,22 @@ from lab.report import LabReport
 from lab.scenarios import SCENARIO_NAMES, planned_actions, scenario
 from lab.settings import LabInputError, Settings
 from model.design import Bounds
+from model.formats.trace import replay
 from model.rules import Action
 from model.system import System
-from model.trace import replay
 from tests.cli_helpers import run
-from tests.lab.conftest import SESSION_PIDS
 
 OTHER_SERVICES = ("etcd-lock-api", "zookeeper", "redis")
 NEEDS_KEEPALIVES: Final = {"crashed-holder"}
 """Scenarios whose holder keeps its lease alive (ZooKeeper takes no keepalives here)."""
+NEEDS_VERSION: Final = {"version-token"}
+"""Scenarios whose lesson is the key's version as the token (ZooKeeper and Redis have none)."""
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, ServiceServer]]:
-    """ZooKeeper and Redis, each started once for this module if the machine has them."""
-    started: dict[str, ServiceServer] = {}
-    try:
-        for name in ("zookeeper", "redis"):
-            if missing_requirement(name):
-                continue
-            server = server_for(name)
-            assert server is not None
-            server.start()
-            assert server.child is not None
-            SESSION_PIDS.add(server.child.pid)
-            started[name] = server
-        yield started
-    finally:
-        for server in started.values():
-            server.stop()
+@pytest.fixture
+def servers(lock_servers: dict[str, ServiceServer]) -> dict[str, ServiceServer]:
+    """ZooKeeper and Redis as the session started them (each run keeps to its own keys)."""
+    return lock_servers
 
 
 def service_of(name: str, servers: dict[str, ServiceServer]) -> ServiceServer | None:
@@ -82,6 +70,10 @@ def test_scenario_on_each_service_agrees_with_the_model(
 ) -> None:
     if service == "zookeeper" and name in NEEDS_KEEPALIVES:
         with pytest.raises(LabInputError, match=r"^kazoo keeps the ZooKeeper session"):
+            scenario(name).settings(lock_service=service)
+        return
+    if name in NEEDS_VERSION and service in ("zookeeper", "redis"):
+        with pytest.raises(LabInputError, match=r"^the version-token scenario's lesson is"):
             scenario(name).settings(lock_service=service)
         return
     report = run_on(service, name, etcd, servers, tmp_path / "history.json")
@@ -136,7 +128,12 @@ def test_redis_random_token_cannot_be_fenced(
     """The random token is redis-py's lock value as a number; the fenced store compares it
     as it comes, and the model, handed the same grants in the other order (as a random
     value may be), shows the fenced store accepting the stale write."""
-    report = run_on("redis", "version-token", etcd, servers, tmp_path / "h.json")
+    server = service_of("redis", servers)
+    chosen = scenario("paused-worker")
+    settings = chosen.settings(lock_service="redis", receiver="fenced")
+    assert settings.token == "random"
+    path = tmp_path / "h.json"
+    report = run_scenario(etcd, "paused-worker", settings, path, service=server)
     grants = [e for e in report.line.events if e.kind == "grant"]
     assert len(grants) == 2
     for grant in grants:
@@ -149,7 +146,7 @@ def test_redis_random_token_cannot_be_fenced(
     assert trace is not None and trace.design.token == "random"
     bounds = Bounds(settings.workers, 2, 20, 2, settings.writes)
     system = System(trace.design, bounds)
-    actions = planned_actions(scenario("version-token").plan(settings), system)
+    actions = planned_actions(chosen.plan(settings), system)
     values = iter((2, 1))  # the second grant's value below the first's
     swapped = [replace(a, value=next(values)) if a.name == "Acquire" else a for a in actions]
     assert next(a for a in swapped if a.name == "Acquire") == Action("Acquire", 1, 2)
@@ -166,8 +163,10 @@ def test_the_table_offers_each_service_its_tokens() -> None:
         Settings(lock_service="zookeeper", token="version")
     with pytest.raises(LabInputError, match="etcd-txn"):
         Settings(lock_service="redis", token="random", receiver="etcd-txn")
-    assert Settings.from_dict({"receiver": "none"}).lock_service == "etcd"
-    assert scenario("version-token").settings(lock_service="zookeeper").token == "sequence"
+    assert settings_of({"receiver": "none"}).lock_service == "etcd"
+    assert scenario("paused-worker").settings(lock_service="zookeeper").token == "sequence"
+    with pytest.raises(LabInputError, match="which ZooKeeper does not give"):
+        scenario("version-token").settings(lock_service="zookeeper")
 
 
 def test_a_token_the_service_does_not_offer_is_one_line_and_status_2(
@@ -259,9 +258,9 @@ def _redis_commands_during(url: str, work: Callable[[], object]) -> list[tuple[s
 def test_a_redis_grant_is_set_and_numbered_by_one_atomic_script(
     servers: dict[str, ServiceServer],
 ) -> None:
-    """The key's SET, the grant counter's INCR and the holder's name are run by Redis inside
-    one script: no worker paused between its SET and its number can be numbered after a later
-    grant. A refused SET numbers nothing."""
+    """The key's SET, the grant counter's INCR, the holder's name and the grant's line in the
+    log are run by Redis inside one script: no worker paused between its SET and its number
+    can be numbered after a later grant. A refused SET numbers (and logs) nothing."""
     server = service_of("redis", servers)
     assert server is not None and server.address is not None
     url = server.address.url
@@ -276,8 +275,14 @@ def test_a_redis_grant_is_set_and_numbered_by_one_atomic_script(
     held, refused = grants
     assert isinstance(held, Granted) and refused is None
     assert (held.revision, held.token) == (1, 1)
-    writes = [(who, name) for who, name in commands if name in ("SET", "INCR", "HSET")]
-    assert writes == [("lua", "SET"), ("lua", "INCR"), ("lua", "HSET"), ("lua", "SET")]
+    writes = [(who, name) for who, name in commands if name in ("SET", "INCR", "HSET", "RPUSH")]
+    assert writes == [
+        ("lua", "SET"),
+        ("lua", "INCR"),
+        ("lua", "HSET"),
+        ("lua", "RPUSH"),
+        ("lua", "SET"),
+    ]
     asked = {name for who, name in commands if who == "tcp"} - {"HELLO"}  # a new connection
     assert asked <= {"EVALSHA", "EVAL", "SCRIPT"}
     first.release(held)
@@ -331,7 +336,7 @@ def test_a_zookeeper_grant_while_the_last_lock_was_still_seen_is_a_double_grant(
     assert cross_check(timeline(zookeeper_history(0.25))).impossible == ()
     found = cross_check(timeline(zookeeper_history(1.2))).impossible
     assert "double-grant" in [f.code for f in found]
-    assert any("zookeeper granted the lock to W2 (grant 4)" in f.reason for f in found)
+    assert any("ZooKeeper granted the lock to W2 (grant 4)" in f.reason for f in found)
 
 
 @pytest.mark.parametrize("service", ["zookeeper", "redis"])

@@ -134,19 +134,20 @@ def test_lease_ids_of_several_members_are_shown_as_unordered() -> None:
     across members: the report says the token is the model's random one, ranked."""
     from lab.history import History
     from lab.report import analyse
-    from tests.lab.histories import deliver, grant, release, send
+    from tests.lab.histories import deliver, grant, recorded, release, send, watch_put
 
     events = []
     for n, (revision, lease) in enumerate(((2, 7_000_000_000_000_000_002), (4, 1_000_000_004))):
         w, t = 1 + n, 0.1 * n
         events += [
-            grant(t, w, revision, token=lease),
+            grant(t, w, revision, token=lease, lease=lease),
+            watch_put(t + 0.001, w, revision) | {"lease": lease},
             send(t + 0.01, w, n, lease, revision),
             deliver(t + 0.02, w, n, lease, revision, "accepted"),
             release(t + 0.03, w, revision, True, revision + 1),
         ]
     settings = Settings(token="lease-id", members=3)
-    report = analyse(History("random", settings, tuple(events)))
+    report = analyse(History("random", settings, recorded(events)))
     assert "Lease IDs are not ordered across etcd members" in report.text()
     assert "3 etcd members" in settings.label()
     assert report.properties["P1"].violated  # the second grant's ID is the lower one

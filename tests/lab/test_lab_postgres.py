@@ -29,6 +29,7 @@ from lab.etcd import Endpoint
 from lab.events import EventLog
 from lab.experiment import run_scenario
 from lab.history import load_history
+from lab.history_schema import settings_of
 from lab.postgres import Cluster, PostgresServer, missing, running
 from lab.postgres_store import PostgresStore, final_row
 from lab.scenarios import SCENARIO_NAMES, predict, scenario
@@ -315,9 +316,9 @@ def test_a_machine_without_postgresql_is_told_in_one_line(
 def test_an_old_history_without_a_database_reads_as_sqlite() -> None:
     old = Settings(receiver="fenced").to_dict()
     del old["database"]
-    assert Settings.from_dict(old).database == "sqlite"
+    assert settings_of(old).database == "sqlite"
     with pytest.raises(LabInputError, match="database 'mysql' is not known"):
-        Settings.from_dict({**old, "database": "mysql"})
+        settings_of({**old, "database": "mysql"})
 
 
 def postgres_family(postmaster: int) -> set[int]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fencing.cli import main
-from lab import experiment, runner
+from lab import experiment, runner, scenarios
 from lab.etcd import Endpoint
 from lab.experiment import run_driven
 from lab.history import load_history
@@ -82,12 +82,14 @@ def test_lab_run_exits_1_when_reality_differs_from_the_prediction(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The prediction made for a plain store, the run made with fencing: they differ."""
+    """A model that predicts a plain store's outcome for a fenced run (both when the run
+    stores its prediction and when the replay makes it again): reality differs."""
 
     def plain(chosen: Any, settings: Settings) -> Any:
         return predict(chosen, dataclasses.replace(settings, receiver="none"))
 
     monkeypatch.setattr(experiment, "predict", plain)
+    monkeypatch.setattr(scenarios, "predict", plain)
     args = ["lab", "run", "paused-worker", "--receiver", "fenced", "--etcd", etcd.url]
     assert main([*args, "--history", str(tmp_path)]) == 1
     captured = capsys.readouterr()

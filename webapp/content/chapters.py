@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from model.design import Bounds
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.chapters import RunSpec
 
 NO_SUCH_RUN: Final = "it names no run of this chapter"
@@ -47,3 +47,8 @@ def lesson_table_caption(bounds: Bounds) -> str:
         f"{bounds.in_words()}; the numbers are the lengths of the shortest "
         "violating runs."
     )
+
+
+def next_label(title: str) -> str:
+    """The link at the end of a chapter to the page that comes next."""
+    return f"Next: {title}"

@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from classroom.grading import Verdicts
+from model.verdicts import Status
+from webapp.show.style import STATUS_GLYPHS
+
 TITLE: Final = "Class"
 
 
@@ -57,10 +61,26 @@ def set_cannot_be_used(name: str, problems: Sequence[str]) -> str:
 CHECKING_EXERCISE: Final = "the model check of this exercise"
 """The work revealing an exercise's answer waits for, as the busy message names it."""
 PREDICTED: Final = "**What the class predicted** (each student's first answer)"
+
+
+def revealed(name: str, truth: Verdicts) -> str:
+    """A property's answer once revealed, in the verdicts' own words: it holds, it is
+    violated, or it holds vacuously (never put to the test; the caption says why)."""
+    if name in truth.vacuous:
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} holds vacuously"
+    if name in truth.holds:
+        return f"{STATUS_GLYPHS[Status.HOLDS]} holds"
+    return f"{STATUS_GLYPHS[Status.VIOLATED]} violated"
+
+
 WRONG_ANSWERS: Final = "**Most common wrong answers**"
 NO_WRONG_ANSWER: Final = "No wrong answer yet."
 """Shown under an exercise while no student has given a wrong answer."""
 LOOK_AT_ONE: Final = "Look at one exercise"
+TO_THIS_EXERCISE: Final = (
+    "The students' link, opened on this exercise (share it to move the class on):"
+)
+"""The caption over a link that takes the students to the chosen exercise."""
 """The label of the menu of the set's exercises."""
 DOWNLOAD_ANSWERS: Final = "Download every answer (CSV)"
 FOR_STUDENTS: Final = "**For the students** (share it):"

@@ -3,6 +3,7 @@ going from design A to design B."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from model.design import Bounds, Design
@@ -24,8 +25,9 @@ def matrix_caption(bounds: Bounds) -> str:
     """How to read the matrix: its bounds, the cell marks, and how to open a counterexample."""
     return (
         f"Every interleaving at {bounds.in_words()}. ✘ 8: violated, the shortest "
-        "violating run has 8 steps; ✔ holds; ○ holds only because nothing it checks ever "
-        "happens. Click a violated cell, or choose it below, to open its counterexample."
+        "violating run has 8 steps; ✔ holds; ○ holds vacuously: never exercised, for the "
+        "reason listed below the table. Click a violated cell, or choose it below, to open "
+        "its counterexample."
     )
 
 
@@ -39,12 +41,33 @@ def custom_lesson(design: Design) -> str:
     return f"{YOUR_DESIGN} ({design.in_words()})"
 
 
+def never_exercised_list(notes: Sequence[str]) -> str:
+    """Why each ○ of a table was never exercised, as a Markdown list (empty: none)."""
+    return "\n".join(f"- ○ {note}" for note in notes)
+
+
+def _names(names: Sequence[str]) -> str:
+    """Property names joined, or `none`."""
+    return ", ".join(names) or "none"
+
+
 def difference_lines(diff: Difference) -> str:
-    """What disappears, appears and remains from A to B, and the reachable states, as a list."""
+    """What disappears, appears and remains from A to B, what either never exercises, and
+    the reachable states, as a list. A violation that disappears only because B never
+    exercises the property is said to be untested, not fixed."""
+    untested = diff.untested_not_fixed
+    aside = (
+        f" ({_names(untested)} only because B never exercises "
+        f"{'it' if len(untested) == 1 else 'them'}: untested, not fixed)"
+        if untested
+        else ""
+    )
     lines = [
-        f"- **Disappear** going from A to B: {', '.join(diff.disappear) or 'none'}",
-        f"- **Appear**: {', '.join(diff.appear) or 'none'}",
-        f"- **Remain**: {', '.join(diff.remain) or 'none'}",
+        f"- **Disappear** going from A to B: {_names(diff.disappear)}{aside}",
+        f"- **Appear**: {_names(diff.appear)}",
+        f"- **Remain**: {_names(diff.remain)}",
+        f"- **Never exercised** (hold vacuously): in A {_names(diff.vacuous_a)}; "
+        f"in B {_names(diff.vacuous_b)}",
         f"- **Reachable states**: {diff.state_change}",
     ]
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from model.design import Bounds
+from webapp.content.common import link_not_understood
 
 TITLE: Final = "Exercises"
 
@@ -40,6 +41,18 @@ def set_not_loaded(name: str, problems: Sequence[str]) -> str:
     return f"**{name} was not loaded:**\n\n" + "\n".join(f"- {p}" for p in problems)
 
 
+def no_such_set(linked: str, shown: str) -> str:
+    """A link names a set this server does not have (both names as the page escaped them)."""
+    return link_not_understood(f"there is no exercise set called {linked} here; showing {shown}")
+
+
+def no_such_exercise(linked: str, shown: str) -> str:
+    """A link names an exercise the set does not have (both as the page escaped them)."""
+    return link_not_understood(
+        f"this set has no exercise called {linked}; showing its first exercise, {shown}"
+    )
+
+
 def using_earlier_upload(source: str) -> str:
     """The note over a set the visitor uploaded earlier in this visit."""
     return f"Using the set you uploaded earlier ({source}); upload another file to replace it."
@@ -65,15 +78,20 @@ def sets_unusable(names: Sequence[str]) -> str:
 
 
 def design_caption(design_name: str, mirrors: str | None, bounds: Bounds) -> str:
-    """The exercise's design (and the real system it mirrors, for a preset) and its bounds."""
-    design = f"`{design_name}`" + (f", {mirrors}" if mirrors else "")
-    return f"Design: {design}. Bounds: {bounds.in_words()}."
+    """The exercise's design in words (and the real system a preset mirrors) and its bounds
+    (`design_name` as the page escaped it)."""
+    design = design_name + (f", which mirrors {mirrors}" if mirrors else "")
+    return f"The design: {design}. The bounds: {bounds.in_words()}."
 
 
 CHECKING_ANSWER: Final = "the model check of this answer"
 """The work an answer's grading waits for, as the busy message names it."""
 CHECKING_DESIGN: Final = "The model checks the design…"
-PREDICT_TASK: Final = "**Which properties does this design keep?** Tick every one that holds."
+PREDICT_TASK: Final = (
+    "**Which properties does this design keep?** Tick every one that some run puts to the "
+    "test and no run breaks. A property that nothing ever puts to the test holds only "
+    "vacuously: ticking it is neither right nor wrong, and the answer says why."
+)
 
 
 def break_task(prop: str, title: str, most_steps: int) -> str:
@@ -95,6 +113,10 @@ def trace_file_label(most_bytes: int) -> str:
 
 
 CHECK_TRACE_FILE: Final = "Check the trace file"
+RUN_NOT_REPLAYED: Final = "a run the model cannot replay"
+FIX_CHANGES_TOO_MUCH: Final = "its fix changes options this exercise does not let you change"
+"""Why a link's fix of an exercise is left aside."""
+"""A break answer whose run cannot be replayed, as the teacher reads it."""
 
 
 def trace_not_read(problem: str) -> str:
@@ -102,14 +124,28 @@ def trace_not_read(problem: str) -> str:
     return f"This trace file was not read: {problem}"
 
 
-def fix_task(prop: str, title: str, holds: Sequence[str], options: Sequence[str]) -> str:
-    """What a fix exercise asks: the property to make hold, what the design keeps today
-    (the explorer's verdicts), and the options the student may change."""
+def fix_task(
+    prop: str, title: str, holds: Sequence[str], options: Sequence[str], untested: str = ""
+) -> str:
+    """What a fix exercise asks: the property to make hold (put to the test), what the design
+    keeps today (the explorer's verdicts, vacuous ones said apart), and the options, in
+    words, that the student may change."""
     kept = ", ".join(holds) or "nothing"
+    aside = f" {untested}" if untested else ""
     return (
-        f"**Make {prop} hold** ({title}). Today this design "
-        f"keeps {kept}. You may change: {', '.join(f'`{o}`' for o in options)}."
+        f"**Make {prop} hold** ({title}), put to the test. Today this design keeps "
+        f"{kept}.{aside} You may change: {', '.join(options)}."
     )
+
+
+def violation_title(prop: str) -> str:
+    """The title of a property's shortest violating run opened from an exercise."""
+    return f"Shortest {prop} violation"
+
+
+def step_violation(prop: str) -> str:
+    """The link that opens a property's shortest violation in the scheduler."""
+    return f"Step through {prop}'s violation yourself, in the scheduler"
 
 
 def not_a_design(problem: str) -> str:
@@ -129,6 +165,14 @@ def hint_line(number: int, hint: str) -> str:
 
 # ----- the summary and writing a set ----------------------------------------------------------
 
+SUMMARY_COLUMNS: Final = {
+    "title": "exercise",
+    "kind": "kind",
+    "solved": "solved",
+    "attempts": "answers",
+    "hints_used": "hints seen",
+}
+"""The progress table's columns: the summary's field, and its heading in words."""
 KEPT_FOR_TEACHER: Final = (
     "Your answers are kept for your teacher and come back when you reload this page "
     "or open your link again."

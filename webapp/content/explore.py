@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from fencing.strategies import RUNS_SEARCHES
+from model.check.explorer import Exploration
+from model.check.random_search import RandomSearch
 from model.design import Bounds, Design
-from model.explorer import Exploration
 from model.presets import Preset
 from model.properties import BY_NAME
-from model.random_search import RandomSearch
 from model.verdicts import PropertyVerdict
 from webapp.content.common import mirrors
 from webapp.show.design_form import limits_text
@@ -25,23 +26,32 @@ PRESET_LABEL: Final = "Start from a preset"
 PRESET_HELP: Final = "Fills in the options below; you can then change any of them."
 """The preset chooser's help."""
 STRATEGY_HELP: Final = (
-    "Breadth-first checks every reachable state and finds shortest runs; random "
-    "tries random runs (for bounds too large to search), shrinks each violating run "
-    "it finds, and never says that a property holds."
+    "Breadth-first checks every reachable state and finds shortest runs. Random tries "
+    "random runs (for bounds too large to search), fast; hypothesis lets Hypothesis draw "
+    "the runs and shrink what breaks, slower. Both shrink each violating run they find "
+    "and never say that a property holds."
 )
 """The strategy chooser's help: what each search can and cannot say."""
 SEED_HELP: Final = "The same seed repeats the same search."
 """The seed input's help."""
-RANDOM_NEVER_HOLDS: Final = "a random search never shows a property holds"
-"""Why a random search's table says it is not complete, when it did not stop early."""
+VERDICT_COLUMN: Final = "verdict"
+"""The heading of the verdict column of the page's tables (a row per property)."""
 DOWNLOAD_JSON: Final = "Download this trace (JSON)"
 DOWNLOAD_ITF: Final = "Download this trace (ITF)"
 COMMAND_LINE: Final = "The same search on the command line"
 """The title of the folded-away equivalent `fencing check` command."""
 EXPLORATION_WORK: Final = "the exploration"
 """What the busy sentence names when the exploration cannot start."""
-RANDOM_WORK: Final = "the random search"
-"""What the busy sentence names when the random search cannot start."""
+
+
+def search_work(strategy: str) -> str:
+    """What the busy sentence names when a search by random runs cannot start."""
+    return f"the {RUNS_SEARCHES[strategy].in_words}"
+
+
+def found_kind(strategy: str) -> str:
+    """The first word of the title of a run a search by random runs found: `Random`."""
+    return RUNS_SEARCHES[strategy].title.split()[0]
 
 
 def strategy_not_known(strategies: Sequence[str]) -> str:
@@ -78,16 +88,19 @@ def incomplete(exploration: Exploration) -> str | None:
     )
 
 
-def random_not_complete(stopped_by: str | None) -> str:
-    """The random search table's completeness cell: why it is not complete."""
-    return f"no ({stopped_by or RANDOM_NEVER_HOLDS})"
+def random_not_complete(stopped_by: str | None, strategy: str = "random") -> str:
+    """The caption under a random or Hypothesis search's table: why it is not complete (a
+    search by random runs never shows a property holds)."""
+    never = f"a {RUNS_SEARCHES[strategy].in_words} never shows a property holds"
+    return f"Not complete: {stopped_by or never}."
 
 
 def random_stopped(found: RandomSearch) -> str | None:
-    """Why the random search stopped early (None: it tried every run it was asked for)."""
+    """Why the random or Hypothesis search stopped early (None: it tried every run it was
+    asked for)."""
     if not found.stopped_by:
         return None
-    return f"The random search stopped early ({found.stopped_by})."
+    return f"The {RUNS_SEARCHES[found.strategy].in_words} stopped early ({found.stopped_by})."
 
 
 def none_violated(verdicts: Mapping[str, PropertyVerdict]) -> str | None:
@@ -103,7 +116,8 @@ def violated_choice(name: str, verdict: PropertyVerdict) -> str:
 
 
 def counterexample_title(kind: str, name: str) -> str:
-    """The title of the counterexample run of property `name` (`kind`: Shortest or Random)."""
+    """The title of the counterexample run of property `name` (`kind`: Shortest, Random or
+    Hypothesis)."""
     return f"{kind} {name} counterexample"
 
 
@@ -129,5 +143,5 @@ def cannot_explore(reason: str) -> str:
 
 
 def cannot_search(reason: str) -> str:
-    """The random search refused these bounds, for `reason` (already escaped)."""
+    """A search by random runs refused these bounds, for `reason` (already escaped)."""
     return f"These bounds cannot be searched: {reason}"

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from model.trace import Trace
-from webapp.show.style import HOLDS_GLYPH, VIOLATED_GLYPH
+from model.formats.trace import Trace
+from model.options import BY_OPTION
+from model.properties import BY_NAME
+from model.verdicts import Status
+from webapp.show.style import HOLDS_GLYPH, STATUS_GLYPHS, VIOLATED_GLYPH
 from webapp.show.text import counted, is_or_are
 
 INTRO: Final = (
@@ -43,9 +46,10 @@ DATABASE_HELP: Final = (
 """The database chooser's help."""
 IN_HISTORY: Final = "in the real history"
 """The verdict table's column of the history checker's verdicts."""
+PREDICTED: Final = "the model predicted"
+"""The verdict table's column of the model's own prediction for the run's settings."""
 IN_REPLAY: Final = "in the model's replay"
 """The verdict table's column of the model's flags on its replay of the history."""
-OPEN_IN_PLAYGROUND: Final = "Open it in Be the scheduler"
 DOWNLOAD_MODEL_TRACE: Final = "Download the model trace (JSON)"
 DOWNLOAD_HISTORY: Final = "Download the history (JSON)"
 DOWNLOAD_PARTIAL: Final = "Download the partial history (JSON)"
@@ -123,11 +127,20 @@ def failed(problem: str) -> str:
     return f"The run failed: {problem}"
 
 
-def verdict_cell(count: int) -> str:
-    """A property's verdict cell: `✔ holds`, or `✘ 3 violations`."""
-    if not count:
-        return f"{HOLDS_GLYPH} holds"
-    return f"{VIOLATED_GLYPH} {count} violation{'s' if count != 1 else ''}"
+def verdict_cell(count: int, name: str, exercised: int) -> str:
+    """A property's verdict cell: `✘ 3 violations`, `✔ holds`, or, when nothing put it to
+    the test, `○ holds vacuously: no accepted write …` (never a plain holds)."""
+    if count:
+        return f"{VIOLATED_GLYPH} {count} violation{'s' if count != 1 else ''}"
+    if not exercised:
+        return f"{STATUS_GLYPHS[Status.VACUOUS]} holds vacuously: {_none_of(name)}"
+    return f"{HOLDS_GLYPH} holds"
+
+
+def _none_of(name: str) -> str:
+    """`no accepted write`: what the property speaks of, absent."""
+    what = BY_NAME[name].exercised_by
+    return "no " + what.split(" ", 1)[1] if what.startswith(("a ", "an ")) else f"no {what}"
 
 
 def model_run(trace: Trace, tick_seconds: float) -> str:
@@ -167,3 +180,15 @@ def witnesses_contradict(reasons: Sequence[str]) -> str | None:
 def event_by_event(events: int) -> str:
     """The title of the folded-away narrated history."""
     return f"The history, event by event ({events} events)"
+
+
+ETCD_TXN_WORDS: Final = "an etcd transaction that writes only while the lock key is held"
+"""The lab's etcd-txn receiver in words (it has no row in the model's receiver table)."""
+
+
+def receiver_words(name: str) -> str:
+    """A lab receiver in words, from the model's own words for the receivers it shares."""
+    if name == "etcd-txn":
+        return ETCD_TXN_WORDS
+    option = BY_OPTION["receiver"]
+    return option.words.get(name, name)

@@ -12,6 +12,12 @@ NO_STEPS: Final = "_The run has no steps._"
 """The narration of a run without a step."""
 WHAT_HAPPENS: Final = "**What happens, step by step**"
 """The heading of a run's narration."""
+STEP_IT_YOURSELF: Final = "Step it yourself in the scheduler"
+"""The link that opens a run in Be the scheduler, at the step shown."""
+STEP_IT_YOURSELF_HELP: Final = (
+    "Opens this run in Be the scheduler at this step: step it back and forth, or take "
+    "another action from any step and see what changes."
+)
 
 
 def step_out_of_range(count: int) -> str:

@@ -72,3 +72,16 @@ def your_move(step: int) -> str:
 def design_caption(name: str, bounds: Bounds) -> str:
     """The run's design (`name`, already escaped) and bounds, and where to change them."""
     return f"Design: {name}; {bounds.in_words()}. Change it under *{DESIGN_FORM}*."
+
+
+def standing_at(at: int, count: int) -> str:
+    """Where the board stands in the run."""
+    return f"Step {at} of {count}"
+
+
+def replaces_later(later: int) -> str:
+    """What a move does when the board stands before the run's end."""
+    return (
+        f"You stand before the run's end: a move here replaces the {counted(later, 'step')} "
+        "after this one."
+    )

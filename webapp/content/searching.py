@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from model.explorer import Progress
+from fencing.strategies import HYPOTHESIS, RANDOM
+from model.check.explorer import Progress
 
 EXPLORING: Final = "Exploring every interleaving…"
 """The progress bar's words before the first breadth-first level is done."""
@@ -20,6 +21,8 @@ def exploring(progress: Progress) -> str:
     )
 
 
-def searching_at_random(runs: int) -> str:
-    """The spinner's words while a random search tries up to `runs` runs per property."""
-    return f"Searching at random: up to {runs:,} runs per property…"
+def searching_at_random(runs: int, strategy: str = RANDOM) -> str:
+    """The spinner's words while a random (or Hypothesis) search tries up to `runs` runs
+    per property."""
+    who = "with Hypothesis" if strategy == HYPOTHESIS else "at random"
+    return f"Searching {who}: up to {runs:,} runs per property…"

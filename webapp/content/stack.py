@@ -5,24 +5,33 @@ from __future__ import annotations
 
 from typing import Final
 
-from model.advice import Advice, Fix, Unfixed, changes_in_words
+from advise.advice import Advice
+from advise.words import all_hold as advice_all_hold
 from model.design import Bounds
-from model.trace import Trace
+from model.formats.trace import Trace
+from model.verdicts import Status, vacuity_sentence
 
 TITLE: Final = "Check my stack"
 
 INTRO: Final = (
     "Pick the parts your system really uses. The model checks every interleaving of "
-    "two workers with those parts, tells each bug in your stack's words, and finds the "
-    "smallest changes that fix it."
+    "two workers with those parts, a holder that may crash included (as in every real "
+    "system), tells each bug in your stack's words, and lists the changes that fix it: "
+    "complete fixes in the parts you already run first."
 )
 
+EXAMPLE_CHOICE: Final = "Start from a stack people run"
+EXAMPLE_HINT: Final = "or pick your parts below"
 TOKEN_CHOICE: Final = "The token your lock service hands out"
 RESOURCE_CHOICE: Final = "How the resource writes"
 PRACTICES_CHOICE: Final = "What else your stack does"
 CHECKING_WORK: Final = "the check of your stack"
+YOUR_STACK: Final = "your stack"
+"""The heading of the verdict column of the stack's table (a row per property)."""
 """The work a stack's check waits for, as the busy message names it."""
 CHECKING: Final = "Checking your stack and the designs next to it…"
+WHAT_TO_CHANGE: Final = "What to change"
+HIDING_TITLE: Final = "Changes that hide the bug (not fixes)"
 SAME_CHECK: Final = "The same check on the command line"
 REVIEW_NOTE: Final = "Download a design-review note (Markdown)"
 CATALOGUE_TITLE: Final = "The catalogue: each real part and what it means in the model"
@@ -46,22 +55,16 @@ def checked_at(bounds: Bounds) -> str:
 def all_hold(advice: Advice) -> str | None:
     """The good news when the stack violates no property in a finished exploration (None when
     it violates one, or when the exploration stopped at its budget: then nothing is known)."""
-    if advice.violated or not advice.exploration.complete:
-        return None
-    return "Every property holds at these bounds: no change is needed."
+    return advice_all_hold(advice)
 
 
-def no_fix(advice: Advice) -> str | None:
-    """What the page says when the advisor found no fix at all (None when it found one)."""
-    if advice.fixes:
-        return None
-    return f"No change of {changes_in_words()} of the catalogue improves this stack."
-
-
-def fix_outcome(fix: Fix) -> str:
-    """What holds after a fix, and what it leaves violated."""
-    still = ", ".join(fix.still_violated) or "nothing"
-    return f"Then {', '.join(fix.holds)} hold; still violated: {still}."
+def untested(advice: Advice) -> list[str]:
+    """For each property the stack never puts to the test, why (the design's own reason)."""
+    return [
+        vacuity_sentence(name, advice.design) + "."
+        for name, verdict in advice.exploration.verdicts.items()
+        if verdict.status is Status.VACUOUS
+    ]
 
 
 def steps_cannot_happen(prop: str) -> str:
@@ -76,14 +79,3 @@ def fixed_run_outcome(prop: str, run: Trace) -> str:
     """Whether the counterexample's steps, replayed under a fix, still violate the property."""
     outcome = "still violates" if prop in run.violated() else "no longer violates"
     return f"The same steps under this change {outcome} {prop}."
-
-
-def unfixed_warning(unfixed: Unfixed) -> str:
-    """A property no small change repairs, and the nearest preset that keeps it (if any)."""
-    nearest = (
-        f"the nearest design that keeps it is the preset **{unfixed.nearest.name}** "
-        f"({unfixed.nearest.mirrors})"
-        if unfixed.nearest
-        else "no preset keeps it at these bounds"
-    )
-    return f"No change of {changes_in_words()} fixes {unfixed.prop}; {nearest}."

@@ -7,6 +7,7 @@ from typing import Final
 
 from model.design import Bounds
 from model.rules import Action
+from model.verdicts import VACUOUS_LEAD
 from webapp.show.state_space import GRAPH_NODE_LIMIT, SpaceCounts
 
 INTRO: Final = (
@@ -96,9 +97,15 @@ def purple_line(prop: str, actions: Sequence[Action]) -> str:
 
 
 def holds_in_graph(prop: str, counts: SpaceCounts) -> str | None:
-    """That `prop` holds here, said only when the finished count found no run violating it."""
+    """That `prop` holds here, said only when the finished count found no run violating it,
+    and said to hold only vacuously when nothing in any run ever exercises it."""
     if not counts.complete or counts.counterexamples.get(prop):
         return None
+    if (why := counts.never_exercised.get(prop)) is not None:
+        return (
+            f"{prop} {VACUOUS_LEAD}: {why}. No state has a violating step leaving it, but "
+            "only because no step ever puts it to the test: choose another property or design."
+        )
     return f"{prop} holds within these bounds: no state has a violating step leaving it."
 
 

@@ -16,12 +16,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import plotly.graph_objects as go
 
 from lab.report import LabReport
-from model.trace import Trace
+from model.formats.trace import Trace
+from webapp.draw.label_rows import (
+    ABOVE_ROWS,
+    BELOW_ROWS,
+    CENTRE,
+    LEFT,
+    Rows,
+    Wanted,
+    place,
+    text_px,
+)
 from webapp.show.lab_history import history_facts
 from webapp.show.looks import CRASHED, CURRENT, GAP, GREY, IN_NETWORK, Look
 from webapp.show.style import (
@@ -32,6 +43,7 @@ from webapp.show.style import (
     GAP_FILL,
     OUTCOMES,
     PAUSED_LEASE_OPACITY,
+    RECEIVER,
     Outcome,
     actor_colour,
 )
@@ -41,7 +53,9 @@ from webapp.show.swimlane import (
     HATCHED_KINDS,
     LEASE_BAR,
     LEASE_KINDS,
+    LOCK_BAR,
     PAST_LEASE_BAR,
+    PAST_LOCK_BAR,
     Bar,
     Mark,
     MarkGroup,
@@ -72,14 +86,133 @@ TITLE_PX: Final = 62
 LANE_PX: Final = 54
 GAP_ROW_PX: Final = 50
 AXIS_PX: Final = 58
+KEY_LINE_PX: Final = 16
+KEY_GAP_PX: Final = 8
 """Heights: the room under the plot is the axis, then the legend in two columns (a phone's
 width), so the legend never covers the plot or the axis title at any width."""
 LEASE_STYLE: Final = {
     LEASE_BAR: (ACTIVE_LEASE_OPACITY, 1.0, "solid"),
     PAST_LEASE_BAR: (PAUSED_LEASE_OPACITY, 2.0, "dot"),
+    LOCK_BAR: (ACTIVE_LEASE_OPACITY, 1.0, "solid"),
+    PAST_LOCK_BAR: (PAUSED_LEASE_OPACITY, 2.0, "dot"),
 }
 """(opacity, outline width, outline dash) of the bars of each lease kind."""
 HOVER: Final = "%{hovertext}<extra></extra>"
+RECEIVER_LANE: Final = RECEIVER
+"""The lane whose marks are decisions: their words go below them, clear of the arrows."""
+ROW_UNITS: Final = 15 / LANE_PX
+"""The height of a row of words, in lane units (one lane is `LANE_PX` pixels)."""
+MARK_RADIUS_PX: Final = 7.0
+"""Half a mark's width: a lease's word inside its bar keeps clear of the marks on it."""
+BELOW_MARK: Final = 0.2
+"""Where the words below the receiver's decisions begin, under the marks."""
+
+
+@dataclass(frozen=True)
+class Words:
+    """Where the figure's words go: each mark's word (x, y, text, plotly text position),
+    the y of each bar's word above its lane, and which lease words fit inside their bar."""
+
+    marks: dict[tuple[int, int], tuple[float, float, str, str]]
+    above_bar: dict[Bar, float]
+    inside: frozenset[Bar]
+
+
+def _above(lane_y: float, row: int) -> float:
+    """The y of a row of words above a lane (their bottom edge)."""
+    return lane_y + BAR_HALF_HEIGHT + row * ROW_UNITS
+
+
+def _fits_inside(bar: Bar, facts: Swimlane, rows: Rows) -> bool:
+    """Whether a lease's word fits inside its bar from its start, clear of the marks and of
+    the hatched areas drawn on the same lane."""
+    low = bar.start + LABEL_INSET
+    high = low + text_px(bar.label) * rows.x_per_px
+    if high > bar.end:
+        return False
+    reach = MARK_RADIUS_PX * rows.x_per_px
+    marks = [m.x for g in facts.groups for m in g.marks if m.lane == bar.lane]
+    if any(low - reach < x < high + reach for x in marks):
+        return False
+    hatched = [b for b in facts.bars if b.kind in HATCHED_KINDS and b.lane == bar.lane]
+    return all(high <= b.start or low >= b.end for b in hatched)
+
+
+def _lane_below(facts: Swimlane, lane: str) -> str | None:
+    """The lane drawn just below this one, if any."""
+    ordered = sorted(facts.lanes, key=lambda each: -each.y)
+    names = [each.name for each in ordered]
+    index = names.index(lane)
+    return names[index + 1] if index + 1 < len(names) else None
+
+
+def _reserve_flight_words(facts: Swimlane, rows: Rows) -> None:
+    """The words at the head of a request in flight hang below its sender's network path,
+    into the rows of the lane below: that stretch of those rows is taken."""
+    for request in (r for r in facts.requests if r.in_flight and r.flight_label):
+        below = _lane_below(facts, request.lane)
+        if below is None:
+            continue
+        width = text_px(request.flight_label) * rows.x_per_px
+        head = MARK_RADIUS_PX * rows.x_per_px
+        for row in range(rows.count):
+            rows.take(below, row, request.end - width, request.end + head)
+
+
+def _bar_words(facts: Swimlane, inside: frozenset[Bar]) -> dict[int, Wanted]:
+    """The words of bars that go above their lane (all but leases that fit inside), by id."""
+    found: dict[int, Wanted] = {}
+    for index, bar in enumerate(facts.bars):
+        if bar in inside or not bar.label:
+            continue
+        anchor = CENTRE if bar.kind in HATCHED_KINDS else LEFT
+        x = (bar.start + bar.end) / 2 if anchor == CENTRE else bar.start
+        found[index] = Wanted(bar.lane, x, bar.label, anchor, True, index)
+    return found
+
+
+def _mark_words(facts: Swimlane) -> dict[tuple[int, int], Wanted]:
+    """The marks' words, by (group, mark); ids follow the bars' so that every id is one."""
+    found: dict[tuple[int, int], Wanted] = {}
+    for g, group in enumerate(facts.groups):
+        for m, mark in enumerate(group.marks):
+            if mark.label:
+                ident = len(facts.bars) + len(found)
+                found[(g, m)] = Wanted(mark.lane, mark.x, mark.label, CENTRE, False, ident)
+    return found
+
+
+def lay_out_words(facts: Swimlane, lane_y: dict[str, float]) -> Words:
+    """Every word of the figure on a row where it overlaps no other word (`label_rows`):
+    bars' words first, then the marks' words; the receiver's outcomes below its marks; the
+    words at the heads of requests in flight reserve their place in the lane below."""
+    rows = Rows.empty(ABOVE_ROWS, facts.axis.right - facts.axis.left)
+    _reserve_flight_words(facts, rows)
+    inside = frozenset(
+        bar for bar in facts.bars if bar.kind in LEASE_KINDS and _fits_inside(bar, facts, rows)
+    )
+    bar_words = _bar_words(facts, inside)
+    mark_words = _mark_words(facts)
+    decisions = [w for w in mark_words.values() if w.lane == RECEIVER_LANE]
+    others = [w for w in mark_words.values() if w.lane != RECEIVER_LANE]
+    rows_of = {
+        item.wanted.ident: _above(lane_y[item.wanted.lane], item.row)
+        for item in place([*bar_words.values(), *others], rows)
+    }
+    for item in place(decisions, Rows(BELOW_ROWS, rows.x_per_px, {})):
+        rows_of[item.wanted.ident] = lane_y[RECEIVER_LANE] - BELOW_MARK - item.row * ROW_UNITS
+    marks = {
+        key: (w.x, rows_of[w.ident], w.text, _word_position(w))
+        for key, w in mark_words.items()
+        if w.ident in rows_of
+    }
+    above_bar = {facts.bars[i]: rows_of[i] for i in bar_words if i in rows_of}
+    return Words(marks, above_bar, inside)
+
+
+def _word_position(word: Wanted) -> str:
+    """Plotly's text position of a mark's word: above its row's y, or below the receiver's."""
+    return "bottom center" if word.lane == RECEIVER_LANE else "top center"
 
 
 def hatched_style(look: Look) -> dict[str, Any]:
@@ -108,7 +241,7 @@ def _rectangles(
 
 
 def _lease_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, Any]]:
-    """Lease bars: per kind and lane one filled polygon trace, then their labels."""
+    """Lease bars: per kind and lane one filled polygon trace (their words come later)."""
     leases = [bar for bar in facts.bars if bar.kind in LEASE_KINDS]
     found = []
     for kind in LEASE_KINDS:
@@ -136,41 +269,66 @@ def _lease_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, A
                     "hoverinfo": "skip",
                 }
             )
-    if leases:
-        found.append(_lease_labels(leases, lane_y))
     return found
 
 
-def _lease_labels(leases: Sequence[Bar], lane_y: dict[str, float]) -> dict[str, Any]:
-    """The words at the start of each lease bar, inside it (a worker's own steps in that tick
-    come after its grant, so they sit to the right of the words)."""
-    return {
-        "type": "scatter",
-        "name": "lease labels",
-        "showlegend": False,
-        "x": [bar.start + LABEL_INSET for bar in leases],
-        "y": [lane_y[bar.lane] for bar in leases],
-        "text": [bar.label for bar in leases],
-        "textposition": "middle right",
-        "mode": "text",
-        "textfont": {"size": 10, "color": LABEL_COLOUR},
-        "hoverinfo": "skip",
-        "cliponaxis": False,
-    }
+def _lease_labels(
+    leases: Sequence[Bar], lane_y: dict[str, float], words: Words
+) -> list[dict[str, Any]]:
+    """The words of each lease bar: inside it from its start where nothing else is drawn
+    there, else just above its start (in the rows of words above its lane)."""
+    inside = [bar for bar in leases if bar in words.inside]
+    above = [bar for bar in leases if bar in words.above_bar]
+    found = []
+    if inside:
+        found.append(
+            {
+                "type": "scatter",
+                "name": "lease labels",
+                "showlegend": False,
+                "x": [bar.start + LABEL_INSET for bar in inside],
+                "y": [lane_y[bar.lane] for bar in inside],
+                "text": [bar.label for bar in inside],
+                "textposition": "middle right",
+                "mode": "text",
+                "textfont": {"size": 10, "color": LABEL_COLOUR},
+                "hoverinfo": "skip",
+                "cliponaxis": False,
+            }
+        )
+    if above:
+        found.append(
+            {
+                "type": "scatter",
+                "name": "lease labels above",
+                "showlegend": False,
+                "x": [bar.start for bar in above],
+                "y": [words.above_bar[bar] for bar in above],
+                "text": [bar.label for bar in above],
+                "textposition": "top right",
+                "mode": "text",
+                "textfont": {"size": 10, "color": LABEL_COLOUR},
+                "hoverinfo": "skip",
+                "cliponaxis": False,
+            }
+        )
+    return found
 
 
 def _bar_labels(
-    name: str, look: Look, bars: Sequence[Bar], lane_y: dict[str, float], position: str
+    name: str, look: Look, bars: Sequence[Bar], words: Words, position: str
 ) -> dict[str, Any]:
-    """The words just above each bar, in its look's colour, with its sentence on hover: in the
-    middle of the bar (`top center`) or from its start (`top right`)."""
+    """The words above each bar, in its look's colour, with its sentence on hover: in the
+    middle of the bar (`top center`) or from its start (`top right`), on the row of words
+    the layout gave it (a bar whose word found no free row has none)."""
+    bars = [bar for bar in bars if bar in words.above_bar]
     return {
         "type": "scatter",
         "name": name,
         "legendgroup": look.name,
         "showlegend": False,
         "x": [(b.start + b.end) / 2 if position == "top center" else b.start for b in bars],
-        "y": [lane_y[bar.lane] + BAR_HALF_HEIGHT for bar in bars],
+        "y": [words.above_bar[bar] for bar in bars],
         "text": [bar.label for bar in bars],
         "textposition": position,
         "hovertext": [bar.hover for bar in bars],
@@ -181,7 +339,9 @@ def _bar_labels(
     }
 
 
-def _hatched_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+def _hatched_traces(
+    facts: Swimlane, lane_y: dict[str, float], words: Words
+) -> list[dict[str, Any]]:
     """Per hatched kind (pauses, then held requests): its areas, then its labels above."""
     found: list[dict[str, Any]] = []
     for kind in HATCHED_KINDS:
@@ -202,11 +362,11 @@ def _hatched_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str,
                 "hoverinfo": "skip",
             }
         )
-        found.append(_bar_labels(f"{kind} labels", look, mine, lane_y, "top center"))
+        found.append(_bar_labels(f"{kind} labels", look, mine, words, "top center"))
     return found
 
 
-def _crash_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, Any]]:
+def _crash_traces(facts: Swimlane, lane_y: dict[str, float], words: Words) -> list[dict[str, Any]]:
     """A crashed worker's lane, ended: a solid dark line from the crash to now, labelled."""
     found = [bar for bar in facts.bars if bar.kind == CRASH_BAR]
     if not found:
@@ -229,7 +389,7 @@ def _crash_traces(facts: Swimlane, lane_y: dict[str, float]) -> list[dict[str, A
             "line": {"color": CRASHED.colour, "width": CRASHED_WIDTH, "dash": CRASHED.dash},
             "hoverinfo": "skip",
         },
-        _bar_labels("crash labels", CRASHED, found, lane_y, "top right"),
+        _bar_labels("crash labels", CRASHED, found, words, "top right"),
     ]
 
 
@@ -362,10 +522,7 @@ def _mark_trace(group: MarkGroup, lane_y: dict[str, float]) -> dict[str, Any]:
         "showlegend": False,
         "x": [m.x for m in marks],
         "y": [lane_y[m.lane] for m in marks],
-        "mode": "markers+text",
-        "text": [m.label for m in marks],
-        "textposition": "top center",
-        "textfont": {"size": 10},
+        "mode": "markers",
         "hovertext": [m.hover for m in marks],
         "hovertemplate": HOVER,
         "marker": {
@@ -564,19 +721,42 @@ def _x_axis(facts: Swimlane) -> dict[str, Any]:
     return drawn
 
 
+def _key_annotation(facts: Swimlane, below: float) -> list[dict[str, Any]]:
+    """The key to the figure's short names, under the legend (`below`: how far under the
+    plot, as a share of its height), one name a line."""
+    if not facts.key:
+        return []
+    return [
+        {
+            "text": "<br>".join(facts.key),
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": -below,
+            "xanchor": "left",
+            "yanchor": "top",
+            "align": "left",
+            "showarrow": False,
+            "font": {"size": 11, "color": LABEL_COLOUR},
+        }
+    ]
+
+
 def _layout(facts: Swimlane, lane_y: dict[str, float]) -> dict[str, Any]:
     """Axes, lanes, bands, title and the legend below the plot."""
     top = max(lane_y.values())
     room = GAP_LABEL_ROOM if facts.span_room else 0.0
     legend_px = LEGEND_ROW_PX * math.ceil(len(facts.legend) / 2)
+    key_px = KEY_LINE_PX * len(facts.key) + (KEY_GAP_PX if facts.key else 0)
     plot_px = LANE_PX * len(lane_y) + (GAP_ROW_PX if room else 0)
     title: dict[str, Any] = {"text": facts.title, "font": {"size": 15}}
     if facts.subtitle:
         title["subtitle"] = {"text": facts.subtitle, "font": {"size": 12}}
     title |= {"x": 0, "xanchor": "left", "xref": "paper"}
     return {
-        "height": TITLE_PX + plot_px + AXIS_PX + legend_px,
-        "margin": {"l": 10, "r": 16, "t": TITLE_PX, "b": AXIS_PX + legend_px},
+        "height": TITLE_PX + plot_px + AXIS_PX + legend_px + key_px,
+        "margin": {"l": 10, "r": 16, "t": TITLE_PX, "b": AXIS_PX + legend_px + key_px},
+        "annotations": _key_annotation(facts, (AXIS_PX + legend_px + KEY_GAP_PX) / plot_px),
         "title": title,
         "hovermode": "closest",
         "hoverlabel": {"align": "left"},
@@ -613,16 +793,43 @@ def _layout(facts: Swimlane, lane_y: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def _mark_labels(words: Words) -> list[dict[str, Any]]:
+    """The marks' words, each on the row the layout gave it (above its lane, or below the
+    receiver's decisions); none for a mark whose word found no free row."""
+    if not words.marks:
+        return []
+    placed = list(words.marks.values())
+    return [
+        {
+            "type": "scatter",
+            "name": "mark labels",
+            "showlegend": False,
+            "x": [x for x, _, _, _ in placed],
+            "y": [y for _, y, _, _ in placed],
+            "text": [text for _, _, text, _ in placed],
+            "textposition": [position for _, _, _, position in placed],
+            "mode": "text",
+            "textfont": {"size": 10, "color": LABEL_COLOUR},
+            "hoverinfo": "skip",
+            "cliponaxis": False,
+        }
+    ]
+
+
 def swimlane_figure(facts: Swimlane) -> go.Figure:
     """The facts as one figure: bars, requests, marks, the ring, gap labels, then the legend."""
     lane_y = facts.lane_y()
+    words = lay_out_words(facts, lane_y)
+    leases = [bar for bar in facts.bars if bar.kind in LEASE_KINDS]
     data = [
         *_lease_traces(facts, lane_y),
-        *_hatched_traces(facts, lane_y),
-        *_crash_traces(facts, lane_y),
+        *_lease_labels(leases, lane_y, words),
+        *_hatched_traces(facts, lane_y, words),
+        *_crash_traces(facts, lane_y, words),
         *_network_traces(facts, lane_y),
         *_arrow_traces(facts, lane_y),
         *(_mark_trace(group, lane_y) for group in facts.groups if group.marks),
+        *_mark_labels(words),
         *([_ring(facts.current, lane_y)] if facts.current is not None else []),
         *_gap_labels(facts.spans, max(lane_y.values()), facts.axis.right),
         *(_legend_entry(look) for look in facts.legend),

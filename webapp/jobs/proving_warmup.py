@@ -8,10 +8,10 @@ thread and leaves none behind: the fork server must stay single-threaded to fork
 
 from __future__ import annotations
 
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.design import Bounds
-from model.explorer import explore
 from model.presets import PRESETS
-from model.search import SearchOptions
 
 explore(
     PRESETS["fencing"].design,

@@ -11,12 +11,13 @@ from typing import Final
 
 import streamlit as st
 
+from fencing.strategies import HYPOTHESIS, RANDOM
+from model.check.explorer import Exploration, Progress, explore
+from model.check.random_search import RandomSearch
+from model.check.search import OnLevel, SearchOptions
 from model.design import Bounds, Design
-from model.explorer import Exploration, Progress, explore
-from model.random_search import RandomSearch
+from model.formats.trace import Trace, replay
 from model.rules import Action
-from model.search import OnLevel, SearchOptions
-from model.trace import Trace, replay
 from webapp.content import searching
 from webapp.show.chapters import chapter_traces
 
@@ -58,13 +59,21 @@ WEB_MAX_RUNS: Final = 2_000
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def random_search_cached(
-    design: Design, bounds: Bounds, runs: int, seed: int, max_seconds: float = WEB_MAX_SECONDS
+    design: Design,
+    bounds: Bounds,
+    runs: int,
+    seed: int,
+    strategy: str = RANDOM,
+    max_seconds: float = WEB_MAX_SECONDS,
 ) -> RandomSearch:
-    """A random search once per design, bounds, runs and seed, within the web time budget."""
-    from model.random_search import random_search
+    """A random (or, for `strategy` hypothesis, a Hypothesis) search once per design,
+    bounds, runs, seed and strategy, within the web time budget."""
+    from model.check.hypothesis_search import hypothesis_search
+    from model.check.random_search import random_search
 
-    with st.spinner(searching.searching_at_random(runs)):
-        return random_search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)
+    search = hypothesis_search if strategy == HYPOTHESIS else random_search
+    with st.spinner(searching.searching_at_random(runs, strategy)):
+        return search(design, bounds, runs=runs, seed=seed, max_seconds=max_seconds)
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -7,7 +7,6 @@ answers) is shown as data in tables or escaped, never as Markdown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,10 +16,7 @@ from urllib.parse import urlencode, urlsplit
 import plotly.graph_objects as go
 import streamlit as st
 
-from model.design import Bounds, Design
-from model.properties import BY_NAME, PROPERTY_NAMES
-from webapp.classroom import set_checks
-from webapp.classroom.class_store import (
+from classroom.class_store import (
     MAX_ANSWERS_PER_STUDENT,
     MAX_CLASSES,
     MAX_STUDENTS,
@@ -35,17 +31,23 @@ from webapp.classroom.class_store import (
     prediction_spread,
     shared_store,
 )
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import known_verdicts, verdicts
-from webapp.classroom.set_checks import Checked, read_set_file, teacher_files
-from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
+from classroom.data import Exercise, ExerciseSet, ExerciseSetError
+from classroom.grading import Verdicts, known_verdicts, verdicts
+from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, decode_upload
+from model.design import Bounds, Design
+from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import classroom, common
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import Checked, read_set_file, teacher_files
 from webapp.screens import limits, url_state
 from webapp.screens.limits import heavy_work
+from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
 
 CLASS_PARAM: Final = "class"
 KEY_PARAM: Final = "key"
+EXERCISE_PARAM: Final = "exercise"
+"""The exercise a students' link opens on (the Exercises page reads it)."""
 DASHBOARD_SECONDS: Final = 3.0
 """How often the teacher's dashboard reads the class's answers again."""
 DEFAULT_CHOICE: Final = common.DEFAULT_SET_CHOICE
@@ -58,6 +60,11 @@ class ClassLinks:
 
     students: str
     teacher: str
+
+
+def exercise_link(students: str, exercise_id: str) -> str:
+    """The students' link opened on one exercise of the class."""
+    return f"{students}&{urlencode({EXERCISE_PARAM: exercise_id})}"
 
 
 def class_links(page_url: str, class_id: str, key: str) -> ClassLinks:
@@ -152,13 +159,12 @@ def _create() -> None:
 # ----- the dashboard -----------------------------------------------------------------------
 
 
-def spread_figure(spread: dict[str, tuple[int, int]], holds: Sequence[str] | None) -> go.Figure:
+def spread_figure(spread: dict[str, tuple[int, int]], truth: Verdicts | None) -> go.Figure:
     """The class's first predictions, per property: how many say it holds, how many it fails.
-    With `holds` (once revealed), the properties that really hold are marked."""
+    With the model's verdicts (once revealed), each property is marked as holding, failing or
+    never put to the test (holding only vacuously)."""
     names = list(spread)
-    labels = [
-        f"{n} {'✔ holds' if n in holds else '✘ fails'}" if holds is not None else n for n in names
-    ]
+    labels = [f"{n} {classroom.revealed(n, truth)}" if truth is not None else n for n in names]
     figure = go.Figure(
         [
             go.Bar(name="says it holds", x=labels, y=[spread[n][0] for n in names]),
@@ -175,16 +181,16 @@ def spread_figure(spread: dict[str, tuple[int, int]], holds: Sequence[str] | Non
     return figure
 
 
-def _truth(design: Design, bounds: Bounds) -> tuple[str, ...] | None:
-    """The properties the design keeps (known, or explored under the heavy-work limit)."""
+def _truth(design: Design, bounds: Bounds) -> Verdicts | None:
+    """The model's verdicts on the design (known, or explored under the heavy-work limit)."""
     known = known_verdicts(design, bounds)
     if known is not None:
-        return known.holds
+        return known
     with heavy_work(classroom.CHECKING_EXERCISE, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return None
         found = verdicts(design, bounds)
-    return found.holds if found.complete else None
+    return found if found.complete else None
 
 
 def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
@@ -192,9 +198,11 @@ def _exercise_detail(view: ClassView, exercise: Exercise) -> None:
     if exercise.kind == "predict":
         st.markdown(classroom.PREDICTED)
         reveal = st.toggle("Reveal the answer", key=f"class-reveal-{exercise.id}")
-        holds = _truth(exercise.design, exercise.bounds) if reveal else None
+        truth = _truth(exercise.design, exercise.bounds) if reveal else None
         spread = prediction_spread(view, exercise.id, PROPERTY_NAMES)
-        st.plotly_chart(spread_figure(spread, holds), key=f"class-spread-{exercise.id}")
+        st.plotly_chart(spread_figure(spread, truth), key=f"class-spread-{exercise.id}")
+        if truth is not None and truth.vacuous:
+            st.caption(truth.untested_sentence())
         st.caption("; ".join(f"{name}: {BY_NAME[name].title}" for name in PROPERTY_NAMES))
     wrong = common_wrong_answers(view, exercise.id)
     st.markdown(classroom.WRONG_ANSWERS)
@@ -242,6 +250,9 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
         key="class-exercise",
     )
     exercise = exercise_set.by_id(chosen) or exercise_set.exercises[0]
+    students = class_links(str(st.context.url or ""), class_id, key).students
+    st.caption(classroom.TO_THIS_EXERCISE)
+    st.code(exercise_link(students, exercise.id), language=None)
     row = next(c for c in counts if c.exercise_id == exercise.id)
     figures = st.columns(4)
     figures[0].metric("Students joined", len(view.members))
@@ -267,13 +278,13 @@ def _live(class_id: str, key: str, exercise_set: ExerciseSet) -> None:
     )
     st.markdown("**Students**")
     _students_table(view, exercise_set)
-    st.download_button(
+    offer_download(
+        None,
         classroom.DOWNLOAD_ANSWERS,
         answers_csv(view),
         file_name="class-answers.csv",
         mime="text/csv",
         key="class-csv",
-        icon=":material/download:",
     )
 
 

@@ -6,9 +6,9 @@ import streamlit as st
 
 from fencing.command_line import check_command
 from fencing.matrix import Matrix, verdict_matrix
+from model.check.explorer import Exploration
 from model.claims import lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds, Design
-from model.explorer import Exploration
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from webapp.content import common, compare
@@ -18,7 +18,7 @@ from webapp.screens.player import show_traces
 from webapp.screens.preset_picker import design_widgets
 from webapp.show.links import LinkError, decode_design, encode_design, matching_preset
 from webapp.show.text import escape_markdown
-from webapp.show.verdicts import compact_cell, difference, verdict_rows
+from webapp.show.verdicts import compact_cell, difference, never_exercised, property_rows
 from webapp.show.views import plain_text
 
 NO_CELL = compare.NO_CELL
@@ -114,6 +114,8 @@ def _matrix_section() -> None:
         selection_mode="single-cell",
     )
     st.caption(compare.matrix_caption(REFERENCE_BOUNDS))
+    explorations = {row.preset.name: row.exploration for row in matrix.rows}
+    st.caption(compare.never_exercised_list(never_exercised(explorations)))
     cell = st.selectbox(
         compare.CELL_CHOOSER,
         [NO_CELL, *matrix_cells(matrix)],
@@ -167,7 +169,7 @@ def _with_without_section() -> None:
     second = explore_cached(second_design, REFERENCE_BOUNDS)
     diff = difference(first, second)
     names = [matching_preset(d) or compare.YOUR_DESIGN for d in (first_design, second_design)]
-    st.dataframe(verdict_rows({f"A: {names[0]}": first, f"B: {names[1]}": second}), hide_index=True)
+    st.table(property_rows({f"A: {names[0]}": first, f"B: {names[1]}": second}), hide_index=True)
     st.markdown(compare.difference_lines(diff))
     if (incomplete := compare.incomplete_warning(diff)) is not None:
         st.warning(incomplete)

@@ -15,14 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from model.design import Design, DesignError
-from model.options import BY_OPTION
-from model.presets import PRESETS
-from model.properties import BY_NAME, PROPERTY_NAMES
-from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
-from webapp.classroom import set_checks
-from webapp.classroom.class_store import (
+from classroom.class_store import (
     MAX_NICKNAME_CHARS,
     SOLO,
     Answer,
@@ -33,8 +26,14 @@ from webapp.classroom.class_store import (
     new_token,
     shared_store,
 )
-from webapp.classroom.data import Exercise, ExerciseSet, ExerciseSetError
-from webapp.classroom.grading import (
+from classroom.data import (
+    Exercise,
+    ExerciseSet,
+    ExerciseSetError,
+    changes_in_words,
+    options_in_words,
+)
+from classroom.grading import (
     Feedback,
     Verdicts,
     check_break,
@@ -43,26 +42,45 @@ from webapp.classroom.grading import (
     check_predict,
     fixed_design,
     known_verdicts,
+    lost_properties,
     offered_values,
     verdicts,
 )
-from webapp.classroom.progress import (
+from classroom.progress import (
     Attempt,
     Progress,
     summary_json,
     summary_markdown,
     summary_rows,
 )
-from webapp.classroom.set_checks import Checked, read_set_file, teacher_files, warm
-from webapp.classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from classroom.sets import DEFAULT_SET, MAX_SET_BYTES, TEMPLATE_SET, decode_upload, parse_set
+from model.design import Design, DesignError
+from model.formats.trace import MAX_TRACE_BYTES, TraceError, trace_from_json
+from model.options import BY_OPTION
+from model.presets import PRESETS
+from model.properties import BY_NAME, PROPERTY_NAMES
+from model.rules import Action
 from webapp.content import common
 from webapp.content import exercises as words
+from webapp.jobs import set_checks
+from webapp.jobs.set_checks import Checked, read_set_file, teacher_files, warm
 from webapp.screens import limits, url_state
+from webapp.screens.cache import replay_cached
 from webapp.screens.limits import heavy_work
 from webapp.screens.option_widgets import option_input
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.screens.scheduler_view import action_buttons, run_view, status_lines
 from webapp.screens.uploads import read_trace_upload
-from webapp.show.playground import LinkError, Run, encode_actions, play
+from webapp.show.downloads import offer_download
+from webapp.show.links import decode_design, encode_design
+from webapp.show.playground import (
+    LinkError,
+    Run,
+    decode_actions,
+    encode_actions,
+    play,
+    run_in_words,
+)
 from webapp.show.text import escape_markdown, safe_markdown
 
 DEFAULT_CHOICE = common.DEFAULT_SET_CHOICE
@@ -74,6 +92,10 @@ SET_PARAM = "set"
 EXERCISE_PARAM = "exercise"
 STUDENT_PARAM = "student"
 CLASS_PARAM = "class"
+RUN_PARAM = "run"
+"""The link's half-built run of a break exercise (kept across a reload)."""
+FIX_PARAM = "fix"
+"""The link's design last checked as a fix (the form shows it again after a reload)."""
 DEFAULT_LINK = "default"
 """The link's name of the default set; a teachers' set is named by its file name."""
 FOLDER_PREFIX = "Folder: "
@@ -267,7 +289,10 @@ def _choose_set() -> ExerciseSet | None:
     warm()
     folder = _folder_choices()
     names = [DEFAULT_CHOICE, *folder, UPLOAD_CHOICE]
-    opening = first_choice(names, url_state.get(SET_PARAM), st.session_state.get(CHOICE_KEY))
+    linked = url_state.get(SET_PARAM)
+    opening = first_choice(names, linked, st.session_state.get(CHOICE_KEY))
+    if linked is not None and linked != set_link(opening) and "ex-set" not in st.session_state:
+        st.warning(words.no_such_set(escape_markdown(linked[:80]), escape_markdown(opening)))
     index = names.index(opening)
     choice = st.selectbox(
         "Exercise set",
@@ -339,32 +364,44 @@ def _predict(book: Book, exercise: Exercise) -> None:
         return True
 
     _check_button("Check my prediction", exercise, check)
-    _feedback(book.progress(), exercise)
+    progress = book.progress()
+    _feedback(progress, exercise)
+    if progress.solved(exercise.id):
+        _violations_to_step(exercise.design, exercise)
 
 
 def _break(book: Book, exercise: Exercise) -> None:
     """An inline scheduler; the run is replayed and checked when the student asks."""
     key = f"ex-run-{exercise.id}"
+    if key not in st.session_state:
+        st.session_state[key] = _run_from_link(exercise)
     actions: tuple[Action, ...] = st.session_state.get(key, ())
     st.markdown(words.break_task(exercise.prop, BY_NAME[exercise.prop].title, exercise.max_steps))
 
+    def keep(run: tuple[Action, ...]) -> None:
+        """The run so far, in this visit and in the link (a reload finds it again)."""
+        st.session_state[key] = run
+        if run:
+            url_state.put_all({RUN_PARAM: encode_actions(run)})
+        elif url_state.has(RUN_PARAM):
+            url_state.drop(RUN_PARAM)
+
     def pick(action: Action) -> None:
         """Append a step to this exercise's run."""
-        st.session_state[key] = (*st.session_state.get(key, ()), action)
+        keep((*st.session_state.get(key, ()), action))
 
     def undo() -> None:
         """Drop the last step."""
-        st.session_state[key] = st.session_state.get(key, ())[:-1]
+        keep(st.session_state.get(key, ())[:-1])
 
     def reset() -> None:
         """Start again from the initial state."""
-        st.session_state[key] = ()
+        keep(())
 
     def check() -> None:
         """Replay the run and grade it."""
         run = st.session_state.get(key, ())
-        answer = encode_actions(run) or "(no steps)"
-        book.record(exercise, answer, check_break(exercise, run))
+        book.record(exercise, _run_answer(exercise, run), check_break(exercise, run))
 
     try:
         trace = play(Run(exercise.design, exercise.bounds, actions))
@@ -381,6 +418,7 @@ def _break(book: Book, exercise: Exercise) -> None:
     _feedback(book.progress(), exercise)
     status_lines(trace)
     run_view(trace, f"ex-{exercise.id}")
+    step_it_yourself(trace, len(trace.steps))
     upload = st.file_uploader(
         words.trace_file_label(MAX_TRACE_BYTES),
         type=["json"],
@@ -395,14 +433,60 @@ def _break(book: Book, exercise: Exercise) -> None:
         if handed is None:
             return
         feedback = check_break_trace(exercise, handed)
-        book.record(exercise, encode_actions(handed.actions), feedback)
+        book.record(exercise, _run_answer(exercise, handed.actions), feedback)
         st.rerun()
 
 
-def _fix_widget(exercise: Exercise, name: str) -> Any:
-    """The widget of one option the student may change, starting at the broken design's value."""
-    value = BY_OPTION[name].to_json(getattr(exercise.design, name))
+def _run_answer(exercise: Exercise, actions: Sequence[Action]) -> str:
+    """A break answer as the teacher reads it: the run's steps in words (a run the model
+    cannot replay is said to be one)."""
+    try:
+        return run_in_words(play(Run(exercise.design, exercise.bounds, tuple(actions))))
+    except LinkError:
+        return words.RUN_NOT_REPLAYED
+
+
+def _run_from_link(exercise: Exercise) -> tuple[Action, ...]:
+    """A break run half built before a reload, from the link (none, or a bad one said)."""
+    raw = url_state.get(RUN_PARAM)
+    if not raw:
+        return ()
+    try:
+        actions = decode_actions(raw)
+        play(Run(exercise.design, exercise.bounds, actions))
+    except LinkError as error:
+        st.warning(common.link_not_understood(escape_markdown(str(error))))
+        url_state.drop(RUN_PARAM)
+        return ()
+    return actions
+
+
+def _fix_from_link(exercise: Exercise) -> Design:
+    """The design last checked as a fix, kept in the link (so a reload shows the form as it
+    was checked), or the exercise's own design; a link design that changes more than the
+    exercise allows is said and left aside."""
+    raw = url_state.get(FIX_PARAM)
+    if not raw:
+        return exercise.design
+    try:
+        design = decode_design(raw)
+        allowed = {name: getattr(design, name) for name in exercise.options}
+        if fixed_design(exercise, allowed) != design:
+            raise LinkError(words.FIX_CHANGES_TOO_MUCH)
+    except (LinkError, DesignError) as error:
+        st.warning(common.link_not_understood(escape_markdown(str(error))))
+        url_state.drop(FIX_PARAM)
+        return exercise.design
+    return design
+
+
+def _fix_widget(exercise: Exercise, name: str, start: Design) -> Any:
+    """The widget of one option the student may change, starting at the value of the design
+    last checked (or the broken design's)."""
     offered = offered_values(exercise, name) or None
+    value = BY_OPTION[name].to_json(getattr(start, name))
+    if offered is not None and str(value) not in offered:
+        value = BY_OPTION[name].to_json(getattr(exercise.design, name))
     return option_input(BY_OPTION[name], f"ex-{exercise.id}-opt-{name}", value, offered)
 
 
@@ -412,11 +496,14 @@ def _fix(book: Book, exercise: Exercise) -> None:
     if original is None:
         return
     title = BY_NAME[exercise.prop].title
-    st.markdown(words.fix_task(exercise.prop, title, original.holds, exercise.options))
+    labels = [BY_OPTION[name].label.lower() for name in exercise.options]
+    untested = escape_markdown(original.untested_sentence(), 600)
+    st.markdown(words.fix_task(exercise.prop, title, original.holds, labels, untested))
     cols = st.columns(min(3, len(exercise.options)))
+    start = _fix_from_link(exercise)
     for index, name in enumerate(exercise.options):
         with cols[index % len(cols)]:
-            _fix_widget(exercise, name)
+            _fix_widget(exercise, name, start)
 
     def check() -> bool:
         """Build the chosen design and grade it (False: not graded, the server was busy)."""
@@ -429,16 +516,54 @@ def _fix(book: Book, exercise: Exercise) -> None:
             design = fixed_design(exercise, changes)
         except DesignError as error:
             feedback = Feedback(False, words.not_a_design(str(error)))
-            book.record(exercise, str(changes), feedback)
+            book.record(exercise, options_in_words(changes), feedback)
             return True
         found = graded_verdicts(design, exercise.bounds)
         if found is None:
             return False
-        book.record(exercise, design.label(), check_fix(exercise, design, original, found))
+        answer = changes_in_words(exercise.design, design, exercise.options)
+        feedback = check_fix(exercise, design, original, found)
+        book.record(exercise, answer, feedback)
+        st.session_state[_checked_design(exercise)] = design
+        url_state.put_all({FIX_PARAM: encode_design(design)})
         return True
 
     _check_button("Check my design", exercise, check)
-    _feedback(book.progress(), exercise)
+    progress = book.progress()
+    _feedback(progress, exercise)
+    answers = progress.of(exercise.id)
+    tried = st.session_state.get(_checked_design(exercise))
+    if answers and not answers[-1].correct and isinstance(tried, Design):
+        _violations_to_step(tried, exercise, only=lost_after_fix(exercise, original, tried))
+
+
+def _checked_design(exercise: Exercise) -> str:
+    """Session key: the design this visitor last checked as a fix of this exercise."""
+    return f"ex-{exercise.id}-checked-design"
+
+
+def lost_after_fix(exercise: Exercise, original: Verdicts, design: Design) -> tuple[str, ...]:
+    """What a checked fix still breaks (from the verdicts kept when it was graded)."""
+    found = known_verdicts(design, exercise.bounds)
+    return () if found is None else tuple(lost_properties(exercise, original, found))
+
+
+def _violations_to_step(
+    design: Design, exercise: Exercise, only: Sequence[str] | None = None
+) -> None:
+    """A link to the scheduler on each violated property's shortest run in this design (only
+    those named, when given), from the verdicts the grading kept: the answer made visible."""
+    found = known_verdicts(design, exercise.bounds)
+    if found is None:
+        return
+    for name, actions in found.runs.items():
+        if only is not None and name not in only:
+            continue
+        trace = replay_cached(design, exercise.bounds, actions, words.violation_title(name))
+        step = trace.first_violation(name)
+        step_it_yourself(
+            trace, step.number if step else len(trace.steps), words.step_violation(name)
+        )
 
 
 def _feedback(progress: Progress, exercise: Exercise) -> None:
@@ -462,7 +587,7 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
     st.subheader("Your progress")
     rows = summary_rows(exercise_set, progress)
     st.dataframe(
-        [{k: r[k] for k in ("title", "kind", "solved", "attempts", "hints_used")} for r in rows],
+        [{shown: r[key] for key, shown in words.SUMMARY_COLUMNS.items()} for r in rows],
         hide_index=True,
         width="stretch",
     )
@@ -472,21 +597,21 @@ def _summary(book: Book, progress: Progress, student: str = "") -> None:
         st.caption(words.KEPT_UNDER_CODE)
         student = st.text_input(words.STUDENT_NAME, max_chars=80, key="ex-student")
     left, right = st.columns(2)
-    left.download_button(
+    offer_download(
+        left,
         words.DOWNLOAD_MARKDOWN,
         summary_markdown(exercise_set, progress, student),
         file_name="exercise-summary.md",
         mime="text/markdown",
         key="ex-summary-md",
-        icon=":material/download:",
     )
-    right.download_button(
+    offer_download(
+        right,
         words.DOWNLOAD_JSON,
         summary_json(exercise_set, progress, student),
         file_name="exercise-summary.json",
         mime="application/json",
         key="ex-summary-json",
-        icon=":material/download:",
     )
 
 
@@ -495,21 +620,21 @@ def _writing_help() -> None:
     with st.expander(words.WRITE_YOUR_OWN, icon=":material/edit_note:"):
         st.markdown(words.SET_FORMAT)
         left, right = st.columns(2)
-        left.download_button(
+        offer_download(
+            left,
             words.DOWNLOAD_TEMPLATE,
             TEMPLATE_SET.read_bytes(),
             file_name="template.toml",
             mime="application/toml",
             key="ex-template",
-            icon=":material/download:",
         )
-        right.download_button(
+        offer_download(
+            right,
             words.DOWNLOAD_DEFAULT,
             DEFAULT_SET.read_bytes(),
             file_name="default.toml",
             mime="application/toml",
             key="ex-default-download",
-            icon=":material/download:",
         )
         st.code(TEMPLATE_SET.read_text(encoding="utf-8"), language="toml")
 
@@ -586,9 +711,15 @@ def _choose_exercise(exercise_set: ExerciseSet, progress: Progress) -> Exercise:
     linked = url_state.get(EXERCISE_PARAM)
 
     def remember() -> None:
-        """Put the chosen exercise in the link."""
+        """Put the chosen exercise in the link (a run or a fix of another one leaves it)."""
+        for kept in (RUN_PARAM, FIX_PARAM):
+            if url_state.has(kept):
+                url_state.drop(kept)
         url_state.put_all({EXERCISE_PARAM: st.session_state["ex-choice"]})
 
+    if linked is not None and linked not in ids and "ex-choice" not in st.session_state:
+        first = safe_markdown(exercise_set.exercises[0].title)
+        st.warning(words.no_such_exercise(escape_markdown(linked[:80]), first))
     chosen = st.selectbox(
         "Exercise",
         ids,

@@ -8,15 +8,22 @@ from typing import Any
 import streamlit as st
 
 from fencing.command_line import bounds_flags, command, design_flags
-from fencing.strategies import BREADTH_FIRST, RANDOM, unknown_words
+from fencing.strategies import (
+    BREADTH_FIRST,
+    HYPOTHESIS,
+    RANDOM,
+    RUNS_SEARCHES,
+    states_figure,
+    unknown_words,
+)
+from model.check.explorer import Exploration
+from model.check.random_search import RandomSearch
 from model.claims import lesson_caption
-from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
-from model.explorer import Exploration
-from model.itf import trace_to_itf_json
+from model.design import BOUND_LIMITS, BY_BOUND, REFERENCE_BOUNDS, Bounds, Design, DesignError
+from model.formats.itf import trace_to_itf_json
+from model.formats.trace import trace_to_json
 from model.presets import PRESET_NAMES, PRESETS
 from model.properties import BY_NAME
-from model.random_search import RandomSearch
-from model.trace import trace_to_json
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import explore
 from webapp.content.common import link_not_understood
@@ -39,6 +46,7 @@ from webapp.show.design_form import (
     design_from_values,
     values_of,
 )
+from webapp.show.downloads import offer_download
 from webapp.show.links import (
     LinkError,
     bounds_from_params,
@@ -51,14 +59,14 @@ from webapp.show.links import (
 )
 from webapp.show.style import STATUS_GLYPHS, verdict_label
 from webapp.show.text import escape_markdown
-from webapp.show.verdicts import verdict_rows
+from webapp.show.verdicts import property_rows
 
 MIN_BUDGET = 1_000
 """Smallest state budget the page accepts."""
 DEFAULT_RUNS = 200
 """Random runs per property the page offers first."""
 MAX_SEED = 2**31 - 1
-STRATEGIES = (BREADTH_FIRST, RANDOM)
+STRATEGIES = (BREADTH_FIRST, RANDOM, HYPOTHESIS)
 """The page's search strategies (the reference search is for the command line)."""
 
 SEARCH_KEYS = ("strategy", "runs", "seed")
@@ -71,7 +79,7 @@ FORM_KEYS = (
     "strategy",
 )
 """Session keys of the form's widgets that every run shows (runs and seed only show for a
-random search, and lose their session value while hidden)."""
+search by random runs, and lose their session value while hidden)."""
 
 RESULT_PARAMS = ("run", "cex", "step")
 """URL parameters that belong to one set of results, dropped when the form changes."""
@@ -90,9 +98,9 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
     except LinkError as error:
         design, problems = Design(), [str(error)]
     try:
-        bounds = bounds_from_params(params, Bounds())
+        bounds = bounds_from_params(params, REFERENCE_BOUNDS)
     except LinkError as error:
-        bounds = Bounds()
+        bounds = REFERENCE_BOUNDS
         problems.append(str(error))
     budget = WEB_MAX_STATES
     if (text := params.get("budget")) is not None:
@@ -106,8 +114,8 @@ def _url_state() -> tuple[Design, Bounds, int, list[str]]:
 def _search_from_url(problems: list[str]) -> dict[str, Any]:
     """The strategy, runs and seed a link asks for (bad values reported, defaults kept)."""
     search: dict[str, Any] = {"strategy": BREADTH_FIRST, "runs": DEFAULT_RUNS, "seed": 0}
-    if url_state.get("strategy") == RANDOM:
-        search["strategy"] = RANDOM
+    if (strategy := url_state.get("strategy")) in RUNS_SEARCHES:
+        search["strategy"] = strategy
     elif url_state.has("strategy"):
         problems.append(explore.strategy_not_known(STRATEGIES))
     for key, high in (("runs", WEB_MAX_RUNS), ("seed", MAX_SEED)):
@@ -141,7 +149,7 @@ def _write_url(design: Design, bounds: Bounds, budget: int, search: dict[str, An
     params = {**design_params(design), **bounds_params(bounds)}
     if budget != WEB_MAX_STATES:
         params["budget"] = str(budget)
-    if search.get("strategy") == RANDOM:
+    if search.get("strategy") in RUNS_SEARCHES:
         params.update({key: str(search[key]) for key in SEARCH_KEYS})
     if url_state.read() != {**params, **kept}:
         url_state.replace({**params, **kept})
@@ -213,7 +221,7 @@ def _form() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _strategy_inputs(sizes: dict[str, Any]) -> None:
-    """The search strategy, and for a random search its runs per property and seed."""
+    """The search strategy, and for a search by random runs its runs per property and seed."""
     st.session_state.setdefault("runs", DEFAULT_RUNS)
     st.session_state.setdefault("seed", 0)
     sizes["strategy"] = st.radio(
@@ -224,7 +232,7 @@ def _strategy_inputs(sizes: dict[str, Any]) -> None:
         on_change=_results_stale,
         help=explore.STRATEGY_HELP,
     )
-    if sizes["strategy"] == RANDOM:
+    if sizes["strategy"] in RUNS_SEARCHES:
         sizes["runs"] = st.number_input(
             explore.runs_label(WEB_MAX_RUNS),
             min_value=1,
@@ -253,36 +261,36 @@ def _summary(exploration: Exploration) -> None:
     cols[1].metric("transitions", f"{exploration.transitions:,}")
     cols[2].metric("depth", exploration.depth)
     cols[3].metric("seconds", f"{exploration.seconds:.2f}")
-    rows = verdict_rows({"this design": exploration})
-    st.dataframe(rows, hide_index=True)
+    st.table(property_rows({explore.VERDICT_COLUMN: exploration}), hide_index=True)
 
 
 def random_rows(found: RandomSearch) -> list[dict[str, str]]:
-    """The verdict table of a random search: violated with the run's length, or unknown
-    with the runs and steps tried (a random search never says holds)."""
-    row = {"design": "this design"}
+    """The verdict table of a random or Hypothesis search, a row per property: violated with
+    the run's length, or unknown with the runs and steps tried (neither ever says holds)."""
+    rows = []
     for name, verdict in found.verdicts.items():
         tried = found.tried[name]
-        row[name] = (
+        said = (
             verdict_label(Status.VIOLATED, verdict.shortest)
             if verdict.violated
-            else f"{STATUS_GLYPHS[Status.UNKNOWN]} {unknown_words(tried.runs, tried.steps)}"
+            else f"{STATUS_GLYPHS[Status.UNKNOWN]} "
+            f"{unknown_words(tried.runs, tried.steps, found.strategy)}"
         )
-    row["states"] = f"{found.states:,}"
-    row["complete"] = explore.random_not_complete(found.stopped_by)
-    return [row]
+        rows.append({"property": f"{name}, {BY_NAME[name].title}", explore.VERDICT_COLUMN: said})
+    return rows
 
 
 def _random_summary(found: RandomSearch) -> None:
-    """Runs, steps and states of a random search, and its verdict table."""
+    """Runs, steps and states of a random or Hypothesis search, and its verdict table."""
     if (stopped := explore.random_stopped(found)) is not None:
         st.warning(stopped)
     cols = st.columns(4)
     cols[0].metric("runs", f"{sum(t.runs for t in found.tried.values()):,}")
     cols[1].metric("steps", f"{found.steps:,}")
-    cols[2].metric("distinct states met", f"{found.states:,}")
+    cols[2].metric("distinct states met", states_figure(found))
     cols[3].metric("seconds", f"{found.seconds:.2f}")
-    st.dataframe(random_rows(found), hide_index=True)
+    st.table(random_rows(found), hide_index=True)
+    st.caption(explore.random_not_complete(found.stopped_by, found.strategy))
 
 
 def _counterexamples(
@@ -317,21 +325,21 @@ def _counterexamples(
     st.markdown(f"**{name}: {BY_NAME[name].statement}**")
     if step is not None:
         st.error(step.reason(name) or step.sentence)
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(design, name, "json"),
         mime="application/json",
         key=f"download-{name}",
-        icon=":material/download:",
     )
-    st.download_button(
+    offer_download(
+        None,
         explore.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(design, name, "itf.json"),
         mime="application/json",
         key=f"download-itf-{name}",
-        icon=":material/download:",
     )
     show_traces([trace], param="step", key=f"explore-{name}")
 
@@ -355,11 +363,11 @@ def render_explore() -> None:
     _command_line(design, bounds, budget, sizes)
     caption = st.empty()
     st.button("Run the explorer", type="primary", on_click=_run, key="run-button")
-    if sizes.get("strategy") == RANDOM:
+    if (strategy := sizes.get("strategy")) in RUNS_SEARCHES:
         if preset:
             lesson = lesson_caption(PRESETS[preset].as_lesson(), bounds, None)
             caption.caption(explore.preset_caption(PRESETS[preset], lesson))
-        _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]))
+        _random_results(design, bounds, int(sizes["runs"]), int(sizes["seed"]), str(strategy))
         return
     exploration = None
     if url_state.get("run") == "1":
@@ -384,10 +392,10 @@ def render_explore() -> None:
 def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, Any]) -> None:
     """The `fencing check` command that runs the same search, folded away."""
     words = ["fencing", "check", *design_flags(design), *bounds_flags(bounds)]
-    if sizes.get("strategy") == RANDOM:
+    if sizes.get("strategy") in RUNS_SEARCHES:
         words += [
             "--strategy",
-            "random",
+            str(sizes["strategy"]),
             "--runs",
             str(sizes["runs"]),
             "--seed",
@@ -399,17 +407,18 @@ def _command_line(design: Design, bounds: Bounds, budget: int, sizes: dict[str, 
         st.code(command(words), language="bash")
 
 
-def _random_results(design: Design, bounds: Bounds, runs: int, seed: int) -> None:
-    """Run the random search when asked, then show its table and the runs it found."""
+def _random_results(design: Design, bounds: Bounds, runs: int, seed: int, strategy: str) -> None:
+    """Run the random or Hypothesis search when asked, then show its table and the runs it
+    found."""
     if url_state.get("run") != "1":
         return
-    with heavy_work(explore.RANDOM_WORK) as admitted:
+    with heavy_work(explore.search_work(strategy)) as admitted:
         if not admitted:
             return
         try:
-            found = random_search_cached(design, bounds, runs, seed)
+            found = random_search_cached(design, bounds, runs, seed, strategy)
         except DesignError as error:
             st.error(explore.cannot_search(escape_markdown(str(error))))
             return
     _random_summary(found)
-    _counterexamples(design, bounds, found.verdicts, kind="Random")
+    _counterexamples(design, bounds, found.verdicts, kind=explore.found_kind(strategy))

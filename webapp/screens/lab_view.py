@@ -26,12 +26,14 @@ from lab.runner import LabStopped
 from lab.scenarios import SCENARIOS, SCENARIOS_LIST, LabScenario, predict
 from lab.service import QUEUE_SECONDS, SHARED_ETCD, SLOTS
 from lab.settings import DATABASES, RECEIVERS, LabError, LabInputError, Settings
-from model.trace import trace_to_json
+from model.formats.trace import trace_to_json
 from webapp.content import lab as lab_words
 from webapp.content.common import mirrors
 from webapp.draw.swimlane import history_figure, timeline_figure
-from webapp.show.playground import MAX_LINK_CHARS, MAX_PLAY_STEPS, Run, encode_actions
+from webapp.screens.scheduler_link import step_it_yourself
+from webapp.show.downloads import offer_download
 from webapp.show.text import escape_markdown
+from webapp.show.views import opening_step
 
 RESULTS: Final = "lab-results"
 MESSAGE: Final = "lab-message"
@@ -79,7 +81,12 @@ def _scenario_settings() -> tuple[str, Settings]:
     st.markdown(chosen.story)
     service = _service_picker("lab-service")
     left, right = st.columns(2)
-    receiver = left.selectbox("Receiver", (DEFAULT, *RECEIVERS), key="lab-receiver")
+    receiver = left.selectbox(
+        "Receiver",
+        (DEFAULT, *RECEIVERS),
+        key="lab-receiver",
+        format_func=lambda name: name if name == DEFAULT else lab_words.receiver_words(name),
+    )
     tokens = SERVICES[service].token_names
     token = right.selectbox(
         "Token",
@@ -133,6 +140,7 @@ def _random_settings() -> list[Settings]:
         offered,
         [r for r in RANDOM_RECEIVERS if r in offered],
         key="lab-receivers" if service == "etcd" else f"lab-receivers-{service}",
+        format_func=lab_words.receiver_words,
     )
     st.caption(lab_words.random_run(RANDOM_WRITES, PAUSE_TTLS))
     return [
@@ -229,42 +237,41 @@ def _run(label: str, plans: list[tuple[str, Settings]]) -> None:
 
 
 def _properties_table(report: LabReport) -> list[dict[str, Any]]:
-    """Rows: property, the history's verdict, the model's flags on its replay, its prediction."""
-    prediction = report.history.prediction
+    """Rows: property, the history's verdict, the model's flags on its replay, and the model's
+    own prediction (made again, never the file's); a property nothing put to the test is said
+    to hold vacuously."""
+    prediction, tests = report.prediction, report.predicted_tests
     rows = []
     for name in CHECKED:
+        found = report.properties[name]
         row = {
             "property": f"{name} {TITLES[name]}",
-            lab_words.IN_HISTORY: lab_words.verdict_cell(report.properties[name].count),
-            lab_words.IN_REPLAY: lab_words.verdict_cell(report.conformance.agreement[name][1]),
+            lab_words.IN_HISTORY: lab_words.verdict_cell(found.count, name, found.exercised),
+            lab_words.IN_REPLAY: lab_words.verdict_cell(
+                report.conformance.agreement[name][1], name, report.replay_tests(name)
+            ),
         }
-        if prediction:
-            row["the model predicted"] = lab_words.verdict_cell(
-                prediction["properties"][name]["count"]
+        if prediction and tests is not None:
+            row[lab_words.PREDICTED] = lab_words.verdict_cell(
+                prediction["properties"][name]["count"], name, tests[name]
             )
         rows.append(row)
     return rows
 
 
 def _model_links(report: LabReport, key: str) -> None:
-    """The model's trace of the history: its timeline, Be the scheduler, and a download."""
-    from webapp.screens.registry import page_named  # the registry lists this page too
-
+    """The model's trace of the history: its timeline, the scheduler on it (at its first
+    violation, else its end), and a download."""
     trace = report.conformance.trace
     if trace is None or not trace.steps:
         return
     st.markdown(lab_words.model_run(trace, report.conformance.mapping.tick_seconds))
     st.plotly_chart(timeline_figure(trace), key=f"{key}-model")
-    run = Run(trace.design, trace.bounds, trace.actions)
     left, right = st.columns(2)
-    if len(trace.steps) <= MAX_PLAY_STEPS and len(encode_actions(trace.actions)) <= MAX_LINK_CHARS:
-        left.page_link(
-            page_named("playground"),
-            label=lab_words.OPEN_IN_PLAYGROUND,
-            icon=":material/touch_app:",
-            query_params=run.link_params(),
-        )
-    right.download_button(
+    with left:
+        step_it_yourself(trace, opening_step([trace]))
+    offer_download(
+        right,
         lab_words.DOWNLOAD_MODEL_TRACE,
         trace_to_json(trace),
         file_name=f"model-trace-{report.history.scenario}-{report.history.settings.receiver}.json",
@@ -306,7 +313,8 @@ def _show(report: LabReport, key: str) -> None:
     st.plotly_chart(history_figure(report, "The real history"), key=f"{key}-history")
     with st.expander(lab_words.event_by_event(len(report.line.events))):
         st.code("\n".join(report.narrated()), language=None)
-    st.download_button(
+    offer_download(
+        None,
         lab_words.DOWNLOAD_HISTORY,
         history_to_json(report.history),
         file_name=f"lab-{report.history.scenario}-{s.receiver}.json",
@@ -359,7 +367,8 @@ def render_lab() -> None:
         getattr(st, kind)(text)
     partial: History | None = st.session_state.get(PARTIAL)
     if partial is not None:
-        st.download_button(
+        offer_download(
+            None,
             lab_words.DOWNLOAD_PARTIAL,
             history_to_json(partial),
             file_name=f"lab-{partial.scenario}-{partial.settings.receiver}-partial.json",

@@ -7,8 +7,8 @@ from typing import Any
 
 import streamlit as st
 
+from advise.catalogue import mirrors
 from model.options import Kind, Option
-from model.stack import mirrors
 
 
 def word_with_mirrors(option: Option, value: Any) -> str:

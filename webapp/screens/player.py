@@ -21,10 +21,11 @@ from typing import Final
 import plotly.graph_objects as go
 import streamlit as st
 
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.content import player
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens import url_state
+from webapp.screens.scheduler_link import step_it_yourself
 from webapp.show.style import ACCEPTED, REJECTED, VIOLATING
 from webapp.show.views import actor_rows, clamp_step, narration, opening_step, step_in_link
 
@@ -215,12 +216,14 @@ def show_state_table(trace: Trace, position: int) -> None:
 
 @dataclass(frozen=True)
 class Layout:
-    """How the player lays out its runs: side by side (with a heading each) or one below
-    the other, and the step it opens on when the URL names none."""
+    """How the player lays out its runs: side by side (with a heading each), in tabs (one
+    run at a time at the page's full width, the open tab kept in the URL under `tab_param`),
+    or one below the other; and the step it opens on when the URL names none."""
 
     start: int
     labels: tuple[str, ...] = ()
     side_by_side: bool = False
+    tab_param: str = ""
 
 
 def _player(traces: Sequence[Trace], param: str, key: str, timed: bool, layout: Layout) -> None:
@@ -240,6 +243,9 @@ def _player(traces: Sequence[Trace], param: str, key: str, timed: bool, layout: 
     position = advance_if_playing(position, count, key)
     _move_to(param, key, position)
     step_controls(param, count, key, position)
+    if layout.tab_param:
+        _tabbed_runs(traces, position, key, layout)
+        return
     if layout.side_by_side:
         columns = st.columns(len(traces), gap="medium")
         for index, (column, trace) in enumerate(zip(columns, traces, strict=True)):
@@ -252,10 +258,22 @@ def _player(traces: Sequence[Trace], param: str, key: str, timed: bool, layout: 
         _one_run(trace, position, f"{key}-timeline-{index}", stacked=False)
 
 
+def _tabbed_runs(traces: Sequence[Trace], position: int, key: str, layout: Layout) -> None:
+    """One tab per run under the one stepper: only the open tab's run is drawn, at the
+    page's full width, its narration beside its state (stacked on a phone)."""
+    tabs = st.tabs(list(layout.labels), key=layout.tab_param, bind="query-params")
+    for index, (tab, trace) in enumerate(zip(tabs, traces, strict=True)):
+        if tab.open is False:
+            continue
+        with tab:
+            _one_run(trace, position, f"{key}-timeline-{index}", stacked=False)
+
+
 def _one_run(trace: Trace, position: int, chart_key: str, stacked: bool) -> None:
     """One run's figure, then its narration and state (beside each other, or stacked)."""
     upto = min(position, len(trace.steps))
     st.plotly_chart(figure_at(trace, upto), width="stretch", key=chart_key, config=PLOT_CONFIG)
+    step_it_yourself(trace, upto)
     if stacked:
         st.markdown(player.WHAT_HAPPENS)
         show_narration(trace, upto)
@@ -278,14 +296,18 @@ def show_traces(
     labels: Sequence[str] = (),
     side_by_side: bool = False,
     start: int | None = None,
+    tab_param: str = "",
 ) -> int:
     """One stepper shared by several runs, then each run's timeline, narration and state.
 
-    The runs are shown side by side (each under its label) or one below the other. A link
+    The runs are shown side by side (each under its label), in tabs named by their labels
+    (with `tab_param`, the URL parameter of the open tab), or one below the other. A link
     without a step opens on `start`, by default the step that matters (`opening_step`).
     Returns the position shown when the page ran (Play moves it on by itself afterwards).
     """
-    layout = Layout(opening_step(traces) if start is None else start, tuple(labels), side_by_side)
+    layout = Layout(
+        opening_step(traces) if start is None else start, tuple(labels), side_by_side, tab_param
+    )
     timed = is_playing(key)
     stepper = st.fragment(_player, run_every=PLAY_SECONDS if timed else None)
     stepper(traces, param, key, timed, layout)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from model.design import BOUND_LIMITS, BY_BOUND, Bounds, Design, DesignError
-from model.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.itf import trace_from_any_json, trace_to_itf_json
+from model.formats.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from model.presets import PRESETS
 from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
-from model.trace import MAX_TRACE_BYTES, Trace, TraceError, trace_to_json
 from webapp.content import playground
 from webapp.content.common import link_not_understood
 from webapp.screens import limits, url_state
@@ -18,8 +18,10 @@ from webapp.screens.option_widgets import option_input
 from webapp.screens.scheduler_view import action_buttons, status_lines, steps_view, timeline_view
 from webapp.screens.uploads import read_trace_upload
 from webapp.show.design_form import OPTION_FIELDS, design_from_values, values_of
-from webapp.show.links import file_name, full_link
+from webapp.show.downloads import offer_download
+from webapp.show.links import file_name, full_link, whole_number
 from webapp.show.playground import (
+    AT_PARAM,
     DEFAULT_BOUNDS,
     DEFAULT_PRESET,
     LinkError,
@@ -40,9 +42,36 @@ FINISH_KEY = "playground-finish-asked"
 """Set by the Finish button; the search runs on the board, under the heavy-work limit."""
 
 
-def _show_run(run: Run) -> None:
-    """Write the run into the URL, so the next rerun (and a copied link) shows it."""
+def _show_run(run: Run, at: int | None = None) -> None:
+    """Write the run into the URL, so the next rerun (and a copied link) shows it: at its
+    end, or at step `at` of it."""
     url_state.put_all(run.link_params())
+    if at is None or at >= len(run.actions):
+        if url_state.has(AT_PARAM):
+            url_state.drop(AT_PARAM)
+    else:
+        url_state.put_all({AT_PARAM: str(at)})
+
+
+def _position(run: Run) -> int:
+    """The step the board stands at: the link's `at`, else the run's end (a bad `at` is
+    said once and the end is shown)."""
+    raw = url_state.get(AT_PARAM)
+    if raw is None:
+        return len(run.actions)
+    try:
+        return whole_number(raw[:20], AT_PARAM, 0, len(run.actions))
+    except LinkError as error:
+        st.session_state[MESSAGE_KEY] = ("error", link_not_understood(str(error)))
+        url_state.drop(AT_PARAM)
+        return len(run.actions)
+
+
+def _go_to(at: int) -> None:
+    """Step button callback: stand at another step of the same run."""
+    run = _current()
+    if run is not None:
+        _show_run(run, max(0, min(at, len(run.actions))))
 
 
 def _current() -> Run | None:
@@ -56,12 +85,14 @@ def _current() -> Run | None:
 
 
 def _pick(action: Action) -> None:
-    """Button callback: append the action to the run in the URL."""
+    """Button callback: take the action at the step the board stands at; the steps after it
+    (if the board stood earlier in the run) give way to it."""
     run = _current()
     if run is None:
         return
+    at = _position(run)
     try:
-        _show_run(take(run, action))
+        _show_run(take(Run(run.design, run.bounds, run.actions[:at]), action))
     except LinkError as error:
         st.session_state[MESSAGE_KEY] = ("error", str(error))
 
@@ -91,15 +122,16 @@ def _finish_if_asked(run: Run) -> Run:
     prop = st.session_state.get("playground-finish-prop", "P1")
     if not st.session_state.pop(FINISH_KEY, False) or prop not in PROPERTY_NAMES:
         return run
+    here = Run(run.design, run.bounds, run.actions[: _position(run)])
     with heavy_work(playground.FINISH_WORK, wait=limits.WAIT_SECONDS) as admitted:
         if not admitted:
             return run
         with st.spinner(playground.searching_violation(prop)):
-            completion = finish(run, prop)
+            completion = finish(here, prop)
     if not completion.found:
         st.session_state[MESSAGE_KEY] = ("warning", completion.message)
         return run
-    extended = Run(run.design, run.bounds, run.actions + completion.actions)
+    extended = Run(run.design, run.bounds, here.actions + completion.actions)
     _show_run(extended)
     st.session_state[MESSAGE_KEY] = ("success", completion.message)
     return extended
@@ -234,6 +266,12 @@ def _design_form(run: Run) -> None:
             key="playground-start",
             type="primary",
         )
+        st.file_uploader(
+            playground.upload_label(MAX_TRACE_BYTES),
+            type=["json"],
+            key="playground-upload",
+            on_change=_load_trace,
+        )
 
 
 def _messages() -> None:
@@ -246,7 +284,8 @@ def _messages() -> None:
 
 
 def render_playground() -> None:
-    """The whole page: the design form, the board (a fragment) and the file loader."""
+    """The whole page: the design controls (a form and a trace file), then the board (a
+    fragment)."""
     st.title("Be the scheduler")
     st.markdown(playground.INTRO)
     run = _current()
@@ -256,12 +295,6 @@ def render_playground() -> None:
         return
     _design_form(run)
     _board()
-    st.file_uploader(
-        playground.upload_label(MAX_TRACE_BYTES),
-        type=["json"],
-        key="playground-upload",
-        on_change=_load_trace,
-    )
 
 
 def page_url() -> str:
@@ -269,11 +302,34 @@ def page_url() -> str:
     return str(st.context.url or "")
 
 
-def _moves(run: Run, trace: Trace) -> None:
-    """The enabled actions, then undo, reset and finish: beside the timeline on a wide screen,
-    right above it on a phone."""
-    st.markdown(playground.your_move(len(run.actions) + 1))
-    action_buttons(trace, "play", _pick, per_row=2)
+def _position_controls(at: int, count: int) -> None:
+    """First / Back / Next / Last through the run, and where the board stands."""
+    moves = (
+        ("First", ":material/first_page:", 0, at == 0),
+        ("Back", ":material/chevron_left:", at - 1, at == 0),
+        ("Next", ":material/chevron_right:", at + 1, at >= count),
+        ("Last", ":material/last_page:", count, at >= count),
+    )
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        for label, icon, target, disabled in moves:
+            st.button(
+                label,
+                icon=icon,
+                key=f"playground-{label.lower()}",
+                on_click=_go_to,
+                args=(target,),
+                disabled=disabled,
+            )
+        st.markdown(playground.standing_at(at, count), width="content")
+
+
+def _moves(run: Run, here: Trace, at: int) -> None:
+    """The actions enabled where the board stands, then undo, reset and finish: beside the
+    timeline on a wide screen, right above it on a phone."""
+    st.markdown(playground.your_move(at + 1))
+    if at < len(run.actions):
+        st.caption(playground.replaces_later(len(run.actions) - at))
+    action_buttons(here, "play", _pick, per_row=2)
     undo_col, reset_col = st.columns(2)
     undo_col.button(
         "Undo",
@@ -313,37 +369,42 @@ def _board() -> None:
     run = _current()
     if run is not None:
         run = _finish_if_asked(run)
-    _messages()
     if run is None:
+        _messages()
         st.button(playground.FRESH_RUN, on_click=_fresh, key="playground-fresh-board")
         return
     trace = play(run)
+    at = _position(run)
+    here = play(Run(run.design, run.bounds, run.actions[:at]))
+    _messages()
     preset = next((n for n, p in PRESETS.items() if p.design == run.design), "")
     name = f"{preset} ({run.design.in_words()})" if preset else run.design.in_words()
     st.caption(playground.design_caption(escape_markdown(name, limit=600), run.bounds))
+    _position_controls(at, len(run.actions))
     moves, drawn = st.columns([2, 3])
     with moves:
-        _moves(run, trace)
+        _moves(run, here, at)
     with drawn:
-        timeline_view(trace, "play")
+        timeline_view(trace, "play", at)
     st.markdown(playground.PROPERTIES_HERE)
-    status_lines(trace)
-    steps_view(trace)
+    status_lines(here)
+    steps_view(trace, at)
     st.markdown(playground.SHARE)
-    st.code(full_link(page_url(), PAGE_PATH, run.link_params()), language=None, wrap_lines=True)
-    st.download_button(
+    shared = run.link_params() | ({AT_PARAM: str(at)} if at < len(run.actions) else {})
+    st.code(full_link(page_url(), PAGE_PATH, shared), language=None, wrap_lines=True)
+    offer_download(
+        None,
         playground.DOWNLOAD_JSON,
         trace_to_json(trace),
         file_name=file_name(run.design, "run", "json"),
         mime="application/json",
         key="playground-download",
-        icon=":material/download:",
     )
-    st.download_button(
+    offer_download(
+        None,
         playground.DOWNLOAD_ITF,
         trace_to_itf_json(trace),
         file_name=file_name(run.design, "run", "itf.json"),
         mime="application/json",
         key="playground-download-itf",
-        icon=":material/download:",
     )

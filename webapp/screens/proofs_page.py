@@ -17,8 +17,8 @@ import streamlit as st
 
 from model.claims import lesson_caption
 from model.design import REFERENCE_BOUNDS, Bounds, Design
+from model.formats.trace import TraceError, replay
 from model.presets import matching
-from model.trace import TraceError, replay
 from model.verdicts import PropertyVerdict, Status
 from webapp.content import proofs
 from webapp.jobs.proving import (
@@ -100,7 +100,7 @@ def proof_rows_for_page(design: Design, bounds: Bounds) -> tuple[ProofRow, ...] 
 
 def _table(rows: tuple[ProofRow, ...]) -> None:
     """One line per property: what z3 says, how, and why, in words."""
-    st.dataframe(
+    st.table(
         [
             {
                 "property": f"{r.prop}, {r.title}",
@@ -111,7 +111,6 @@ def _table(rows: tuple[ProofRow, ...]) -> None:
             for r in rows
         ],
         hide_index=True,
-        width="stretch",
     )
 
 

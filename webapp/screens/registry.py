@@ -12,7 +12,7 @@ from typing import Final
 
 import streamlit as st
 
-from webapp.screens.chapter_lease import show_lesson_table
+from webapp.screens import page_links
 from webapp.screens.chapter_page import render_chapter
 from webapp.screens.class_page import render_class_page
 from webapp.screens.compare_page import render_compare
@@ -34,7 +34,6 @@ HOME: Final = "home"
 def render_lease_chapter() -> None:
     """Walkthrough chapter 0: why a lease at all, with its table of lessons."""
     render_chapter(LEASE_CHAPTER)
-    show_lesson_table()
 
 
 def render_chapter_1() -> None:
@@ -93,7 +92,9 @@ def page_named(url_path: str) -> st.Page:
 
 
 def sections() -> dict[str, list[st.Page]]:
-    """Every page, grouped by its menu section in the menu's order."""
+    """Every page, grouped by its menu section in the menu's order (and the pages made known
+    to the links between them)."""
+    page_links.provide(page_named)
     grouped: dict[str, list[st.Page]] = {}
     for entry in PAGES:
         grouped.setdefault(entry.section, []).append(page_of(entry))
@@ -102,4 +103,5 @@ def sections() -> dict[str, list[st.Page]]:
 
 def render_page(url_path: str) -> None:
     """Draw one page by itself, as if the visitor had opened its URL (for tests and benches)."""
+    page_links.provide(page_named)
     RENDERERS[url_path]()

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from model.formats.trace import Trace
 from model.rules import Action
-from model.trace import Trace
 from webapp.content import scheduler
 from webapp.draw.swimlane import timeline_figure
 from webapp.screens.player import show_narration, show_state_table
@@ -46,8 +46,10 @@ def status_lines(trace: Trace) -> None:
     for status in property_statuses(trace):
         if status.violated:
             st.markdown(f":red[**{status.line()}**]")
-        else:
+        elif status.exercised:
             st.markdown(f":green[{status.line()}]")
+        else:
+            st.markdown(f":gray[{status.line()}]")
 
 
 def run_view(trace: Trace, key: str) -> None:
@@ -56,18 +58,22 @@ def run_view(trace: Trace, key: str) -> None:
     steps_view(trace)
 
 
-def timeline_view(trace: Trace, key: str) -> None:
-    """The swimlane timeline of the run so far."""
-    figure = timeline_figure(trace, upto=len(trace.steps) or None)
+def timeline_view(trace: Trace, key: str, at: int | None = None) -> None:
+    """The swimlane timeline of the run: at its end, or standing at step `at` (the steps
+    after it veiled)."""
+    at = len(trace.steps) if at is None else at
+    figure = timeline_figure(trace, upto=at if at < len(trace.steps) else at or None)
     st.plotly_chart(figure, width="stretch", key=f"{key}-timeline")
 
 
-def steps_view(trace: Trace) -> None:
-    """The narration and the state of every actor after the last step, side by side."""
+def steps_view(trace: Trace, at: int | None = None) -> None:
+    """The narration (the steps after `at` greyed) and the state of every actor after step
+    `at` (by default the last), side by side."""
+    at = len(trace.steps) if at is None else at
     left, right = st.columns([3, 2])
     with left:
         st.markdown(scheduler.STEP_BY_STEP)
-        show_narration(trace, len(trace.steps))
+        show_narration(trace, at)
     with right:
-        st.markdown(scheduler.state_after(len(trace.steps)))
-        show_state_table(trace, len(trace.steps))
+        st.markdown(scheduler.state_after(at))
+        show_state_table(trace, at)

@@ -1,7 +1,7 @@
 """Check my stack: real parts in, verdicts, the bug on the timeline, and the change to make.
 
 The stack lives in the link (`token`, `resource`, `does`), so a design review can be
-shared; the answer is `model.advice.advise`, exactly what `fencing advise` prints.
+shared; the answer is `advise.advice.advise`, exactly what `fencing advise` prints.
 """
 
 from __future__ import annotations
@@ -11,25 +11,28 @@ from typing import Final
 
 import streamlit as st
 
+from advise import words as advice_words
+from advise.advice import Advice, Fix, advise
+from advise.catalogue import ASSUMED, BY_ID, CATALOGUE, EXAMPLES, Slot, Stack, parts_of
 from fencing.advise import advise_command, review_note
 from fencing.command_line import check_command
-from model.advice import Advice, Fix, advise
 from model.design import REFERENCE_BOUNDS, Bounds, DesignError
+from model.formats.trace import Trace, TraceError, replay
 from model.properties import BY_NAME
-from model.stack import BY_ID, CATALOGUE, Slot, Stack, parts_of
-from model.trace import Trace, TraceError, replay
 from webapp.content import stack as words
 from webapp.screens import url_state
 from webapp.screens.cache import replay_cached
 from webapp.screens.limits import heavy_work
 from webapp.screens.player import show_traces
+from webapp.show.downloads import offer_download
 from webapp.show.links import LinkError, param
 from webapp.show.text import escape_markdown
-from webapp.show.verdicts import verdict_rows
+from webapp.show.verdicts import property_rows
 
-DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ("worker-checks-lease",))
+DEFAULT_STACK: Final = ("etcd-lease-id", "sql-conditional-update", ())
 """The stack a first visit shows: the common etcd plus PostgreSQL design."""
-PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single)
+PRACTICES: Final = tuple(p for p in CATALOGUE if not p.slot.single and p not in ASSUMED)
+EXAMPLE_KEY: Final = "stack-example"
 
 
 def stack_from_params(params: Mapping[str, str]) -> Stack:
@@ -53,7 +56,7 @@ def stack_params(stack: Stack) -> dict[str, str]:
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _advice_of(token: str, resource: str, practices: tuple[str, ...], bounds: Bounds) -> Advice:
     """The advice for a stack named by ids, computed once and shared by every visitor."""
-    return advise(Stack.of(token, resource, practices), bounds, max_seconds=30.0)
+    return advise(Stack.of(token, resource, practices), bounds)
 
 
 def advice_cached(stack: Stack, bounds: Bounds) -> Advice:
@@ -77,6 +80,17 @@ def fix_run(advice: Advice, fix: Fix, prop: str) -> Trace | None:
 def _words(identifier: str) -> str:
     """A catalogue id in its words, for the dropdowns (which show no code marks)."""
     return BY_ID[identifier].words.replace("`", "")
+
+
+def _choose_example() -> Stack | None:
+    """A stack people run, to start from (None until one is chosen)."""
+    titles = [example.title for example in EXAMPLES]
+    chosen = st.selectbox(
+        words.EXAMPLE_CHOICE, titles, index=None, placeholder=words.EXAMPLE_HINT, key=EXAMPLE_KEY
+    )
+    if chosen is None:
+        return None
+    return EXAMPLES[titles.index(str(chosen))].stack()
 
 
 def _choose_stack(current: Stack) -> Stack:
@@ -110,10 +124,14 @@ def _choose_stack(current: Stack) -> Stack:
 
 
 def _show_verdicts(advice: Advice) -> None:
-    """The verdict table and, for each violated property, its story's summary."""
-    st.dataframe(verdict_rows({"your stack": advice.exploration}), hide_index=True)
+    """The verdict table, why each vacuous property was never put to the test, and the good
+    news when nothing is violated."""
+    st.table(property_rows({words.YOUR_STACK: advice.exploration}), hide_index=True)
     if (good_news := words.all_hold(advice)) is not None:
         st.success(good_news)
+    else:
+        for sentence in words.untested(advice):
+            st.caption(sentence)
 
 
 def _show_counterexample(advice: Advice) -> None:
@@ -140,27 +158,44 @@ def _show_counterexample(advice: Advice) -> None:
     )
 
 
+def _show_fix(number: int, fix: Fix, advice: Advice, prop: str) -> None:
+    """One fix: its heading, each change with its snippet, what then holds, its command
+    line and, on demand, the stack's counterexample replayed under it."""
+    with st.container(border=True):
+        st.markdown(f"**{escape_markdown(advice_words.fix_heading(number, fix), 200)}**")
+        for change in fix.changes:
+            st.markdown(f"- {escape_markdown(change.build(), 800)}")
+            if change.snippet:
+                st.code(change.snippet, language=None)
+        for sentence in advice_words.fix_outcome(fix, advice):
+            st.caption(escape_markdown(sentence[:1].upper() + sentence[1:] + ".", 600))
+        st.code(check_command(fix.design, advice.bounds), language="bash")
+        if st.toggle("Show its run", key=f"fix-run-{number}"):
+            run = fix_run(advice, fix, prop)
+            if run is None:
+                st.info(words.steps_cannot_happen(prop))
+            else:
+                st.markdown(words.fixed_run_outcome(prop, run))
+                show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
+
+
 def _show_fixes(advice: Advice) -> None:
-    """The fixes, fewest changes first, each with its command line and its own run."""
-    st.subheader("What to change")
-    if (nothing := words.no_fix(advice)) is not None:
+    """The fixes, best first, each with its snippets, command line and its own run; then the
+    changes that only hide the bug, and what no change repairs."""
+    st.subheader(words.WHAT_TO_CHANGE)
+    if (nothing := advice_words.no_fix(advice)) is not None:
         st.info(nothing)
     prop = url_state.get("prop") or (advice.violated or ("",))[0]
     for number, fix in enumerate(advice.fixes, 1):
-        with st.container(border=True):
-            for change in fix.changes:
-                st.markdown(f"**{number}.** {escape_markdown(change.build(), 600)}")
-            st.caption(words.fix_outcome(fix))
-            st.code(check_command(fix.design, advice.bounds), language="bash")
-            if st.toggle("Show its run", key=f"fix-run-{number}"):
-                run = fix_run(advice, fix, prop)
-                if run is None:
-                    st.info(words.steps_cannot_happen(prop))
-                else:
-                    st.markdown(words.fixed_run_outcome(prop, run))
-                    show_traces([run], param=f"fix{number}", key=f"stack-fix-{number}")
-    for unfixed in advice.unfixed:
-        st.warning(words.unfixed_warning(unfixed))
+        _show_fix(number, fix, advice, prop)
+    if advice.hiding:
+        st.markdown(f"**{words.HIDING_TITLE}**")
+        for hiding in advice.hiding:
+            st.markdown(f"- {escape_markdown(advice_words.hiding_sentence(hiding), 800)}.")
+    for sentence in advice_words.unrepaired_sentences(advice):
+        st.warning(sentence)
+    if (left := advice_words.unexplored_sentence(advice)) is not None:
+        st.caption(left)
 
 
 def _show_catalogue() -> None:
@@ -189,6 +224,12 @@ def render_stack_page() -> None:
     except LinkError as error:
         st.warning(words.link_part_not_understood(escape_markdown(str(error))))
         current = stack_from_params({})
+    example = _choose_example()
+    if example is not None:
+        del st.session_state[EXAMPLE_KEY]  # the example is a starting point, not a setting
+        url_state.replace({})
+        url_state.put_all(stack_params(example))
+        st.rerun()
     chosen = _choose_stack(current)
     if chosen.ids() != current.ids():
         url_state.replace({})
@@ -216,7 +257,8 @@ def render_stack_page() -> None:
         f"{advise_command(chosen, bounds)}\n{check_command(advice.design, bounds)}",
         language="bash",
     )
-    st.download_button(
+    offer_download(
+        None,
         words.REVIEW_NOTE,
         review_note(advice),
         file_name=f"design-review-{chosen.token.id}-{chosen.resource.id}.md",

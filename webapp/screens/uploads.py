@@ -1,7 +1,7 @@
 """Trace files a visitor uploads: measured before they are decoded, replayed under the
 heavy-work limit.
 
-Every upload is read by `model.reading` (size, nesting, values and numbers counted from
+Every upload is read by `model.formats.reading` (size, nesting, values and numbers counted from
 the text, then the states and records of an ITF trace counted before itf-py sees it), so a
 hostile file is refused in a fraction of a second and costs memory in proportion to its
 size only. The parse and the replay run in one of the server's heavy-work slots, as an
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.content import common
 from webapp.screens.limits import heavy_work
 

@@ -21,11 +21,11 @@ from fencing.stories import (
     WHY_A_LEASE_BOUNDS,
 )
 from model.actions import Action, ActionKind
+from model.check.explorer import explore
 from model.claims import render_citations
 from model.design import REFERENCE_BOUNDS, Bounds, Design, Receiver
-from model.explorer import explore
+from model.formats.trace import Trace, replay
 from model.presets import PRESETS
-from model.trace import Trace, replay
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,13 @@ class RunSpec:
     (the same requests, for a receiver that checks and writes atomically)."""
     beside: RunSpec | None = None
     """A run shown next to this one, stepped with it by one stepper."""
+    short: str = ""
+    """A shorter name for a tab, when the runs stepped together are tabs (else the label)."""
+
+    @property
+    def tab(self) -> str:
+        """The run's name on its tab: the short name, or the label."""
+        return self.short or self.label
 
     @property
     def replays_another_design(self) -> bool:
@@ -198,10 +205,11 @@ _NO_LEASE_RUN: Final = RunSpec(
     "A lock that never expires (`lock-without-lease`). While W1 pauses, nobody else can "
     "take the lock, so when W1 wakes its write is the only one and lands in order. W2 "
     "then takes the lock, writes and crashes without releasing it: the lock stays "
-    "with W2, and W1 waits for ever.",
+    "with W2 for ever, and nobody can take it again.",
     PRESETS["lock-without-lease"].design,
     WHY_A_LEASE_BOUNDS,
     LOCK_WITHOUT_LEASE_ACTIONS,
+    short="No lease",
 )
 
 _KEEPALIVE_RUN: Final = RunSpec(
@@ -214,6 +222,7 @@ _KEEPALIVE_RUN: Final = RunSpec(
     PRESETS["keepalive-lease"].design,
     WHY_A_LEASE_BOUNDS,
     KEEPALIVE_LEASE_ACTIONS,
+    short="Keepalives",
 )
 
 _KEEPALIVE_FENCING_RUN: Final = RunSpec(
@@ -224,6 +233,7 @@ _KEEPALIVE_FENCING_RUN: Final = RunSpec(
     PRESETS["keepalive-fencing"].design,
     WHY_A_LEASE_BOUNDS,
     KEEPALIVE_FENCING_ACTIONS,
+    short="Keepalives + fencing",
 )
 
 _WHY_A_LEASE: Final = Chapter(

@@ -24,11 +24,11 @@ from typing import Final
 
 from model.actions import Action, ActionKind, Actor
 from model.design import Expiry
+from model.explain.narration import carries_token
+from model.formats.trace import Step, Trace
 from model.layout import Vars
-from model.narration import carries_token
 from model.rules import lease_is_current
 from model.system import State
-from model.trace import Step, Trace
 from webapp.show.style import (
     ACCEPTED,
     CHECKED,
@@ -373,6 +373,8 @@ def _grants(trace: Trace) -> tuple[_Grant, ...]:
                 given_up = number
                 break
         start = max(time_x(int(system.view(step.before).now)), last_end.get(w, 0.0))
+        if system.design.expiry is Expiry.NEVER:  # no lease counted in ticks: held from the grant
+            start = positions[step.number - 1]
         found.append(
             _Grant(
                 worker=w,
@@ -466,8 +468,9 @@ def _pause_pieces(trace: Trace) -> tuple[tuple[int, Pause], ...]:
     """(Tick step number, pause) for every worker paused across every Tick of the run.
 
     A worker is paused across a tick when, as time passes, it believes it holds the lock
-    and one of its own actions (send, release) is enabled, yet it takes it no further: the
-    pause starts after its last event within that tick.
+    and has work it would do if it ran (`_stopped_with_work`), yet takes no step: the pause
+    starts after its last event within that tick. A holder with nothing left to do (its
+    writes sent, its lease not about to run out) is idle, not paused.
     """
     found: list[tuple[int, Pause]] = []
     last_seen: dict[int, float] = {}
@@ -479,7 +482,7 @@ def _pause_pieces(trace: Trace) -> tuple[tuple[int, Pause], ...]:
             continue
         s = trace.system.view(step.before)
         for w in range(1, trace.bounds.workers + 1):
-            if believes_it_holds(s, w) and _can_act(trace, step.before, w):
+            if believes_it_holds(s, w) and _stopped_with_work(trace, step.before, w):
                 start = max(time_x(event.time), last_seen.get(w, 0.0))
                 found.append((step.number, Pause(w, start, event.x, (event.time,))))
     return tuple(found)
@@ -502,10 +505,20 @@ def pauses(trace: Trace, upto: int | None = None) -> tuple[Pause, ...]:
     return tuple(merged)
 
 
-def _can_act(trace: Trace, state: State, w: int) -> bool:
-    """Whether one of w's own actions (send, release) is enabled: w could take a step."""
+def _stopped_with_work(trace: Trace, state: State, w: int) -> bool:
+    """Whether w, letting this tick pass, leaves undone what a running holder would do: it
+    could send a request, or renew a lease that runs out with this tick (the model's own
+    guards decide what w could do)."""
     system = trace.system
-    return any(system.is_enabled(state, rule) for rule in system.rules if rule.actor == f"W{w}")
+    s = system.view(state)
+    for rule in system.rules:
+        if rule.action.worker != w or not system.is_enabled(state, rule):
+            continue
+        if rule.action.row.sends:
+            return True
+        if rule.action.name is ActionKind.RENEW and int(s.expires) == int(s.now) + 1:
+            return True
+    return False
 
 
 def _has_request_to_go(trace: Trace, state: State, w: int) -> bool:

@@ -95,6 +95,55 @@ STORE_KINDS: Final = frozenset(
 """Events whose marker sits on the store's lane."""
 
 
+START_UP_KINDS: Final = frozenset({"storage-start"})
+"""Events that only set the run up (the store starting before any worker acts)."""
+FOLD_AT_LEAST: Final = 0.15
+"""Start-up is folded away only when it takes at least this share of the run."""
+MARGIN: Final = 0.04
+"""Room left before the story's first event, as a share of the story's length."""
+SHORT_TOKEN_DIGITS: Final = 4
+"""Tokens with more digits than this are shown by a short name (the figure's key maps them)."""
+
+
+def story_start(report: LabReport) -> float:
+    """When the story begins: the first event of a worker or of the faults the lab injects
+    (the lock service's connections and the store's first start are start-up)."""
+    found = [
+        e.t
+        for e in report.line.events
+        if e.kind not in START_UP_KINDS and (e.worker or e.kind in ("pause", "hold"))
+    ]
+    return min(found, default=0.0)
+
+
+def axis_start(report: LabReport) -> float:
+    """Where the time axis begins: 0, or just before the story when the start-up before it
+    would take a large share of the axis (the times on the axis stay the real ones)."""
+    begin, end = story_start(report), last_time(report)
+    if end <= 0 or begin < FOLD_AT_LEAST * end:
+        return 0.0
+    return max(0.0, begin - MARGIN * (end - begin))
+
+
+def short_tokens(report: LabReport) -> dict[str, str]:
+    """Each token too long to read on the figure (a lease ID, a random value) by its short
+    name, `τ1`, `τ2`, … in the order the run first uses them; none when all are short."""
+    names: dict[str, str] = {}
+    for event in report.line.events:
+        token = event.get("token")
+        if token is None or event.kind not in ("grant", *DECISIONS):
+            continue
+        text = str(token)
+        if len(text.lstrip("-")) > SHORT_TOKEN_DIGITS and text not in names:
+            names[text] = f"τ{len(names) + 1}"
+    return names
+
+
+def token_key(report: LabReport) -> tuple[str, ...]:
+    """The figure's key to its short token names: `τ1 = 1015304295746265375`."""
+    return tuple(f"{short} = {token}" for token, short in short_tokens(report).items())
+
+
 def service_lane(report: LabReport) -> str:
     """The top lane: the run's lock service, by its short name."""
     return SERVICES[report.history.settings.lock_service].short
@@ -180,10 +229,16 @@ def _lane_of(event: Happening, report: LabReport) -> str:
     return f"W{event.worker}"
 
 
-def _label(event: Happening) -> str:
+def _token(event: Happening, short: dict[str, str]) -> str:
+    """An event's token as the figure shows it: itself, or its short name."""
+    token = str(event.get("token"))
+    return short.get(token, token)
+
+
+def _label(event: Happening, short: dict[str, str]) -> str:
     """The short text by a marker."""
     if event.kind == "grant":
-        return f"W{event.worker}: tok {event.get('token')}"
+        return f"W{event.worker}: tok {_token(event, short)}"
     if event.kind == "storage-kill":
         return "store killed"
     return ""
@@ -245,12 +300,14 @@ def hold_hover(start: float, end: float) -> str:
 def _event_groups(report: LabReport) -> dict[Look, list[Mark]]:
     """The lock service's and the workers' events, by look."""
     found: dict[Look, list[Mark]] = {}
+    short, left = short_tokens(report), axis_start(report)
     for event in report.line.events:
-        if event.kind not in EVENT_LOOKS:
+        if event.kind not in EVENT_LOOKS or event.t < left:
             continue
         look, worker_coloured = EVENT_LOOKS[event.kind]
         colour = actor_colour(f"W{event.worker}") if worker_coloured else look.colour
-        mark = Mark(_lane_of(event, report), event.t, colour, _said(report, event), _label(event))
+        label = _label(event, short)
+        mark = Mark(_lane_of(event, report), event.t, colour, _said(report, event), label)
         found.setdefault(look, []).append(mark)
     return found
 
@@ -259,13 +316,14 @@ def _decision_groups(report: LabReport) -> dict[Look, list[Mark]]:
     """The store's decisions, by outcome (a decision that violates a property says which and
     why on hover; its label is the outcome's glyph and the token)."""
     violations = _violations_by_event(report)
+    short = short_tokens(report)
     found: dict[Look, list[Mark]] = {}
     for event in report.line.events:
         outcome = outcome_of(event, event.index in violations) if event.kind in DECISIONS else None
         if outcome is None:
             continue
         hover = "<br>".join([_said(report, event), *violations.get(event.index, [])])
-        label = f"{outcome.glyph} {event.get('token')}"
+        label = f"{outcome.glyph} {_token(event, short)}"
         mark = Mark(STORE_LANE, event.t, outcome.colour, hover, label)
         found.setdefault(outcome_look(outcome), []).append(mark)
     return found
@@ -347,12 +405,16 @@ def gap_spans(report: LabReport) -> tuple[Span, ...]:
 
 
 def subtitle(report: LabReport) -> str:
-    """What the real run was: its lock service, how long, how many grants and requests."""
+    """What the real run was: its lock service, how long, how many grants and requests, and
+    the start-up left out of the axis, if any."""
     grants = len(report.line.grants)
     sent = sum(1 for e in report.line.events if e.kind == "send")
+    left = axis_start(report)
+    folded = f" · the start-up, 0 to {left:.2f} s, is not shown" if left else ""
     return (
         f"a real run on {service_lane(report)}: {last_time(report):.2f} s, "
         f"{grants} grant{'s' if grants != 1 else ''}, {sent} request{'s' if sent != 1 else ''}"
+        f"{folded}"
     )
 
 
@@ -370,7 +432,14 @@ def history_facts(report: LabReport, title: str = "") -> Swimlane:
         groups=groups,
         requests=sent,
         spans=gapped,
-        axis=TimeAxis(0.0, last_time(report) * 1.03 + 0.05, TIME_TITLE),
+        axis=TimeAxis(axis_start(report), _axis_end(report), TIME_TITLE),
         legend=legend_of(drawn_bars, groups, sent, gapped, stepping=False),
         span_room=bool(gapped),
+        key=token_key(report),
     )
+
+
+def _axis_end(report: LabReport) -> float:
+    """Where the time axis ends: a little after the last event."""
+    left, end = axis_start(report), last_time(report)
+    return end + 0.03 * (end - left) + 0.05

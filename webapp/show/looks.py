@@ -65,6 +65,10 @@ CURRENT: Final = Look(
 )
 LEASE: Final = Look("lease", symbol="square", opacity=ACTIVE_LEASE_OPACITY)
 PAST_LEASE: Final = Look("past its lease", symbol="square-open")
+LOCK_HELD: Final = Look("lock held (no lease)", symbol="square", opacity=ACTIVE_LEASE_OPACITY)
+"""A holder's time with a lock that never expires: held until it is released."""
+PAST_LOCK: Final = Look("lock lost", symbol="square-open")
+"""A worker still acting on a lock without a lease that the coordinator no longer records."""
 PAUSED: Final = Look("paused", colour=PAUSE_COLOUR, hatched=True)
 HELD: Final = Look("held in flight", colour=PAUSE_COLOUR, hatched=True)
 """A request the lab's store holds in flight (only real runs have them)."""

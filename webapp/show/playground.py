@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.actions import ACTION_ROWS, BY_CODE, Action
+from model.check.explorer import explore
+from model.check.search import SearchOptions
 from model.design import Bounds, Design, DesignError
-from model.explorer import explore
-from model.properties import PROPERTIES
-from model.search import SearchOptions
-from model.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
+from model.formats.trace import MAX_TRACE_STEPS, Trace, TraceError, replay
+from model.properties import PROPERTIES, Property
 from webapp.show.links import LinkError, decode_bounds, decode_design, encode_bounds, encode_design
 
 MAX_PLAY_STEPS: Final = 200
@@ -112,6 +112,21 @@ class Run:
         }
 
 
+AT_PARAM: Final = "at"
+"""The link's step of the run the scheduler stands at (none: its end)."""
+
+
+def scheduler_params(trace: Trace, at: int) -> dict[str, str] | None:
+    """The scheduler's link parameters that open this run standing at step `at` (None when
+    the run is too long for a link), so any run shown anywhere can be stepped and changed."""
+    if len(trace.steps) > MAX_PLAY_STEPS or len(encode_actions(trace.actions)) > MAX_LINK_CHARS:
+        return None
+    params = Run(trace.design, trace.bounds, trace.actions).link_params()
+    if at < len(trace.steps):
+        params[AT_PARAM] = str(max(at, 0))
+    return params
+
+
 def run_from_params(params: Mapping[str, str]) -> Run:
     """A run from URL parameters (missing ones take defaults); raises `LinkError` when bad."""
     design = decode_design(params.get("d", DEFAULT_PRESET) or DEFAULT_PRESET)
@@ -161,6 +176,20 @@ def _request_kind(trace: Trace, worker: int) -> str:
     return "write" if state.phase[worker] else "read"
 
 
+def run_in_words(trace: Trace) -> str:
+    """A run as its steps in words, for a person reading an answer: `Acquire W1 → Send W1's
+    write → Tick → Tick → Deliver W1's write` (`no steps` for an empty run)."""
+    said = []
+    for step in trace.steps:
+        action = step.action
+        request = ""
+        if action.row.request:
+            kind = trace.system.builder.is_write(trace.system.view(step.before), action.worker)
+            request = "write" if kind or trace.design.workload != "rmw" else "read"
+        said.append(action.button(request).removesuffix(" (time passes)"))
+    return " → ".join(said) or "no steps"
+
+
 def choices(trace: Trace) -> tuple[Choice, ...]:
     """Every action enabled at the end of the run, as buttons, in the model's rule order."""
     system = trace.system
@@ -173,28 +202,57 @@ def choices(trace: Trace) -> tuple[Choice, ...]:
 
 @dataclass(frozen=True)
 class PropertyStatus:
-    """One property at the end of a run: violated at a step (with why) or holding so far."""
+    """One property at the end of a run: violated at a step (with why), holding so far, or
+    not put to the test yet (holding then says nothing)."""
 
     name: str
     title: str
     violated: bool
     step: int | None
     reason: str
+    exercised: bool = True
+    """Whether some step of the run is one the property speaks of."""
+    never: bool = False
+    """Whether the design itself rules out every step the property speaks of."""
 
     def line(self) -> str:
-        """A one-line status: `✘ P2 violated at step 5: …` or `✔ P1 holds so far`."""
+        """A one-line status: `✘ P2 violated at step 5: …`, `✔ P1 holds so far` or
+        `○ P4 not put to the test yet: …`."""
         if self.violated:
             return f"✘ {self.name} violated at step {self.step} ({self.title}): {self.reason}"
+        if self.never:
+            return (
+                f"○ {self.name} never put to the test in this design ({self.title}): {self.reason}"
+            )
+        if not self.exercised:
+            return f"○ {self.name} not put to the test yet ({self.title}): {self.reason}"
         return f"✔ {self.name} holds so far ({self.title})"
 
 
+def exercised(trace: Trace, prop: Property) -> bool:
+    """Whether some step of the run is a transition the property speaks of (its trigger)."""
+    system = trace.system
+    return any(
+        bool(prop.triggered(system.view(step.before), system.rule_for(step.action)))
+        for step in trace.steps
+    )
+
+
 def property_statuses(trace: Trace) -> tuple[PropertyStatus, ...]:
-    """Each property's status after the run: its first violating step and reason, or holds."""
+    """Each property's status after the run: its first violating step and reason, holds so
+    far (put to the test), or not put to the test yet (and why)."""
     found = []
     for prop in PROPERTIES:
         step = trace.first_violation(prop.name)
         if step is None:
-            found.append(PropertyStatus(prop.name, prop.title, False, None, "no step broke it"))
+            tested = exercised(trace, prop)
+            never = prop.never_exercised(trace.design)
+            why = f"no step so far has {prop.exercised_by}" if never is None else never
+            if tested:
+                why = "no step broke it"
+            found.append(
+                PropertyStatus(prop.name, prop.title, False, None, why, tested, never is not None)
+            )
             continue
         reason = step.reason(prop.name) or step.sentence
         reason = reason.removeprefix(f"{prop.name} violated: ")

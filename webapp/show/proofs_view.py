@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from model.design import Design
 from model.properties import BY_NAME
 from model.rules import Action
 from model.verdicts import Status
@@ -54,18 +55,25 @@ class ProofRow:
     cti: str
     reason: str
     actions: tuple[Action, ...]
+    never_exercised: str = ""
+    """Why the property is never put to the test in this design (when it is vacuous)."""
 
     @property
     def summary(self) -> str:
         """The verdict in one plain sentence."""
         if self.status is Status.VIOLATED and self.shortest is not None:
             return f"Broken: the shortest run that breaks it has {self.shortest} steps (below)."
+        if self.status is Status.VACUOUS and self.never_exercised:
+            return (
+                f"Never put to the test: {self.never_exercised}. Nothing this property checks "
+                "ever happens in this design, so its holding says nothing."
+            )
         return SUMMARIES[self.status]
 
     @property
     def status_word(self) -> str:
         """The status with its glyph, e.g. `✔ proved` (colour is never the only cue)."""
-        return verdict_label(self.status, self.shortest)
+        return verdict_label(self.status, self.shortest, self.never_exercised)
 
 
 def invariant_lines(invariant: str | None) -> tuple[str, ...]:
@@ -75,8 +83,9 @@ def invariant_lines(invariant: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in CONJUNCTION.split(invariant) if part.strip())
 
 
-def row_of(result: PropertyResult) -> ProofRow:
-    """One property's result as a row."""
+def row_of(result: PropertyResult, design: Design | None = None) -> ProofRow:
+    """One property's result as a row (with the design, a vacuous one says why)."""
+    vacuous = result.status is Status.VACUOUS and design is not None
     return ProofRow(
         prop=result.prop,
         title=BY_NAME[result.prop].title,
@@ -87,9 +96,10 @@ def row_of(result: PropertyResult) -> ProofRow:
         cti=result.cti or "",
         reason=result.reason or "",
         actions=tuple(result.actions),
+        never_exercised=BY_NAME[result.prop].vacuity(design) if vacuous and design else "",
     )
 
 
 def rows_of(report: ProofReport) -> tuple[ProofRow, ...]:
     """Every property of a report as a row, in P1..P6 order."""
-    return tuple(row_of(result) for result in report.properties.values())
+    return tuple(row_of(result, report.design) for result in report.properties.values())

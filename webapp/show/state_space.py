@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import networkx as nx
 
+from model.check.explorer import EdgeBatch, explore
+from model.check.search import OnEdges, SearchOptions
 from model.design import Bounds, Design, DesignError
-from model.explorer import EdgeBatch, explore
-from model.properties import PROPERTY_NAMES
+from model.formats.trace import replay
+from model.properties import BY_NAME, PROPERTY_NAMES
 from model.rules import Action
-from model.search import OnEdges, SearchOptions
 from model.system import System
-from model.trace import replay
+from model.verdicts import Status
 
 GRAPH_NODE_LIMIT: Final = 2_000
 """Largest state graph drawn; above it the page shows only the counts and the depth chart."""
@@ -77,6 +78,9 @@ class SpaceCounts:
     stopped_by: str | None
     shortest: dict[str, int | None]
     counterexamples: dict[str, tuple[Action, ...]]
+    never_exercised: dict[str, str] = field(default_factory=dict)
+    """For each property the finished count found never exercised, why (its verdict is
+    vacuous: it holds only because nothing it speaks of happens)."""
 
     @property
     def drawable(self) -> bool:
@@ -125,6 +129,11 @@ def count_space(
         stopped_by=plain.stopped_by or reduced.stopped_by,
         shortest={name: v.shortest for name, v in plain.verdicts.items()},
         counterexamples={name: tuple(v.actions) for name, v in plain.verdicts.items() if v.actions},
+        never_exercised={
+            name: BY_NAME[name].vacuity(design)
+            for name, v in plain.verdicts.items()
+            if v.status is Status.VACUOUS
+        },
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.trace import Trace
+from model.formats.trace import Trace
 from webapp.show.events import reception_outcome
 from webapp.show.style import ACCEPTED, HOLDS_GLYPH, REJECTED, VIOLATED_GLYPH, VIOLATING
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from model.verdicts import Status
+from model.verdicts import VACUOUS_LEAD, Status
 
 COORDINATOR: Final = "coordinator"
 RECEIVER: Final = "receiver"
@@ -134,9 +134,12 @@ STATUS_GLYPHS: Final = {
 }
 
 
-def verdict_label(status: Status, shortest: int | None = None) -> str:
-    """A verdict in words with its glyph, such as `✔ holds` or `✘ violated (5 steps)`."""
+def verdict_label(status: Status, shortest: int | None = None, never_exercised: str = "") -> str:
+    """A verdict in words with its glyph, such as `✔ holds`, `✘ violated (5 steps)` or
+    `○ holds vacuously, never exercised: nothing in this design ever crashes` (given why)."""
     glyph = STATUS_GLYPHS[status]
     if status is Status.VIOLATED and shortest:
         return f"{glyph} violated ({shortest} steps)"
+    if status is Status.VACUOUS and never_exercised:
+        return f"{glyph} {VACUOUS_LEAD}: {never_exercised}"
     return f"{glyph} {status.word}"

@@ -21,8 +21,10 @@ from webapp.show.looks import (
     HELD,
     IN_NETWORK,
     LEASE,
+    LOCK_HELD,
     MARK_LOOKS,
     PAST_LEASE,
+    PAST_LOCK,
     PAUSED,
     Look,
 )
@@ -38,6 +40,10 @@ HOLD_BAR: Final = "hold"
 """A bar kind: a request held in flight (hatched)."""
 CRASH_BAR: Final = "crashed"
 """A bar kind: a crashed worker's lane from its crash on (a solid dark line)."""
+LOCK_BAR: Final = "lock"
+"""A bar kind: a lock without a lease while its holder has it (it never expires)."""
+PAST_LOCK_BAR: Final = "lost"
+"""A bar kind: a worker still acting on a lock without a lease it no longer holds."""
 
 BAR_LOOKS: Final = {
     LEASE_BAR: LEASE,
@@ -45,9 +51,11 @@ BAR_LOOKS: Final = {
     PAUSE_BAR: PAUSED,
     HOLD_BAR: HELD,
     CRASH_BAR: CRASHED,
+    LOCK_BAR: LOCK_HELD,
+    PAST_LOCK_BAR: PAST_LOCK,
 }
 """The look of each bar kind (its legend entry)."""
-LEASE_KINDS: Final = (LEASE_BAR, PAST_LEASE_BAR)
+LEASE_KINDS: Final = (LEASE_BAR, PAST_LEASE_BAR, LOCK_BAR, PAST_LOCK_BAR)
 """Bar kinds drawn in their lane's actor colour, filled, with their label inside."""
 HATCHED_KINDS: Final = (PAUSE_BAR, HOLD_BAR)
 
@@ -149,6 +157,8 @@ class Swimlane:
     """While stepping: the step being narrated (ringed)."""
     span_room: bool = False
     """Room above the lanes for span labels (kept at every step of a run that has a span)."""
+    key: tuple[str, ...] = ()
+    """Lines under the legend that say what short names on the figure stand for."""
 
     def lane_y(self) -> dict[str, float]:
         """The y position of each lane."""
@@ -177,7 +187,7 @@ def legend_of(
         used.add(IN_NETWORK)
     if any(True for _ in spans):
         used.add(GAP)
-    order = (LEASE, PAST_LEASE, *MARK_LOOKS, *AREA_LOOKS)
+    order = (LEASE, PAST_LEASE, LOCK_HELD, PAST_LOCK, *MARK_LOOKS, *AREA_LOOKS)
     found = [look for look in order if look in used]
     found += [look for look in sorted(used - set(order), key=lambda look: look.name)]
     if stepping and found:

@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import Final
 
 from model.actions import ActionKind
-from model.trace import Trace
+from model.design import Expiry
+from model.formats.trace import Trace
 from webapp.show.events import (
     LEASE_PAST,
     Crashed,
@@ -39,7 +40,9 @@ from webapp.show.style import RECEIVER, actor_colour
 from webapp.show.swimlane import (
     CRASH_BAR,
     LEASE_BAR,
+    LOCK_BAR,
     PAST_LEASE_BAR,
+    PAST_LOCK_BAR,
     PAUSE_BAR,
     Bar,
     Lane,
@@ -102,13 +105,33 @@ def _mark(event: Event) -> Mark:
     return Mark(event.lane, event.x, marker_colour(event), hover_text(event), marker_label(event))
 
 
-def lease_label(segment: Segment, right: float) -> str:
-    """The words on a bar: its grant and, when it runs past the axis, where it ends."""
+def lease_label(segment: Segment, right: float, expires: bool = True) -> str:
+    """The words on a bar: its grant and, when it runs past the axis, where it ends; for a
+    lock that never `expires`, the grant alone (there is no lease to name)."""
+    if not expires:
+        return "lock lost" if segment.status == LEASE_PAST else f"grant #{segment.grant}"
     if segment.status == LEASE_PAST:
         return "past its lease"
     if segment.end > right:
         return f"lease #{segment.grant} → t={segment.end:g}"
     return f"lease #{segment.grant}"
+
+
+def _bar_kind(segment: Segment, expires: bool) -> str:
+    """A segment's bar kind: a lease (or past it), or for a lock that never expires, the
+    lock held (or lost)."""
+    past = segment.status == LEASE_PAST
+    if not expires:
+        return PAST_LOCK_BAR if past else LOCK_BAR
+    return PAST_LEASE_BAR if past else LEASE_BAR
+
+
+def lease_words(trace: Trace) -> str:
+    """How long the lock is held: `a lease lasts 2 ticks`, or that it never expires."""
+    if trace.design.expiry is Expiry.NEVER:
+        return "the lock never expires"
+    lease = trace.bounds.lease
+    return f"a lease lasts {lease} tick{'s' if lease != 1 else ''}"
 
 
 def pause_hover(pause: Pause) -> str:
@@ -166,7 +189,7 @@ def gap_hover(gap: Gap) -> str:
 def subtitle(trace: Trace, upto: int | None) -> str:
     """Where the player is, in time and steps, and how long a lease lasts."""
     total = len(trace.steps)
-    lease = f"a lease lasts {trace.bounds.lease} tick{'s' if trace.bounds.lease != 1 else ''}"
+    lease = lease_words(trace)
     if upto is None:
         return f"the whole run: {total} steps, t=0 to t={x_extent(trace)[1] - 1:g} · {lease}"
     count = max(0, min(upto, total))
@@ -178,14 +201,9 @@ def subtitle(trace: Trace, upto: int | None) -> str:
 def _bars(trace: Trace, upto: int | None) -> tuple[Bar, ...]:
     """Leases (current, then outlived), pauses and crashes known after `upto` steps."""
     right = x_extent(trace)[1]
+    expires = trace.design.expiry is not Expiry.NEVER
     leases = [
-        Bar(
-            f"W{s.worker}",
-            s.start,
-            s.end,
-            PAST_LEASE_BAR if s.status == LEASE_PAST else LEASE_BAR,
-            lease_label(s, right),
-        )
+        Bar(f"W{s.worker}", s.start, s.end, _bar_kind(s, expires), lease_label(s, right, expires))
         for s in lease_segments(trace, upto)
     ]
     paused = [

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from model.actions import Actor
+from model.explain.narration import never_expires
+from model.formats.trace import Trace
 from model.layout import GHOSTS, MEANING, Shape, Vars, variables_where
-from model.narration import never_expires
 from model.rules import holds_current_grant, lease_is_current, lease_unexpired
-from model.trace import Trace
 from webapp.show.events import believes_it_holds, lanes, reception_outcome
 from webapp.show.style import COORDINATOR, RECEIVER
 
