@@ -71,20 +71,39 @@ class Run:
     output: str
 
 
+KEPT_OUTPUT = 1 << 20
+"""Characters of a run's output kept (its end): pan's report of every failing assertion
+runs to hundreds of MB on large rungs, and its counts come last."""
+_LAUNCH = """
+import json, os, sys, time
+started = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - started
+with open(sys.argv[1], "w") as figures:
+    json.dump({"status": os.waitstatus_to_exitcode(status), "seconds": seconds,
+               "cpu": usage.ru_utime + usage.ru_stime, "peak_kib": usage.ru_maxrss}, figures)
+"""
+"""Runs a command and writes its figures. A process started by a large one counts that
+one's memory in its own peak (Linux keeps the peak across exec), so every measured
+process is started by this small launcher instead of by the benchmark itself."""
+
+
 def run_process(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
-    """Run a command to its end; its output goes through a file (pan's report is large)."""
-    with tempfile.TemporaryFile("w+") as output:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            command, cwd=cwd, stdout=output, stderr=subprocess.STDOUT, env=env
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        output.seek(0)
-        text = output.read()
-    if os.waitstatus_to_exitcode(status) != 0:
+    """Run a command to its end, through the small launcher; its output goes through a
+    file, of which the last `KEPT_OUTPUT` characters are kept."""
+    with tempfile.TemporaryDirectory(prefix="bench-spin-") as scratch:
+        figures, output = Path(scratch) / "figures.json", Path(scratch) / "output"
+        launcher = [sys.executable, "-S", "-c", _LAUNCH, str(figures), *command]
+        with output.open("w") as out:
+            subprocess.run(launcher, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        with output.open("rb") as out:
+            out.seek(max(0, output.stat().st_size - KEPT_OUTPUT))
+            text = out.read().decode(errors="replace")
+        measured = json.loads(figures.read_text()) if figures.exists() else {"status": -1}
+    if measured["status"] != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{text[-2000:]}")
-    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text)
+    return Run(measured["seconds"], measured["cpu"], measured["peak_kib"] / 1024, text)
 
 
 def bounds_flags(bounds: Bounds) -> list[str]:
