@@ -57,6 +57,8 @@ BILLION = ("key-version-token", Bounds(5, 3, 16, 8, 2))
 """About a billion states: five workers of a preset whose tokens take few values (the
 explorer alone; pan would need about 100 GB)."""
 PAN_FLAGS = ("-c0", "-n", "-m100", "-w26")
+PER_STATE_FROM = 100_000
+"""Memory per state is shown from this many states (below, a few MiB of noise dominate)."""
 PAN_BYTES_PER_STATE = 100
 """pan's peak per stored state at 17M states (its states plus its hash table), about 96."""
 
@@ -220,11 +222,12 @@ def compare(bounds: Bounds, repeats: int, baseline_mib: float, pan_flags: tuple[
     states = int(report["states"])
     peak = min(run.peak_mib for run in ours)
     per_state = (peak - baseline_mib) * 2**20 / states
+    bytes_shown = f"{per_state:>8.1f}" if states >= PER_STATE_FROM else f"{'-':>8}"
     cpu_ratio = min(r.cpu for r in ours) / max(min(r.cpu for r in pans), 1e-3)
     line = (
         f"{bounds.short():<21}{states:>13,} |{pan_best:>9.2f}{pan_median:>8.2f}"
         f"{min(r.peak_mib for r in pans):>7.0f} |{our_best:>10.2f}{our_median:>8.2f}"
-        f"{per_state:>8.1f} |{our_best / pan_best:>6.2f}{cpu_ratio:>6.2f}"
+        f"{bytes_shown} |{our_best / pan_best:>6.2f}{cpu_ratio:>6.2f}"
     )
     pan_states, pan_transitions = counts
     if not (pan_states.agrees(states) and pan_transitions.agrees(int(report["transitions"]) + 1)):
