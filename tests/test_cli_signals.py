@@ -4,7 +4,8 @@ traceback or a normal-looking report.
 
 The interrupt tests run the real command in a child process and send SIGINT at a point of
 its work: a search is interrupted once it has loaded its compiled loops (it marks them
-ready in its private folder, which the test watches), with budgets it cannot spend before
+ready in its private folder, which the test watches) or its native engine (the library
+from that folder appears among its memory maps), with budgets it cannot spend before
 the signal; start-up and `prove` once the child has used enough processor time to be past
 the interpreter's start or inside z3's checks. Then they wait with a generous limit that
 only catches a hang.
@@ -90,10 +91,20 @@ def ready_marks(folder: Path) -> dict[Path, int]:
     return marks
 
 
+def native_engine_mapped(pid: int, folder: Path) -> bool:
+    """Whether the process has mapped a native engine's library from the folder."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+            if str(folder) in line and "/levels_" in line and line.endswith(".so"):
+                return True
+    return False
+
+
 def interrupt_in_search(args: list[str], cache: Path) -> tuple[int, str, str]:
     """Start the command with `cache` as its private folder and send SIGINT as soon as its
-    search has loaded (or compiled) its loops: a search touches their marker once they are
-    ready, after start-up and the first levels, before the large levels they expand."""
+    search has loaded (or compiled) its loops or its native engine: a search touches the
+    loops' marker once they are ready, and maps the engine's library from the folder, after
+    start-up and the first levels, before the large levels they expand."""
     before = ready_marks(cache)
     child = start(args, env={**os.environ, "FENCING_LAB_CACHE": str(cache)})
     try:
@@ -101,8 +112,10 @@ def interrupt_in_search(args: list[str], cache: Path) -> tuple[int, str, str]:
             after = ready_marks(cache)
             if any(before.get(path) != touched for path, touched in after.items()):
                 break
+            if native_engine_mapped(child.pid, cache):
+                break
             time.sleep(0.005)
-        assert child.poll() is None, "the command ended before its search loaded its loops"
+        assert child.poll() is None, "the command ended before its search loaded its engine"
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=HANG_SECONDS)
     finally:
@@ -136,10 +149,11 @@ LONG_PROOF = [
     "--max-states",
     "60000",
 ]
-# Bounds whose exploration would run for minutes, with budgets it cannot spend before the
-# signal: 50,000,000 states take some 25 s of processor time past the level where the
-# search loads its compiled loops (the signal follows within milliseconds), and an hour.
-# Each search starts with lease-only (as `matrix` does), so they share one set of loops.
+# Bounds whose exploration would run for a minute or more, with budgets it cannot spend
+# before the signal: 50,000,000 states take some 30 s of processor time even in the native
+# engine (the signal follows within milliseconds of the search loading its compiled loops
+# or its engine), and an hour. Each search starts with lease-only (as `matrix` does), so
+# they share one set of loops and one engine.
 LARGE_BOUNDS = ["--workers", "4", "--horizon", "20", "--grants", "6", "--writes", "3"]
 UNSPENT = ["--max-states", "50000000", "--max-seconds", "3600"]
 

@@ -196,31 +196,44 @@ def test_a_start_outside_the_domain_is_refused() -> None:
         explore(Design(), Bounds(), SearchOptions(start=tuple(bad)))
 
 
+@pytest.mark.parametrize("words", [1, 2], ids=["one word", "two words"])
 @pytest.mark.parametrize("sorted_up_to", [0, 7_000, 10**9], ids=["tables", "moves", "sorted"])
-def test_seen_set_finds_first_occurrences_like_a_sort(sorted_up_to: int, monkeypatch) -> None:
+def test_seen_set_finds_first_occurrences_like_a_sort(
+    sorted_up_to: int, words: int, monkeypatch
+) -> None:
     """The seen set's first occurrences of new keys equal those of a stable sort, batch by
-    batch: in hash tables, in a sorted array, and moving from the one to the other."""
+    batch: in hash tables, in a sorted array, and moving from the one to the other, for
+    keys of one word and of two; the keys it holds are every key added, once."""
     import numpy as np
 
+    import model.check.keys as keys_module
     import model.check.seen as seen_module
     from model.check.keys import KeyCodec
     from model.check.seen import SeenSet, first_occurrences
     from model.layout import Layout
 
     monkeypatch.setattr(seen_module, "SORTED_UP_TO", sorted_up_to)
-
+    if words == 2:
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
     codec = KeyCodec.of(Layout.of(Design(), REFERENCE_BOUNDS))
-    seen, everything = SeenSet(codec), np.zeros(0, dtype=np.int64)
+    assert codec.words == words
+    seen, everything = SeenSet(codec), set()
     rng = np.random.default_rng(7)
     for _ in range(6):
-        batch = rng.integers(0, 5_000, 3_000)
+        batch = rng.integers(0, 5_000 if words == 1 else 70, (3_000, words))
+        batch = batch[:, 0] if words == 1 else batch
         fresh = np.sort(seen.add(batch))
         unique, first = first_occurrences(batch)
-        new = ~np.isin(unique, everything)
+        new = [tuple(np.atleast_1d(key).tolist()) not in everything for key in unique]
         assert fresh.tolist() == np.sort(first[new]).tolist()
-        everything = np.union1d(everything, batch)
-    assert seen.count == everything.size
+        everything |= {tuple(np.atleast_1d(key).tolist()) for key in batch}
+        held = sorted(tuple(np.atleast_1d(key).tolist()) for key in seen.held_keys())
+        assert held == sorted(everything)  # each key once
+    assert seen.count == len(everything)
     assert (seen.sorted is None) is (sorted_up_to < 6 * 3_000)  # a batch went past it
+    if seen.sorted is not None and words == 1:
+        assert seen.sorted.tolist() == sorted(key for (key,) in everything)  # kept sorted
 
 
 @pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
@@ -349,3 +362,86 @@ def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() 
     result = explore(Design(), SMALL, options, visitors=[OnEdges(batches.append)])
     assert sum(len(batch.sources) for batch in batches) == result.transitions > 0
     assert result.verdicts == explore(Design(), SMALL).verdicts
+
+
+@pytest.mark.parametrize(
+    "words", ["bit fields", "mixed-radix", "wider than the search's keys", "two words"]
+)
+@pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+def test_the_native_engine_takes_over_with_every_kind_of_word(
+    preset, words: str, monkeypatch, tmp_path
+) -> None:
+    """The native engine, taking over a search midway (the first levels by numpy), with
+    its words as bit fields, as mixed-radix numbers, as one unsigned word where the
+    search's own keys need two, or as two words, on one thread and two, its seen set in
+    tables that split until the directory is full and then grow, with every parent link
+    in a temporary file: the same states, transitions, levels and verdicts as numpy alone."""
+    import model.check.keys as keys_module
+    import model.check.native_source as source_module
+    from model.check.keys import KeyCodec, WordCodec
+
+    monkeypatch.setenv("FENCING_LAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(source_module, "FIRST_SLOTS", 8)
+    monkeypatch.setattr(source_module, "SPLIT_BYTES", 64)  # a full first table splits
+    monkeypatch.setattr(source_module, "DIRECTORY_BITS", 4)
+    bounds = Bounds(3, 2, 5, 3, 1)
+    plain = explore(preset.design, bounds, SearchOptions(expander=Expander.NUMPY, threads=1))
+    if words != "bit fields":
+        monkeypatch.setattr(keys_module, "UNSIGNED_BITS", 20)
+    if words == "wider than the search's keys":
+        monkeypatch.setattr(keys_module, "WORD_BITS", 20)
+        monkeypatch.setattr(keys_module, "INT64_LIMIT", 2**20 - 1)
+    if words == "two words":
+        monkeypatch.setattr(keys_module, "WORD_LIMIT", 2**20 - 2)
+        # As if the states needed 67 bits: tables start 3 bits deep, storing 64.
+        monkeypatch.setattr(source_module, "first_depth", lambda words: 3)
+    layout = System(preset.design, bounds).layout
+    codec, native_words = KeyCodec.of(layout), WordCodec.of(layout)
+    assert native_words is not None
+    assert native_words.bit_fields is (words == "bit fields")
+    assert codec.wide is (words == "wider than the search's keys")
+    assert native_words.words == (2 if words == "two words" else 1)
+    from model.check.native_search import NativeLevels
+
+    expanded: list[int] = []
+    tables: list[int] = []
+    original = NativeLevels.expand
+
+    def counted(self, level, *rest):  # type: ignore[no-untyped-def]
+        expanded.append(len(level))
+        found = original(self, level, *rest)
+        tables.append(self.tables)
+        return found
+
+    monkeypatch.setattr(NativeLevels, "expand", counted)
+    midway = replace(TINY, load_from=64, parallel_from=64, links_in_memory=0)
+    for threads in (1, 2):
+        options = SearchOptions(expander=Expander.NATIVE, threads=threads, tuning=midway)
+        native = explore(preset.design, bounds, options)
+        assert (native.states, native.transitions, native.level_sizes) == (
+            plain.states,
+            plain.transitions,
+            plain.level_sizes,
+        )
+        assert native.verdicts == plain.verdicts
+        # numpy expanded the levels below 64 states, the engine every one after the first
+        # of 64 or more.
+        first = next(i for i, size in enumerate(plain.level_sizes) if size >= 64)
+        assert expanded == [size for size in plain.level_sizes[first:]]
+        expanded.clear()
+        assert max(tables) == 2**4  # split until the directory is full
+        tables.clear()
+
+
+def test_parent_links_read_back_from_their_file_trace_the_same_runs() -> None:
+    """Links kept in a temporary file from the first state on give the counterexamples the
+    links kept in memory give, on every path of the search."""
+    design = PRESETS["lease-only"].design
+    in_memory = explore(design, REFERENCE_BOUNDS, SearchOptions(expander=Expander.NUMPY))
+    in_file = explore(
+        design,
+        REFERENCE_BOUNDS,
+        SearchOptions(expander=Expander.NUMPY, tuning=Tuning(links_in_memory=0)),
+    )
+    assert any(verdict.violated for verdict in in_file.verdicts.values())
+    assert in_file.verdicts == in_memory.verdicts

@@ -1,8 +1,9 @@
 """Each level expander of the breadth-first search against the reference search.
 
 The breadth-first search (`model.check.bfs`) expands a level through one interface
-(`model.check.expanders`), by numpy or by loops compiled by numba; which one runs depends on the
-level's size and on what was compiled before. Here each expander is forced in turn, on
+(`model.check.expanders`), by numpy or by loops compiled by numba, or by the native engine
+in C (`model.check.native_search`), which also keeps the seen set; which one runs depends
+on the level's size and on what was built before. Here each expander is forced in turn, on
 every preset at the reference bounds, and must reproduce the reference search
 (`model.check.reference`) exactly: states, transitions, depth, level sizes and every property's
 verdict, vacuity, shortest length and counterexample actions included.
@@ -29,9 +30,14 @@ SMALL = Bounds(workers=2, lease=2, horizon=4, grants=2, writes=2)
 EXPANDERS = {
     "numpy": SearchOptions(expander=Expander.NUMPY, threads=1),
     "compiled": SearchOptions(expander=Expander.COMPILED, threads=1, tuning=Tuning(load_from=1)),
+    "native": SearchOptions(expander=Expander.NATIVE, threads=1, tuning=Tuning(load_from=1)),
+    "native-two-lanes": SearchOptions(
+        expander=Expander.NATIVE, threads=2, tuning=Tuning(load_from=1, parallel_from=1)
+    ),
 }
-"""Each expander on every level: numpy, and compiled loops from the first level on (the
-start's level of one state included)."""
+"""Each expander on every level: numpy, compiled loops and the native engine from the first
+level on (the start's level of one state included), the engine also with two threads
+filling the seen set at once."""
 
 
 @cache

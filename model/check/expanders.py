@@ -94,6 +94,16 @@ class Level:
     rule_ids: np.ndarray
 
 
+@dataclass(frozen=True)
+class NewStates:
+    """A level's new states in key order, each with its first parent's row in the level
+    and the rule that first reached it."""
+
+    keys: Keys
+    sources: np.ndarray
+    rule_ids: np.ndarray
+
+
 def chunk_ranges(size: int, chunk_states: int) -> Iterator[tuple[int, int]]:
     """Row ranges of a level, in order."""
     for begin in range(0, size, chunk_states):

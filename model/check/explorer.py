@@ -9,6 +9,9 @@ from small parts, each in its own module:
   threads where it pays; `model.check.numpy_expander` and `model.check.compiled_expander` implement
   it (numpy on whole chunks, or loops compiled from the rules' symbolic form), and
   `ExpanderPolicy` picks one per level;
+- `model.check.native_search`: the native engine, which expands, deduplicates and sorts
+  each level in C (built from the rules' symbolic form by `model.check.native_source`)
+  where it applies, and holds the seen set itself;
 - `model.check.seen`: the seen set, which makes each new state's first parent its first one;
 - `model.check.keys`: states packed into int64 keys, one word or several;
 - `model.check.memory`: memory and thread tuning;
@@ -24,7 +27,8 @@ from model.check.bfs import BreadthFirstSearch
 from model.check.compiled_expander import ExpanderPolicy, compile_system_loops
 from model.check.expanders import rule_plans
 from model.check.keys import KeyCodec
-from model.check.memory import default_threads, share_one_arena
+from model.check.memory import default_threads, map_large_blocks, share_one_arena
+from model.check.native_search import NativePolicy, build_engine, native_applicable
 from model.check.numpy_expander import NumpyExpander
 from model.check.search import (
     DEFAULT_MAX_SECONDS,
@@ -79,7 +83,10 @@ def explore_system(
     numpy = NumpyExpander(codec, plans, system.properties, edges)
     choice = Expander.NUMPY if edges else options.expander
     policy = ExpanderPolicy(system, codec, plans, numpy, choice, options.tuning)
+    applicable = native_applicable(system, options.symmetry, edges)
+    native = NativePolicy(system, codec, plans, choice, options.tuning, applicable)
     threads = options.threads if options.threads is not None else default_threads()
+    map_large_blocks()
     pool = None
     if threads > 1:
         share_one_arena()
@@ -93,14 +100,19 @@ def explore_system(
             policy.for_level,
             SeenSet(codec, threads, options.tuning.sorted_up_to),
             pool,
+            native.for_level,
         )
         return search.run()
     finally:
+        native.close()
         if pool is not None:
             pool.shutdown()
 
 
 def compile_loops(design: Design, bounds: Bounds) -> None:
-    """Compile the design's loops for these bounds ahead of a search (as pan is compiled
-    before it searches), or load them if an earlier run compiled them."""
-    compile_system_loops(System(design, bounds))
+    """Build the design's native engine for these bounds ahead of a search (as pan is
+    compiled before it searches), or its numba loops where the engine cannot run; either
+    is only loaded if an earlier run built it."""
+    system = System(design, bounds)
+    if not build_engine(system):
+        compile_system_loops(system)

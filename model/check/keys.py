@@ -136,6 +136,84 @@ class KeyCodec:
         )
 
 
+UNSIGNED_BITS: Final = 64
+"""Bits of one of the native engine's unsigned words."""
+WORD_LIMIT: Final = 2**64 - 2
+"""The largest key of one unsigned word (2^64 - 1 stays free: the native engine's hash of a
+key is never 0 then)."""
+PAIR_LIMIT: Final = 2**76 - 2
+"""The largest key of two words: the native engine stores 64 bits of a two-word key's
+hash and tells the others (at most 12) by which of its tables holds it."""
+
+
+@dataclass(frozen=True)
+class WordCodec:
+    """States as one or two unsigned 64-bit words: the native engine's keys.
+
+    One word of bit fields where they fit in 64 bits, else one word holding the layout's
+    mixed-radix number where it fits, else two words: the mixed-radix number of the first
+    columns and that of the others, for state spaces of up to 2^76 states. The first
+    column is always the most significant, so the words order states exactly as `KeyCodec`
+    keys do (the same rows, the same first parents); `span` is the low word's share of a
+    two-word key's number (high word x span + low word).
+    """
+
+    layout: Layout
+    word_of: tuple[int, ...]
+    strides: tuple[int, ...]
+    words: int
+    bit_fields: bool
+    span: int
+
+    @staticmethod
+    def of(layout: Layout) -> WordCodec | None:
+        """The layout's codec, or None when its states need more than two words."""
+        count = len(layout.sizes)
+        widths = [(size - 1).bit_length() for size in layout.sizes]
+        if sum(widths) <= UNSIGNED_BITS:
+            strides, used = [0] * count, 0
+            for i in range(count - 1, -1, -1):
+                strides[i] = 1 << used
+                used += widths[i]
+            return WordCodec(layout, (0,) * count, tuple(strides), 1, True, 1)
+        if layout.capacity - 1 <= WORD_LIMIT:
+            return WordCodec(layout, (0,) * count, layout.strides, 1, False, 1)
+        if layout.capacity - 1 > PAIR_LIMIT:
+            return None
+        word_of, strides, span, first_low = [0] * count, [0] * count, 1, count
+        for i in range(count - 1, -1, -1):
+            if span * layout.sizes[i] - 1 > WORD_LIMIT:
+                break
+            word_of[i], strides[i], span, first_low = 1, span, span * layout.sizes[i], i
+        place = 1
+        for i in range(first_low - 1, -1, -1):
+            strides[i], place = place, place * layout.sizes[i]
+        return WordCodec(layout, tuple(word_of), tuple(strides), 2, False, span)
+
+    def top(self, index: int) -> bool:
+        """Whether the column is the most significant of its word (no remainder needed)."""
+        return index == self.word_of.index(self.word_of[index])
+
+    def decoder(self, index: int, word: str) -> str:
+        """C text that decodes column `index` from the unsigned word named `word`."""
+        stride, size = self.strides[index], self.layout.sizes[index]
+        if self.bit_fields:
+            mask = (1 << (size - 1).bit_length()) - 1
+            return f"(int64_t)(({word} >> {stride.bit_length() - 1}) & {mask}u)"
+        if self.top(index):
+            return f"(int64_t)({word} / {stride}u)"
+        return f"(int64_t)(({word} / {stride}u) % {size}u)"
+
+    def encode(self, codec: KeyCodec, keys: Keys) -> np.ndarray:
+        """The words of states given by their `codec` keys (unsigned, in the same order):
+        one per state, or a row of two."""
+        total = np.zeros((len(keys), self.words), dtype=np.uint64)
+        for i, (word, stride) in enumerate(zip(self.word_of, self.strides, strict=True)):
+            if self.layout.sizes[i] > 1:
+                total[:, word] += codec.column(keys, i).astype(np.uint64) * np.uint64(stride)
+        return total[:, 0] if self.words == 1 else total
+
+
 def concat(parts: list[Keys], codec: KeyCodec) -> Keys:
     """Keys of several batches, in order."""
     if not parts:

@@ -1,8 +1,9 @@
 """Memory and thread tuning of the breadth-first search (what it holds, never what it finds).
 
 glibc keeps freed blocks and gives each thread its own heap; both would leave a finished
-level's buffers resident. Here the search makes threads share the main heap and hands freed
-memory back after large levels, and picks how many threads a machine's idle cores allow.
+level's buffers resident. Here the search maps large blocks on their own, makes threads
+share the main heap and hands freed memory back after large levels, and picks how many
+threads a machine's idle cores allow.
 """
 
 from __future__ import annotations
@@ -25,6 +26,19 @@ def _c_library() -> ctypes.CDLL | None:
 _LIBC = _c_library()
 _ARENA_MAX: Final = -8
 """glibc's mallopt parameter for the number of heaps threads allocate from."""
+_MMAP_THRESHOLD: Final = -3
+"""glibc's mallopt parameter for the size from which a block gets pages of its own."""
+LARGE_BLOCK: Final = 4 << 20
+"""Blocks of this many bytes or more are mapped on their own and unmapped when freed."""
+
+
+def map_large_blocks() -> None:
+    """Give each large block pages of its own, returned to the system as soon as it is
+    freed. glibc otherwise raises this threshold as large blocks are freed (up to 32 MiB),
+    after which a level's buffers come from the heap and stay resident once freed, beside
+    the next level's."""
+    if _LIBC is not None:
+        _LIBC.mallopt(_MMAP_THRESHOLD, LARGE_BLOCK)
 
 
 def share_one_arena() -> None:

@@ -32,16 +32,22 @@ CLI turns a memory budget into a state budget with it (`fencing.budget`)."""
 
 
 class Expander(StrEnum):
-    """How levels are expanded: chosen by size (auto), always numpy, or compiled loops."""
+    """How levels are expanded: chosen by size (auto), always numpy, compiled loops, or
+    the native engine."""
 
     AUTO = "auto"
-    """numpy for small levels; compiled loops for large ones, or for levels of
-    `Tuning.load_from` states when an earlier run already compiled them."""
+    """The native engine where it applies and was built (or is worth building, for
+    large levels); else numpy for small levels and compiled loops for large ones, or for
+    levels of `Tuning.load_from` states when an earlier run already compiled them."""
     NUMPY = "numpy"
     """Never compile: every level by numpy (`model.check.numpy_expander`)."""
     COMPILED = "compiled"
     """Compiled loops (`model.check.compiled_expander`) for every level of `Tuning.load_from`
     states or more."""
+    NATIVE = "native"
+    """The native engine (`model.check.native_search`: each level expanded, deduplicated and
+    sorted in C) for every level of `Tuning.load_from` states or more, where it applies
+    (keys of one word, no symmetry, no edge visitor); the other expanders elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,14 @@ class Tuning:
     them (loading them from the cache is cheap); smaller levels use numpy."""
     trim_from: int = 1 << 16
     """After a level with this many successors, freed memory is handed back to the system."""
+    links_in_memory: int = 1 << 18
+    """The parent links of this many states are kept in memory; past it, every level's
+    links go to a temporary file (5 bytes a state), read back only for counterexamples."""
+    native_from: int = 1 << 10
+    """Levels at least this large use the native engine when an earlier run built it."""
+    build_from: int = 1 << 16
+    """Levels at least this large are worth building the native engine for (a compiler
+    takes about a second)."""
     sorted_up_to: int | None = None
     """One-word keys stay in a sorted array (numpy alone, nothing to load) up to this many
     states; None: the seen set's own default (`model.check.seen.SORTED_UP_TO`)."""

@@ -43,12 +43,17 @@ def first_occurrences(keys: Keys) -> tuple[Keys, np.ndarray]:
 
 
 class SeenStates(Protocol):
-    """The interface the search uses: first occurrences of unseen keys, and a count."""
+    """The interface the search uses: first occurrences of unseen keys, a count, and every
+    key held (for a search handing its keys to the native engine)."""
 
     count: int
 
     def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""
+        ...
+
+    def held_keys(self) -> Keys:
+        """Every key held, in no particular order."""
         ...
 
 
@@ -60,8 +65,9 @@ class SeenSet:
     parent wins without sorting the batch. The set is partitioned by hash into tables
     that grow one at a time (by a quarter, once `MAX_LOAD` full), so growing never holds two
     copies of the whole set; two threads insert into disjoint halves of the tables at
-    once. The probing loops are compiled (`model.check.probing`). A small search of one-word
-    keys never needs them: its keys stay in one sorted array (`SORTED_UP_TO`).
+    once. The probing loops are compiled (`model.check.probing`). A small search never
+    needs them: its keys stay in one sorted array (`SORTED_UP_TO`), a key of several words
+    as one big-endian string of bytes, which sort as the keys do.
     """
 
     def __init__(self, codec: KeyCodec, threads: int = 1, sorted_up_to: int | None = None) -> None:
@@ -71,9 +77,21 @@ class SeenSet:
         self.tables: list[np.ndarray] = []
         self.rooms = np.zeros(0, dtype=np.int64)
         self.count = 0
-        self.sorted: np.ndarray | None = None if codec.wide else np.zeros(0, dtype=np.int64)
-        if self.sorted is None:
-            self._make_tables()
+        self.sorted: np.ndarray | None = self._comparable(codec.pack(codec.layout.initial()))[:0]
+
+    def _comparable(self, keys: Keys) -> np.ndarray:
+        """Keys as the sorted array holds them: one-word keys as they are, wider ones as
+        big-endian strings of bytes (non-negative words compare as their bytes do)."""
+        if not self.codec.wide:
+            return keys
+        rows = np.ascontiguousarray(keys, dtype=">i8")
+        return rows.view(np.dtype((np.void, 8 * self.codec.words))).ravel()
+
+    def _keys_of(self, held: np.ndarray) -> Keys:
+        """The keys of the sorted array's entries."""
+        if not self.codec.wide:
+            return held
+        return held.view(">i8").reshape(-1, self.codec.words).astype(np.int64)
 
     def _make_tables(self) -> None:
         """Empty hash tables (this loads the compiled probing loops)."""
@@ -85,7 +103,7 @@ class SeenSet:
     def _add_sorted(self, keys: Keys) -> np.ndarray:
         """`add` on the sorted array: first occurrences of the keys it does not hold."""
         assert self.sorted is not None
-        unique, first = first_occurrences(keys)
+        unique, first = np.unique(self._comparable(keys), return_index=True)
         place = np.searchsorted(self.sorted, unique)
         held = place < len(self.sorted)
         held[held] = self.sorted[place[held]] == unique[held]
@@ -97,7 +115,7 @@ class SeenSet:
     def _leave_sorted(self) -> None:
         """Move the sorted array's keys into hash tables."""
         assert self.sorted is not None
-        held, self.sorted = self.sorted, None
+        held, self.sorted = self._keys_of(self.sorted), None
         self._make_tables()
         self.count = 0
         self.add(held)
@@ -117,6 +135,16 @@ class SeenSet:
         """Memory held by the tables (or the sorted array)."""
         held = int(self.sorted.nbytes) if self.sorted is not None else 0
         return held + sum(int(table.nbytes) for table in self.tables)
+
+    def held_keys(self) -> Keys:
+        """Every key held, in no particular order (for a search changing engines)."""
+        if self.sorted is not None:
+            return self._keys_of(self.sorted)
+        held = [
+            table[table != EMPTY] if not self.codec.wide else table[table[:, 0] != EMPTY]
+            for table in self.tables
+        ]
+        return np.concatenate(held)
 
     def add(self, keys: Keys, pool: Executor | None = None) -> np.ndarray:
         """Insert a batch; the positions of the first occurrences of keys not seen before."""
