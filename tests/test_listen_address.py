@@ -52,8 +52,9 @@ def bound_addresses(port: int) -> list[str]:
 
 
 @contextmanager
-def server(command: list[str], cwd: Path, port: int) -> Iterator[None]:
-    """Run a server command in its own process group until it is healthy; stop that group."""
+def server(command: list[str], cwd: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a server command in its own process group until it is healthy; stop that group.
+    Yields the server's process."""
     process = subprocess.Popen(
         command,
         cwd=cwd,
@@ -68,7 +69,7 @@ def server(command: list[str], cwd: Path, port: int) -> Iterator[None]:
             assert process.poll() is None, "the server stopped"
             assert time.monotonic() < deadline, "the server did not become healthy"
             time.sleep(0.3)
-        yield
+        yield process
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -147,30 +148,10 @@ def test_the_run_target_is_one_process_without_a_proxy() -> None:
     ).stdout.splitlines()
     words = planned[-1].split()
     assert words[0].endswith("/python") and "--workers" not in words, planned[-1]
-    process = subprocess.Popen(
-        [sys.executable, *words[1:]],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not healthy(f"http://127.0.0.1:{port}"):
-            assert process.poll() is None, "the server stopped"
-            assert time.monotonic() < deadline, "the server did not become healthy"
-            time.sleep(0.3)
+    with server([sys.executable, *words[1:]], ROOT, port) as process:
         assert children_of(process.pid) == []
         if shutil.which("ss"):
             listed = subprocess.run(
                 ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True, check=True
             ).stdout
             assert f"pid={process.pid}," in listed, listed
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
