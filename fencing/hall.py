@@ -326,6 +326,7 @@ class Hall:
             )
             child.stop()
             process.child = None
+            process.in_service = False  # gone, whether or not the proxy was seen to notice
             process.start_after = now + pause
         if process.child is None:
             if now >= process.start_after:
