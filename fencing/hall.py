@@ -305,12 +305,20 @@ class Hall:
             up = states.get(process.name)
             if up is None or up == process.in_service:
                 continue
+            if up and not self._answers(process):
+                continue  # the proxy has not seen it die yet: a stale "up"
             process.in_service = up
             self.say(
                 f"server process {process.index} is in service again"
                 if up
                 else f"the proxy took server process {process.index} out of service"
             )
+
+    def _answers(self, process: Process) -> bool:
+        """Whether the process runs and answers its health check itself."""
+        return process.child is not None and healthy(
+            "127.0.0.1", process.port, proxy.CHECK_TIMEOUT_SECONDS
+        )
 
     def _watch_process(self, process: Process, now: float) -> None:
         """Start a stopped process again (after its pause), restart one that hangs."""
