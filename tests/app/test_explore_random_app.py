@@ -17,16 +17,22 @@ from tests.app.helpers import shown as plain
 from tests.app.helpers import switch_to, verdict_cells
 
 
-def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
+def searched(preset: str, strategy: str, runs: int, seed: int) -> AppTest:
+    """The Explore page after a search by random runs of a preset, with no exception."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
     switch_to(at, "explore").run()
-    at.selectbox(key="preset_choice").set_value("lease-only").run()
-    at.radio(key="strategy").set_value("random").run()
-    at.number_input(key="runs").set_value(40).run()
-    at.number_input(key="seed").set_value(2).run()
+    at.selectbox(key="preset_choice").set_value(preset).run()
+    at.radio(key="strategy").set_value(strategy).run()
+    at.number_input(key="runs").set_value(runs).run()
+    at.number_input(key="seed").set_value(seed).run()
     at.button(key="run-button").click().run()
     assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_random_search_says_unknown_with_its_runs_and_steps() -> None:
+    at = searched("lease-only", "random", runs=40, seed=2)
     row = verdict_cells(at, "verdict")
     expected = random_search(PRESETS["lease-only"].design, REFERENCE_BOUNDS, runs=40, seed=2)
     for name, verdict in expected.verdicts.items():
@@ -91,15 +97,7 @@ def test_a_hypothesis_search_shows_what_the_search_finds_and_keeps_it_in_the_lin
     """The page's table is the Hypothesis search's own (violated with the length of the run
     shown, unknown with the runs and steps tried; here it finds what breadth-first finds),
     the command line it offers is the same search, and its link reopens it."""
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    at.run()
-    switch_to(at, "explore").run()
-    at.selectbox(key="preset_choice").set_value("fencing-strict").run()
-    at.radio(key="strategy").set_value("hypothesis").run()
-    at.number_input(key="runs").set_value(30).run()
-    at.number_input(key="seed").set_value(3).run()
-    at.button(key="run-button").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = searched("fencing-strict", "hypothesis", runs=30, seed=3)
     row = verdict_cells(at, "verdict")
     expected = hypothesis_search(
         PRESETS["fencing-strict"].design, REFERENCE_BOUNDS, runs=30, seed=3
