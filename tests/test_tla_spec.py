@@ -23,7 +23,7 @@ from model.system import System
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from bench_random_walk import tla_tools  # noqa: E402
+from bench_random_walk import tla_tools, tlc_command  # noqa: E402
 from tla_spec import tla, tla_model  # noqa: E402
 
 JAR, WHY = tla_tools()
@@ -35,9 +35,8 @@ def model_check(name: str, folder: Path) -> str:
     model = tla_model(System(PRESETS[name].design, REFERENCE_BOUNDS))
     (folder / f"{model.name}.tla").write_text(model.module)
     (folder / f"{model.name}.cfg").write_text(model.config)
-    command = ["java", "-cp", str(JAR), "tlc2.TLC", "-deadlock", "-workers", "1"]
     done = subprocess.run(
-        [*command, "-metadir", str(folder / "states"), f"{model.name}.tla"],
+        [*tlc_command(JAR, folder), f"{model.name}.tla"],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -57,7 +56,7 @@ def test_tlc_finds_the_explorers_states_where_every_property_holds(
     explored = explore(PRESETS[name].design, REFERENCE_BOUNDS)
     distinct = re.search(r"^[\d,]+ states generated, ([\d,]+) distinct states found", report, re.M)
     depth = re.search(r"depth of the complete state graph search is (\d+)", report)
-    assert "No error has been found" in report
+    assert "No error has been found" in report, report
     assert distinct is not None and int(distinct.group(1).replace(",", "")) == explored.states
     assert depth is not None and int(depth.group(1)) == explored.depth + 1  # TLC counts Init
 
@@ -69,7 +68,7 @@ def test_tlc_finds_a_shortest_violation_as_long_as_the_explorers(name: str, tmp_
     report = model_check(name, tmp_path)
     verdicts = explore(PRESETS[name].design, REFERENCE_BOUNDS).verdicts
     shortest = min(v.shortest for v in verdicts.values() if v.shortest is not None)
-    assert "Invariant NothingBroken is violated" in report
+    assert "Invariant NothingBroken is violated" in report, report
     states = re.findall(r"^State (\d+):", report, flags=re.MULTILINE)
     assert len(states) == shortest + 1  # the initial state, then one per step
 
