@@ -37,6 +37,12 @@ def sized(request: Any, browser: Any) -> Iterator[tuple[Any, str]]:
     assert console.errors == [], console.errors
 
 
+PAGE_STYLE_IN_EFFECT = """() => [...document.querySelectorAll('style')]
+    .some(s => s.textContent.includes('stCaptionContainer'))"""
+"""True once the page's own style sheet is in the document: the app adds it at the start of
+every run, and a caption drawn a moment before it arrives shows Streamlit's own styling."""
+
+
 def _open(tab: Any, url: str) -> None:
     """Open a page and wait until Streamlit has drawn it."""
     tab.goto(url)
@@ -90,6 +96,7 @@ def test_captions_reach_the_contrast_of_body_text(app_url: str, sized: tuple[Any
     _open(tab, f"{app_url}/chapter-1")
     caption = tab.get_by_test_id("stCaptionContainer").first
     caption.wait_for(timeout=WAIT_MS)
+    tab.wait_for_function(PAGE_STYLE_IN_EFFECT, timeout=WAIT_MS)
     style = caption.evaluate("c => { const s = getComputedStyle(c); return [s.color, s.opacity]; }")
     shown = blend(_rgb(style[0]), PAGE_BACKGROUND, float(style[1]))
     assert contrast_ratio(shown, PAGE_BACKGROUND) >= MIN_CONTRAST
