@@ -332,7 +332,10 @@ def test_a_clock_fifty_times_faster_changes_no_answer_but_to_unknown(
     monkeypatch.setattr(search_module, "clock", lambda: start + 50 * (real() - start))
     budget = max(full.seconds, 0.1) * 25
     cut = hypothesis_search(design, REFERENCE_BOUNDS, runs=60, seed=2, max_seconds=budget)
-    assert cut.stopped_by == f"time budget of {budget:g} s reached"
+    # Either clock stops it: the budget, or (on a busy machine, where one shrink takes more
+    # than a fiftieth of Hypothesis' own limit) the stop before Hypothesis' own clock.
+    stops = (f"time budget of {budget:g} s reached", "Hypothesis' shrinking ran past")
+    assert cut.stopped_by is not None and cut.stopped_by.startswith(stops), cut.stopped_by
     cut_answers_agree(full, cut)
 
 

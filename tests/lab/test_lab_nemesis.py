@@ -23,19 +23,10 @@ from lab.etcd import Endpoint
 from lab.experiment import run_randomized
 from lab.history import history_from_json, history_to_json
 from lab.nemesis import Fault, kinds_of, refusal, schedule
+from lab.nemesis_witness import fault_account
 from lab.report import LabReport
 from lab.settings import FAULT_KINDS, LabInputError, Settings
 
-EVENT_OF: dict[str, str] = {
-    "pause": "pause",
-    "hold": "hold",
-    "store-kill": "storage-kill",
-    "crash": "crash",
-    "member-kill": "member-kill",
-    "member-pause": "member-pause",
-    "skew": "skew",
-}
-"""The event each fault kind leaves in a history when it takes effect."""
 EVERY_KIND = ",".join(FAULT_KINDS)
 
 
@@ -58,9 +49,10 @@ def alive(pid: int) -> bool:
 
 
 def kinds_seen(report: LabReport) -> set[str]:
-    """The fault kinds whose events the history holds."""
-    seen = {event["kind"] for event in report.history.events}
-    return {kind for kind, event in EVENT_OF.items() if event in seen}
+    """The fault kinds of which at least one took effect, by the nemesis's own account (a
+    hold takes effect when the store is told to hold the worker's next write, whether or
+    not that worker writes before the hold is lifted)."""
+    return {kind for kind, n in fault_account(report.history).took.items() if n}
 
 
 def covered_whole(report: LabReport) -> None:
