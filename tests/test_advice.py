@@ -298,6 +298,7 @@ def test_every_example_stacks_first_fix_is_complete_and_in_its_own_services(
     assert ranks == sorted(ranks)
 
 
+@pytest.mark.slow
 def test_the_stores_that_can_fence_are_fixed_where_they_are(examples: dict[str, Advice]) -> None:
     """SQL, object stores and Redis keep the data: the first fix does not move it; a plain
     file cannot compare, so its first fix says where the data moves."""
@@ -380,6 +381,7 @@ def test_what_each_hiding_part_costs_is_what_the_model_shows() -> None:
     assert fresh(Design(receiver="equality", crashes=1))["P4"] is Status.VIOLATED
 
 
+@pytest.mark.slow
 def test_early_stopping_changes_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cutting a hopeless neighbour's exploration short gives the advice a full search gives."""
     stack = Stack.of("etcd-lease-id", "sql-select-then-update")

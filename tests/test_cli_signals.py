@@ -297,6 +297,7 @@ def closed_stdout(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("args", WRITERS[:2] + WRITERS[-2:], ids=lambda args: " ".join(args[:2]))
+@pytest.mark.slow
 def test_a_closed_standard_output_is_one_line_and_exit_74(args: list[str]) -> None:
     """`fencing export promela >&-` used to exit 0 having written nothing."""
     done = closed_stdout(args)

@@ -39,6 +39,7 @@ def test_the_docs_table_is_rendered_from_the_rows() -> None:
 
 
 @pytest.mark.parametrize("row", COMBINATIONS, ids=lambda row: " ∧ ".join(row.options))
+@pytest.mark.slow
 def test_each_row_alone_refuses_a_design_with_its_message(row: Combination) -> None:
     """Some settings match this row and no other: `Design` refuses them with its message,
     which names every option the row concerns."""

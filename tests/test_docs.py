@@ -258,6 +258,7 @@ def listed_as_refused(settings: Settings) -> bool:
     return any(all(c.holds(settings) for c in row) for row in refused_rows())
 
 
+@pytest.mark.slow
 def test_refused_combinations_are_exactly_the_ones_the_code_refuses() -> None:
     grid = option_grid()
     assert any(accepted for _, accepted in grid) and not all(accepted for _, accepted in grid)
@@ -323,6 +324,7 @@ def core_rows() -> list[Row]:
 @pytest.mark.parametrize(
     "row", core_rows(), ids=lambda row: f"W{row['W']}-{unquote(row['receiver'])}"
 )
+@pytest.mark.slow
 def test_core_reference_row_is_what_the_explorer_computes(row: Row) -> None:
     bounds = Bounds(*(int(row[c]) for c in ("W", "L", "T", "G", "K")))
     design = Design(receiver=unquote(row["receiver"]))
@@ -353,6 +355,7 @@ def verdict_rows() -> list[Row]:
 
 
 @pytest.mark.parametrize("row", verdict_rows(), ids=lambda row: unquote(row["preset"]))
+@pytest.mark.slow
 def test_preset_reference_row_is_what_the_explorer_computes(row: Row) -> None:
     result = explore(PRESETS[unquote(row["preset"])].design, verdict_bounds())
     assert result.complete
@@ -419,6 +422,7 @@ STATEMENT_STARTS = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize
 """Token types after which a string stands alone as a statement (a docstring)."""
 
 
+@pytest.mark.slow
 def test_every_markdown_file_cited_in_prose_is_in_the_repository() -> None:
     present = {p.name for p in repository_files() if p.suffix == ".md"}
     cited = {}

@@ -65,6 +65,7 @@ def test_template_and_doc_are_printed(capsys: pytest.CaptureFixture[str]) -> Non
     assert run(["exercises", "doc"], capsys)[1] == reference_markdown()
 
 
+@pytest.mark.slow
 def test_the_command_does_not_import_streamlit() -> None:
     code = (
         "import sys; from fencing.cli import main; main(['exercises', 'check', "

@@ -46,6 +46,7 @@ TINY = Tuning(chunk_states=64, parallel_from=128)
         "crashes2-W3",
     ],
 )
+@pytest.mark.slow
 def test_symmetry_counts_distinct_canonical_forms(design: Design, bounds: Bounds) -> None:
     """Orbits counted by the explorer equal the canonical forms of the full state set."""
     layout = System(design, bounds).layout
@@ -238,6 +239,7 @@ def test_seen_set_finds_first_occurrences_like_a_sort(
 
 @pytest.mark.parametrize("keys", ["mixed-radix", "several words"])
 @pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+@pytest.mark.slow
 def test_chunks_threads_and_key_kinds_change_nothing(preset, keys: str, monkeypatch) -> None:
     """Tiny chunks on two threads, and keys as one mixed-radix number or as two words of
     bit fields, give identical results."""
@@ -284,6 +286,7 @@ def test_bounds_beyond_one_word_explore() -> None:
     assert result.level_sizes[1] == naive_level_one
 
 
+@pytest.mark.slow
 def test_properties_are_skipped_only_where_the_rules_make_them_impossible() -> None:
     """A property left out of a rule's plan is never violated or exercised by that rule."""
     from model.check.expanders import rule_plans
@@ -368,6 +371,7 @@ def test_an_edge_visitor_is_shown_every_transition_whatever_expander_is_asked() 
     "words", ["bit fields", "mixed-radix", "wider than the search's keys", "two words"]
 )
 @pytest.mark.parametrize("preset", PRESETS_LIST[:6], ids=lambda p: p.name)
+@pytest.mark.slow
 def test_the_native_engine_takes_over_with_every_kind_of_word(
     preset, words: str, monkeypatch, tmp_path
 ) -> None:

@@ -37,6 +37,7 @@ def test_export_promela_prints_the_models_text(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.skipif(not spin_available(), reason="spin or gcc is not installed")
+@pytest.mark.slow
 def test_exported_file_runs_in_spin(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A model written with --output is what spin checks: the explorer's states, + 1 transition."""
     target = tmp_path / "model.pml"

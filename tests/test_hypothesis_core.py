@@ -109,6 +109,7 @@ def test_explorer_matches_the_spec_figures_these_tests_rely_on() -> None:
 
 
 @BOUNDS
+@pytest.mark.slow
 def test_fenced_receiver_never_breaks_p1_in_random_runs(bounds: Bounds) -> None:
     """Random runs of the fenced core never violate P1 (nor P3, P4, which also hold).
 
@@ -150,6 +151,7 @@ def search_p1_without_fencing(bounds: Bounds) -> tuple[type[FencingMachine], Vio
 
 
 @BOUNDS
+@pytest.mark.slow
 def test_hypothesis_finds_p1_without_fencing_and_the_trace_replays(bounds: Bounds) -> None:
     """With receiver none Hypothesis finds (and shrinks) a run whose last step breaks P1.
 

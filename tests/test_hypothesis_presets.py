@@ -88,6 +88,7 @@ def test_the_explorer_verdicts_are_complete() -> None:
 
 
 @pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda preset: preset.name)
+@pytest.mark.slow
 def test_properties_that_hold_never_fail_in_random_runs(preset: Preset) -> None:
     """Random runs never violate a property the explorer says holds.
 
@@ -111,6 +112,7 @@ def test_properties_that_hold_never_fail_in_random_runs(preset: Preset) -> None:
 
 
 @pytest.mark.parametrize(("name", "prop"), VIOLATED, ids=[f"{n}-{p}" for n, p in VIOLATED])
+@pytest.mark.slow
 def test_hypothesis_finds_each_reported_violation(name: str, prop: str) -> None:
     """Hypothesis reaches the violation within the budget, and the run replays to it.
 

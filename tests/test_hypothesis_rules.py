@@ -127,6 +127,7 @@ def program_of(error: BaseException, system: System) -> list[Action]:
     ],
     ids=["lease-only-P1", "fencing-strict-P4", "volatile-counter-P2"],
 )
+@pytest.mark.slow
 def test_hypothesis_finds_the_violation_and_its_program_replays(
     preset: str, target: str, bounds: Bounds
 ) -> None:
@@ -150,6 +151,7 @@ def test_hypothesis_finds_the_violation_and_its_program_replays(
 
 
 @pytest.mark.parametrize("preset", ["fencing", "keepalive-fencing"])
+@pytest.mark.slow
 def test_properties_that_hold_never_fail_whatever_rule_hypothesis_takes(preset: str) -> None:
     """Runs whose every step is a rule Hypothesis picked never break a property that
     holds, and they are not trivial: together they reach at least 300 distinct states."""

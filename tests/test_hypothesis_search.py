@@ -100,6 +100,7 @@ def test_every_violation_is_found_and_shown_near_the_shortest(preset: Preset) ->
         assert verdict.violated or tried.runs == RUNS
 
 
+@pytest.mark.slow
 def test_hypothesis_shrinking_does_most_of_the_work() -> None:
     """The first runs that break a property are far longer than the shortest; Hypothesis'
     own shrinking takes out at least three quarters of the steps they have too many, and
@@ -124,6 +125,7 @@ def test_hypothesis_shrinking_does_most_of_the_work() -> None:
     assert 4 * excess_shrunk <= excess_found and 5 * near >= 4 * violations
 
 
+@pytest.mark.slow
 def test_a_design_beyond_the_reference_bounds() -> None:
     """Three workers: the violations breadth-first finds, near its shortest runs."""
     design, bounds = PRESETS["volatile-hwm"].design, Bounds(3, 2, 6, 3, 1)
@@ -160,6 +162,7 @@ def test_the_odds_of_who_moves_are_the_random_walks(monkeypatch: pytest.MonkeyPa
     assert choose_group(no_draw, both, table) == index["clock"]
 
 
+@pytest.mark.slow
 def test_hypothesis_draws_who_moves_with_those_odds() -> None:
     """Hypothesis' own draws, over a thousand runs of its generation, choose the clock,
     the workers and the receiver about one to two to two."""
@@ -207,6 +210,7 @@ def reached_states(design: Design, bounds: Bounds, runs: int) -> list[tuple[int,
     ],
     ids=["nonatomic", "keepalive", "random-token-W4"],
 )
+@pytest.mark.slow
 def test_the_compiled_rules_list_the_step_interpreters_steps(
     design: Design, bounds: Bounds
 ) -> None:
@@ -243,6 +247,7 @@ def same_answers(first: RandomSearch, second: RandomSearch) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_same_seed_repeats_the_search_and_another_seed_differs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -290,6 +295,7 @@ def cut_answers_agree(full: RandomSearch, cut: RandomSearch) -> tuple[set[str], 
     return kept, lost
 
 
+@pytest.mark.slow
 def test_a_time_budget_only_ever_turns_an_answer_into_unknown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -320,6 +326,7 @@ def test_a_time_budget_only_ever_turns_an_answer_into_unknown(
     assert kept and lost, "the stops fell where they test nothing"
 
 
+@pytest.mark.slow
 def test_a_clock_fifty_times_faster_changes_no_answer_but_to_unknown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -341,6 +348,7 @@ def test_a_clock_fifty_times_faster_changes_no_answer_but_to_unknown(
     cut_answers_agree(full, cut)
 
 
+@pytest.mark.slow
 def test_runs_stay_within_the_step_budget_and_a_time_budget_stops_the_search() -> None:
     design = PRESETS["lease-only"].design
     short = hypothesis_search(
@@ -358,6 +366,7 @@ def test_runs_stay_within_the_step_budget_and_a_time_budget_stops_the_search() -
     assert cut.tried["P1"].runs > 0 and all(t.runs == 0 for n, t in cut.tried.items() if n != "P1")
 
 
+@pytest.mark.slow
 def test_runs_past_a_batch_are_drawn_by_fresh_hypothesis_searches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -408,6 +417,7 @@ def test_the_groups_hypothesis_draws_from_are_the_designs() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_check_hypothesis_json_has_the_shape_of_the_random_strategys(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -442,6 +452,7 @@ def test_check_hypothesis_json_has_the_shape_of_the_random_strategys(
     assert report["properties"]["P2"]["status"] == "violated"
 
 
+@pytest.mark.slow
 def test_check_hypothesis_says_unknown_with_the_runs_and_steps_tried(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -521,6 +532,7 @@ def test_a_search_leaves_no_hypothesis_folder_where_it_was_started(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_another_process_with_other_modules_loaded_gives_the_same_search() -> None:
     """A fresh `fencing check` (which loads far less code than this test process, and so
     gives Hypothesis other constants to collect) repeats this process's search exactly."""

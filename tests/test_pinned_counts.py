@@ -75,6 +75,7 @@ transitions and the shortest violations (every other property holds or is vacuou
 
 
 @pytest.mark.parametrize("name, states, transitions, shortest", CRASH_REFERENCE)
+@pytest.mark.slow
 def test_crash_and_renewal_reference_rows_by_two_searches(
     name: str, states: int, transitions: int, shortest: dict[str, int]
 ) -> None:
@@ -89,6 +90,7 @@ def test_crash_and_renewal_reference_rows_by_two_searches(
     assert found == shortest == _violated(plain)
 
 
+@pytest.mark.slow
 def test_keepalive_lease_by_two_searches() -> None:
     """The keepalive over a plain store: both searches agree on its counts and verdicts."""
     design = PRESETS["keepalive-lease"].design

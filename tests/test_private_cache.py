@@ -78,6 +78,7 @@ def run_one_level(loops: dict[int, kernels.Kernel]) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_a_planted_module_under_the_loops_name_is_never_run(fresh: Path) -> None:
     """Same file name, other content: overwritten with this version's text, never imported."""
     folder = folder_under(fresh)
@@ -92,6 +93,7 @@ def test_a_planted_module_under_the_loops_name_is_never_run(fresh: Path) -> None
     assert kernels.is_compiled(SYSTEM, CODEC, PLANS)
 
 
+@pytest.mark.slow
 def test_a_folder_other_users_can_write_is_refused(fresh: Path) -> None:
     """Mode 0777: a warning, nothing read from or written to it, loops compiled in memory."""
     folder = folder_under(fresh)
@@ -207,6 +209,7 @@ def load_in_a_new_process(cache: Path, **extra: str) -> tuple[dict[str, int], st
     return json.loads(done.stdout.splitlines()[-1]), done.stderr
 
 
+@pytest.mark.slow
 def test_the_next_run_loads_the_loops_without_compiling(tmp_path: Path) -> None:
     """The first process compiles and caches; the second finds every loop in numba's cache,
     in the private folder, and does not rewrite the module."""

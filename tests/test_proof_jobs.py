@@ -77,6 +77,7 @@ def _wait_gone(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("name", ["fencing", "lease-only", "random-token"])
+@pytest.mark.slow
 def test_a_proof_job_gives_the_same_rows_as_proving_in_process(name: str) -> None:
     """Round trip: the worker's rows equal the rows proved here, verdicts, invariants and
     reasons alike. z3 may pick another shortest run in a process whose context has served

@@ -55,6 +55,7 @@ def replays_to_violation(name: str, bounds: Bounds, prop: str, actions: tuple[Ac
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.slow
 def test_bmc_equals_the_explorer_at_the_reference_bounds(name: str) -> None:
     """Every property: the explorer's verdict and shortest length, with a replayable run, and
     each `holds` closed by a proof (induction, k-induction, or BMC to the explorer's depth)."""

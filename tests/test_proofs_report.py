@@ -140,6 +140,7 @@ def test_a_proof_out_of_time_says_so() -> None:
     assert open_ones and all("time budget" in (r.reason or "") for r in open_ones)
 
 
+@pytest.mark.slow
 def test_keepalives_prove_a_crashed_holder_is_freed_and_no_lease_breaks_it() -> None:
     """With a lease and renewals P6 is proved for every horizon, its invariant named; a lock
     without a lease breaks it in L + 3 steps, found by bounded model checking."""

@@ -77,6 +77,7 @@ def test_each_expander_is_the_reference_search(
     same_as_reference(fast, reference_at(preset.name, REFERENCE_BOUNDS))
 
 
+@pytest.mark.slow
 def test_every_status_is_met_at_the_reference_bounds() -> None:
     """The comparison above sees holds, violated and vacuous verdicts (vacuity is tested),
     and counterexamples of several lengths."""

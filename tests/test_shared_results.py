@@ -301,6 +301,7 @@ def test_the_environment_says_which_processes_share_results(
         assert open_shared_results({SHARED_ENV: str(shared)}).folder is None
 
 
+@pytest.mark.slow
 def test_a_random_and_a_hypothesis_search_of_one_design_are_kept_apart() -> None:
     """The pages' searches by random runs are kept under their strategy too: the same design,
     bounds, runs and seed searched at random and with Hypothesis are two results."""
