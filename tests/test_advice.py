@@ -311,6 +311,7 @@ def test_the_stores_that_can_fence_are_fixed_where_they_are(examples: dict[str, 
     assert any(c.build().startswith("move the data into ") for c in file_fix.changes)
 
 
+@pytest.mark.slow
 def test_the_engineers_etcd_and_postgres_stack(examples: dict[str, Advice]) -> None:
     """Keep the database, make the check atomic, take create_revision as the token."""
     advice = examples["etcd lease ID, PostgreSQL read then write"]
@@ -328,6 +329,7 @@ def test_the_engineers_etcd_and_postgres_stack(examples: dict[str, Advice]) -> N
     )
 
 
+@pytest.mark.slow
 def test_a_stack_that_already_asks_the_lock_service_keeps_the_gap_closed(
     examples: dict[str, Advice],
 ) -> None:

@@ -342,6 +342,7 @@ def test_argument_errors_are_one_line_with_a_pointer_to_help(
     assert err.strip().endswith("(see fencing check --help)")
 
 
+@pytest.mark.slow
 def test_a_matrix_too_big_for_its_budget_names_the_presets_it_did_not_finish(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -375,6 +376,7 @@ def test_the_matrix_budget_is_for_the_whole_table(capsys: pytest.CaptureFixture[
     assert rows[-1]["properties"]["P1"]["status"] == "unknown"
 
 
+@pytest.mark.slow
 def test_prove_stays_within_its_budget_on_bounds_the_explorer_cannot_finish(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

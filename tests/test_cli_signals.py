@@ -225,6 +225,7 @@ def test_an_interrupt_dropped_by_a_finalizer_still_stops_the_command(
     ],
     ids=["check", "export-itf", "matrix"],
 )
+@pytest.mark.slow
 def test_ctrl_c_during_a_search_is_an_interrupt(args: list[str], kernels_folder: Path) -> None:
     assert_interrupted(*interrupt_in_search(args, kernels_folder))
 

@@ -516,6 +516,7 @@ def test_every_search_by_random_runs_has_its_words() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_search_leaves_no_hypothesis_folder_where_it_was_started(tmp_path: Path) -> None:
     """Hypothesis writes its notes in the private cache folder, not the current one."""
     done = subprocess.run(
@@ -567,6 +568,7 @@ def test_another_process_with_other_modules_loaded_gives_the_same_search() -> No
         assert cell["shortest"] == verdict.shortest
 
 
+@pytest.mark.slow
 def test_a_hypothesis_check_imports_no_solver_or_web_stack() -> None:
     from tests.test_startup import check_in_a_fresh_interpreter
 

@@ -112,6 +112,7 @@ def test_a_folder_other_users_can_write_is_refused(fresh: Path) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+@pytest.mark.slow
 def test_a_folder_owned_by_another_user_is_refused(fresh: Path) -> None:
     """Mode 0700 but owned by nobody (uid 65534): refused, the planted module never runs."""
     folder = folder_under(fresh)

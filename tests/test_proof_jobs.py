@@ -176,6 +176,7 @@ def test_an_interrupted_wait_ends_the_job_and_the_interruption_propagates(
     assert _wait_gone(int(pid_file.read_text()))
 
 
+@pytest.mark.slow
 def test_no_module_of_the_web_app_loads_z3_in_the_server() -> None:
     """Every webapp module imported together leaves z3 unloaded: only proof jobs load it."""
     script = (

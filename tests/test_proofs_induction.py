@@ -116,6 +116,7 @@ def test_houdini_drops_a_candidate_that_a_step_breaks() -> None:
     assert prover.prove(BY_NAME["P2"]).status == UNKNOWN
 
 
+@pytest.mark.slow
 def test_spacer_results_say_what_and_how() -> None:
     """Every field of Spacer's answers: the property, the method, the invariant or the reason."""
     proved = prove_by_spacer(Design(), bounds_with(2), "P1", timeout_ms=30_000)

@@ -119,6 +119,7 @@ def test_an_induction_proof_names_the_invariant_it_needed() -> None:
     )
 
 
+@pytest.mark.slow
 def test_spacer_closes_what_the_catalog_cannot(monkeypatch: pytest.MonkeyPatch) -> None:
     """With no ready-made invariants, induction cannot prove fencing's P1; the report then
     takes Spacer's proof, with its invariant."""

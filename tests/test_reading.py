@@ -134,6 +134,7 @@ def test_the_itf_bomb_is_refused_by_fencing_replay_quickly_in_bounded_memory(
     assert found["seconds"] < HANG_SECONDS, found
 
 
+@pytest.mark.slow
 def test_the_itf_bomb_uploaded_to_the_playground_is_refused_and_its_memory_returns(
     tmp_path: Path,
 ) -> None:

@@ -140,6 +140,7 @@ def test_key_version_tokens_never_reject_so_p4_is_vacuous(
     assert report["properties"]["P4"]["status"] == "vacuous"
 
 
+@pytest.mark.slow
 def test_check_strategy_reference_prints_what_breadth_first_prints(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
