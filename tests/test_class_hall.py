@@ -42,6 +42,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import class_session  # noqa: E402
+from class_servers import postgres_answers  # noqa: E402
 from streamlit_client import Run, SessionBroken, StreamlitSession  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -123,21 +124,7 @@ class RunningHall:
 
     def answers_in_the_database(self, class_id: str) -> list[tuple[str, str, str]]:
         """Every answer of a class as PostgreSQL itself has it (token, exercise, answer)."""
-        import psycopg
-
-        cluster = Cluster.at(self.database_folder)
-        with psycopg.connect(
-            host="127.0.0.1",
-            port=self.database_port,
-            user="lab",
-            password=cluster.password(),
-            dbname="classes",
-        ) as db:
-            rows = db.execute(
-                "SELECT token, exercise_id, answer FROM answers WHERE class_id = %s ORDER BY id",
-                (class_id,),
-            ).fetchall()
-        return [(str(a), str(b), str(c)) for a, b, c in rows]
+        return postgres_answers(self.database_folder, self.database_port, class_id)
 
 
 @pytest.fixture(scope="module")

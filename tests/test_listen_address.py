@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import free_port, healthy
+from tests.servers import children_of, free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "webapp" / "app.py"
@@ -117,21 +117,6 @@ def test_the_class_target_listens_on_the_network() -> None:
         assert answers(address, port)
         if shutil.which("ss"):
             assert bound_addresses(port) == ["0.0.0.0"]
-
-
-def children_of(pid: int) -> list[int]:
-    """The processes whose parent is `pid`, as the kernel lists them."""
-    children: list[int] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            children.append(int(entry.name))
-    return children
 
 
 def test_the_run_target_is_one_process_without_a_proxy() -> None:

@@ -26,7 +26,7 @@ import pytest
 
 from bench.streamlit_client import Run, SessionBroken, StreamlitSession
 from model.properties import PROPERTY_NAMES
-from tests.servers import app_flags, free_port, healthy
+from tests.servers import app_flags, children_of, free_port, healthy
 from webapp.content.busy import busy_sentence
 from webapp.jobs.slots import HEAVY_AT_ONCE
 
@@ -108,25 +108,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         _stop(started.process)
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is `pid`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if fields[0] not in ("Z", "X") and int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
-
-
 def _proof_jobs(server_pid: int) -> list[int]:
     """The proof jobs running for a server: the children of its children (the fork server's)."""
-    return [job for child in _children(server_pid) for job in _children(child)]
+    return [job for child in children_of(server_pid) for job in children_of(child)]
 
 
 def _running(pid: int) -> bool:
@@ -189,7 +173,7 @@ def _fork_servers(server_pid: int) -> list[int]:
     """The server's children that are the proof jobs' fork server."""
     return [
         pid
-        for pid in _children(server_pid)
+        for pid in children_of(server_pid)
         if b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
     ]
 
