@@ -12,7 +12,6 @@ verdict, vacuity, shortest length and counterexample actions included.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -58,20 +57,18 @@ def same_as_reference(fast: Exploration, plain: ReferenceResult) -> None:
     assert fast.verdicts == plain.verdicts
 
 
-@pytest.fixture(scope="module")
-def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Compiled loops are compiled afresh into a private folder of this module's own."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FENCING_LAB_CACHE", str(tmp_path_factory.mktemp("kernels")))
-        yield
+BY_PRESET = [
+    pytest.param(preset, id=preset.name, marks=pytest.mark.xdist_group(f"reference-{preset.name}"))
+    for preset in PRESETS_LIST
+]
+"""Every preset, its expanders' tests on one worker: the reference search, the slow part,
+is then made once per preset for all of them."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("expander", sorted(EXPANDERS))
-@pytest.mark.parametrize("preset", PRESETS_LIST, ids=lambda p: p.name)
-def test_each_expander_is_the_reference_search(
-    preset: Preset, expander: str, private_cache: None
-) -> None:
+@pytest.mark.parametrize("preset", BY_PRESET)
+def test_each_expander_is_the_reference_search(preset: Preset, expander: str) -> None:
     """Every expander gives the reference's results exactly at the reference bounds."""
     fast = explore(preset.design, REFERENCE_BOUNDS, EXPANDERS[expander])
     same_as_reference(fast, reference_at(preset.name, REFERENCE_BOUNDS))
@@ -110,9 +107,10 @@ KEY_VERSION_SMALL = Bounds(workers=4, lease=2, horizon=6, grants=3, writes=1)
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("reference-key-version-small")
 @pytest.mark.parametrize("expander", sorted(EXPANDERS))
 def test_key_version_tokens_never_reject_so_p4_is_vacuous(
-    expander: str, private_cache: None, capsys: pytest.CaptureFixture[str]
+    expander: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`fencing check --preset key-version-token --workers 4 --lease 3 --horizon 12
     --grants 6 --writes 2` must report P4 (a rejected request never lets a stale write
