@@ -41,6 +41,20 @@ def python_module(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
 
 
+ENDED: Final = frozenset({"", "Z", "X"})
+"""Process states of a process that has ended: gone, a zombie, or dead."""
+
+
+def process_state(pid: int) -> str:
+    """A process's state letter from /proc (R running, S sleeping, T stopped, Z zombie),
+    or '' once it is gone. The command name in parentheses may hold any character, so the
+    fields are read after its last parenthesis."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def child_environment() -> dict[str, str]:
     """The environment of a child: ours, with the project importable."""
     path = os.environ.get("PYTHONPATH", "")

@@ -52,7 +52,7 @@ from lab.lock_observers import LockApiView, PollingObserver, lock_api_owner, obs
 from lab.lock_servers import ServiceServer
 from lab.nemesis import Fault, Nemesis, refusal, schedule
 from lab.postgres import Cluster
-from lab.processes import Child, Children, python_module, start_child
+from lab.processes import Child, Children, process_state, python_module, start_child
 from lab.protocol import StorageUnavailable, request
 from lab.settings import LabError, Settings
 from lab.tempdirs import make_directory, sweep_abandoned
@@ -814,7 +814,7 @@ class LabRun:
         try:  # recorded even when an interrupt arrives while it waits
             if child.pause():
                 limit = time.monotonic() + STOP_SEEN_SECONDS
-                while _process_state(child.pid) not in ("T", "t", ""):
+                while process_state(child.pid) not in ("T", "t", ""):
                     if time.monotonic() > limit:
                         break
                     time.sleep(0.001)
@@ -1105,14 +1105,6 @@ def run_random(run: LabRun) -> None:
         with contextlib.suppress(Exception):
             nemesis.heal()
     run.progress(0.97, "letting the workers finish")
-
-
-def _process_state(pid: int) -> str:
-    """A process's state letter from /proc ('T' when stopped; '' once it is gone)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return ""
 
 
 class _RecordedBytes:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from lab.processes import ENDED, process_state
 from model.design import Bounds
 from model.formats.trace import replay
 from model.presets import PRESETS
@@ -59,11 +60,7 @@ def _sleep_after_writing_pid(path: str) -> None:
 
 def _gone(pid: int) -> bool:
     """Whether a process has ended (gone, or a zombie waiting to be collected)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")
+    return process_state(pid) in ENDED
 
 
 def _wait_gone(pid: int) -> bool:

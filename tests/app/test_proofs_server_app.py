@@ -25,6 +25,7 @@ from typing import Final
 import pytest
 
 from bench.streamlit_client import Run, SessionBroken, StreamlitSession
+from lab.processes import ENDED, process_state
 from model.properties import PROPERTY_NAMES
 from tests.servers import app_flags, children_of, free_port, healthy
 from webapp.content.busy import busy_sentence
@@ -115,11 +116,7 @@ def _proof_jobs(server_pid: int) -> list[int]:
 
 def _running(pid: int) -> bool:
     """Whether a process exists and has not ended (a zombie has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    return process_state(pid) not in ENDED
 
 
 def _wait_until(condition: object, seconds: float) -> bool:

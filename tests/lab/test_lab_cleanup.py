@@ -20,7 +20,7 @@ import pytest
 from lab import etcd as etcd_module
 from lab.etcd import Endpoint, EtcdServer
 from lab.lock import LOCK_KEY
-from lab.processes import ROOT
+from lab.processes import ENDED, ROOT, process_state
 from lab.runner import Driver, LabRun, LabTimeout
 from lab.settings import LabError, Settings
 from lab.tempdirs import sweep_abandoned
@@ -54,25 +54,17 @@ def owned_directories(pid: int) -> list[Path]:
     return found
 
 
-def state(pid: int) -> str:
-    """The process's state letter (R running, S sleeping, T stopped, Z zombie), or ''."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return ""
-
-
 def wait_state(pid: int, wanted: str, seconds: float = 5.0) -> bool:
     """Wait until the process is in state `wanted`."""
     deadline = time.monotonic() + seconds
-    while state(pid) != wanted and time.monotonic() < deadline:
+    while process_state(pid) != wanted and time.monotonic() < deadline:
         time.sleep(0.01)
-    return state(pid) == wanted
+    return process_state(pid) == wanted
 
 
 def alive(pid: int) -> bool:
     """Whether a process exists and is not a zombie."""
-    return state(pid) not in ("", "Z")
+    return process_state(pid) not in ENDED
 
 
 def test_a_failing_scenario_resumes_stops_and_removes_everything(etcd: Endpoint) -> None:
@@ -118,7 +110,7 @@ def wait_for_pause(process: subprocess.Popen[str], mark: str) -> None:
     """Wait until the lab runs its workers (W1 is paused early in paused-worker)."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if any(state(pid) == "T" for pid in marked_processes(mark)):
+        if any(process_state(pid) == "T" for pid in marked_processes(mark)):
             return
         assert process.poll() is None
         time.sleep(0.05)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +23,7 @@ from lab.experiment import run_randomized
 from lab.history import history_from_json, history_to_json
 from lab.nemesis import Fault, kinds_of, refusal, schedule
 from lab.nemesis_witness import fault_account
+from lab.processes import ENDED, process_state
 from lab.report import LabReport
 from lab.settings import FAULT_KINDS, LabInputError, Settings
 
@@ -41,11 +41,7 @@ def cluster() -> Iterator[EtcdCluster]:
 
 def alive(pid: int) -> bool:
     """Whether a process exists (and is not a zombie)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+    return process_state(pid) not in ENDED
 
 
 def kinds_seen(report: LabReport) -> set[str]:

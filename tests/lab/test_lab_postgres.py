@@ -32,13 +32,14 @@ from lab.history import load_history
 from lab.history_schema import settings_of
 from lab.postgres import Cluster, PostgresServer, missing, running
 from lab.postgres_store import PostgresStore, final_row
+from lab.processes import ENDED, process_state
 from lab.scenarios import SCENARIO_NAMES, predict, scenario
 from lab.settings import LabInputError, Settings
 from lab.storage import Holds
 from lab.sysv_memory import PID_FILE, release_segment, release_segments_under, segment_named_in
 from lab.tempdirs import sweep_abandoned
 from tests.cli_helpers import run
-from tests.lab.test_lab_cleanup import owned_directories, start_cli, state
+from tests.lab.test_lab_cleanup import owned_directories, start_cli
 from tests.lab.test_lab_scenarios import EXPECTED, check_lesson
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "PostgreSQL is there")
@@ -367,7 +368,7 @@ def test_a_killed_lab_takes_its_postgresql_along(tmp_path: Path) -> None:
     assert len(family) > 1
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=10)
-    wait_for(lambda: all(state(pid) in ("", "Z") for pid in family), "the server's processes")
+    wait_for(lambda: all(process_state(pid) in ENDED for pid in family), "the server's processes")
     assert _segment_alive(segment[0])
     sweep_abandoned()
     assert owned_directories(process.pid) == []
