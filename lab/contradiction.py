@@ -60,6 +60,7 @@ REFUSALS: Final = {
     "member-pid": "a killed etcd member came back as the very process killed",
     "clock-skew": "a worker's own clock ran at another rate than the nemesis says",
     "clock-unreported": "a worker that ran to the end never reported its own clock",
+    "clock-step": "every worker's own clock jumped alike: the machine's clock was set",
     "prediction": "the stored prediction is not the model's for the scenario and settings",
 }
 """Every contradiction the witnesses can find, by code, in a few words (the lab's guide,

@@ -27,7 +27,10 @@ script has. Refusals:
 - `member-unseen`, `member-pid`: a killed member no other member saw gone, or one that
   "came back" as the very process that was killed;
 - `clock-skew`, `clock-unreported`: a worker's own clock ran at another rate than the
-  nemesis says, or a worker that ran to the end never reported its clock.
+  nemesis says, or a worker that ran to the end never reported its clock;
+- `clock-step`: every worker's own clock, skewed or not, jumped by the same amount against
+  real time. That is the machine's wall clock being set during the run, not one worker's
+  skew: the lab cannot confirm the nemesis's skews from such reports, and says why.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ CLOCK_TOLERANCE: Final = 0.15
 the two readings of each report are taken microseconds apart, so over a second this leaves
 room for a thread descheduled for 50 ms between them; the skews the nemesis draws (0.5x,
 0.7x, 1.5x, 2x) are each more than twice as far from real speed."""
+CLOCK_STEP_AGREEMENT_SECONDS: Final = 0.1
+"""How close the jumps of every worker's clock must be to count as one step of the machine's
+clock (twice the room `CLOCK_TOLERANCE` leaves for a thread descheduled between readings)."""
 
 
 def fault_words(fault: Fault) -> str:
@@ -511,17 +517,59 @@ def clock_rates(history: History) -> list[ClockRate]:
     return rates
 
 
+def _off_rate(rate: ClockRate) -> bool:
+    """Whether a worker's clock was measured at another rate than the nemesis says."""
+    return (
+        rate.measured is not None
+        and abs(rate.measured - rate.expected) > CLOCK_TOLERANCE * rate.expected
+    )
+
+
+def clock_jump(rate: ClockRate) -> float | None:
+    """How far a worker's clock moved against real time beyond its skew, in seconds of the
+    machine's clock (a step of the machine's clock moves a skewed clock by the step times
+    its rate), or None when its rate was not measured."""
+    if rate.measured is None:
+        return None
+    return (rate.measured - rate.expected) * rate.span / rate.expected
+
+
+def machine_clock_step(rates: Sequence[ClockRate]) -> float | None:
+    """The step of the machine's wall clock, when every worker's clock is off its rate by
+    the same jump (two workers or more, every one measured), else None."""
+    jumps = [clock_jump(rate) for rate in rates]
+    if len(rates) < 2 or not any(_off_rate(rate) for rate in rates):
+        return None
+    known = [jump for jump in jumps if jump is not None]
+    if len(known) < len(jumps) or max(known) - min(known) > CLOCK_STEP_AGREEMENT_SECONDS:
+        return None
+    return sum(known) / len(known)
+
+
+def _clock_step_refusal(rates: Sequence[ClockRate], step: float) -> Impossible:
+    """One refusal for a step of the machine's clock, with each worker's jump."""
+    each = ", ".join(f"W{rate.worker} {clock_jump(rate) or 0.0:+.3f} s" for rate in rates)
+    return _refuse(
+        "clock-step",
+        0.0,
+        f"every worker's own clock jumped by about {step:+.3f} s against real time, skewed or "
+        f"not ({each}): the machine's wall clock was set during the run, so the workers' "
+        "clock reports cannot confirm the nemesis's skews",
+    )
+
+
 def _clock_checks(history: History, raw: Sequence[Event]) -> list[Impossible]:
-    """Each worker's clock ran at the rate the nemesis says; each that ran to the end
-    reported it."""
+    """Each worker's clock ran at the rate the nemesis says (or all jumped alike: the
+    machine's clock was set); each that ran to the end reported it."""
     found = []
     killed = {int(e.get("worker") or 0) for e in raw if e["kind"] == "crash"}
     reported = {int(e.get("worker") or 0) for e in raw if e["kind"] == "clock"}
-    for rate in clock_rates(history):
-        if (
-            rate.measured is not None
-            and abs(rate.measured - rate.expected) > CLOCK_TOLERANCE * rate.expected
-        ):
+    rates = clock_rates(history)
+    step = machine_clock_step(rates)
+    if step is not None:
+        found.append(_clock_step_refusal(rates, step))
+    for rate in rates:
+        if step is None and _off_rate(rate):
             found.append(
                 _refuse(
                     "clock-skew",

@@ -707,6 +707,31 @@ NEMESIS_REFUSALS: list[tuple[str, History, str, str]] = [
         "ran at 1x",
     ),
     (
+        "the machine's clock set forward by a second in the middle of the run",
+        nemesis_run(
+            clock2={"t": 3.04, "source": "W2", "kind": "clock", "worker": 2}
+            | {"wall_seconds": 3.06 + 1.5, "real_seconds": 2.04},
+            clock1={"t": 3.05, "source": "W1", "kind": "clock", "worker": 1}
+            | {"wall_seconds": 2.05 + 1.0, "real_seconds": 2.05},
+        ),
+        "clock-step",
+        "every worker's own clock jumped by about +1.000 s against real time, skewed or not "
+        "(W1 +1.000 s, W2 +1.000 s): the machine's wall clock was set during the run, so the "
+        "workers' clock reports cannot confirm the nemesis's skews",
+    ),
+    (
+        "both clocks fast, but by different jumps: each worker's own skew",
+        nemesis_run(
+            clock2={"t": 3.04, "source": "W2", "kind": "clock", "worker": 2}
+            | {"wall_seconds": 3.06 + 1.5 * 1.3, "real_seconds": 2.04},
+            clock1={"t": 3.05, "source": "W1", "kind": "clock", "worker": 1}
+            | {"wall_seconds": 2.05 + 1.0, "real_seconds": 2.05},
+        ),
+        "clock-skew",
+        "W1's own clock reports ran at 1.49x real time over 2.050 s, but the nemesis says it "
+        "ran at 1x",
+    ),
+    (
         "a worker that ran to the end and never reported its clock",
         nemesis_run(clock1=None),
         "clock-unreported",
@@ -762,6 +787,14 @@ def test_a_fault_the_seed_never_drew_or_that_did_not_happen_as_recorded_is_refus
 )
 def test_a_nemesis_that_did_what_its_seed_drew_is_allowed(history: History) -> None:
     assert cross_check(timeline(history)).impossible == ()
+
+
+def test_a_step_of_the_machines_clock_is_one_refusal_that_blames_no_worker() -> None:
+    """When every clock jumped alike, no worker's skew is called wrong: one refusal says the
+    machine's clock was set."""
+    (stepped,) = [case[1] for case in NEMESIS_REFUSALS if case[2] == "clock-step"]
+    codes = [found.code for found in cross_check(timeline(stepped)).impossible]
+    assert codes == ["clock-step"]
 
 
 def test_a_member_started_again_as_the_process_killed_is_refused() -> None:
