@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -185,7 +186,23 @@ def test_every_fault_kind_on_a_three_member_cluster(cluster: EtcdCluster) -> Non
     assert all(cluster.pid(n) is not None for n in (1, 2, 3))  # healed for the next run
 
 
-def test_side_by_side_receivers_meet_the_same_schedule(etcd: Endpoint) -> None:
+LOCK_KINDS = frozenset({"grant", "lock-put", "lock-delete", "release", "crash", "final-read"})
+"""The events that tell what became of the lock, for a refused run's failure message."""
+
+
+def lock_story(report: LabReport) -> str:
+    """The lock's events of a run, one line each, with the workers' acquire requests: what a
+    failure shows beside the report, so that a refusal of the lock's end can be traced."""
+    lines = []
+    for event in report.history.events:
+        asking = event["kind"] == "invoke" and event.get("op") == "acquire"
+        if event["kind"] in LOCK_KINDS or asking:
+            fields = {k: v for k, v in event.items() if k not in ("t", "kind", "source")}
+            lines.append(f"{event['t']:8.3f} {event['source']:>4} {event['kind']} {fields}")
+    return "\n".join(lines)
+
+
+def test_side_by_side_receivers_meet_the_same_schedule(etcd: Endpoint, tmp_path: Path) -> None:
     common = {
         "workers": 3,
         "writes": 2,
@@ -194,11 +211,14 @@ def test_side_by_side_receivers_meet_the_same_schedule(etcd: Endpoint) -> None:
         "seed": 4,
         "faults": "pause,hold,store-kill,crash",
     }
-    runs = [run_randomized(etcd, Settings(receiver=r, **common)) for r in ("none", "fenced")]  # type: ignore[arg-type]
+    runs = [
+        run_randomized(etcd, Settings(receiver=r, **common), tmp_path / f"{r}.json")  # type: ignore[arg-type]
+        for r in ("none", "fenced")
+    ]
     first, second = (run.history.nemesis for run in runs)
     assert first == second and {f.kind for f in first} == {"pause", "hold", "store-kill", "crash"}
     for run in runs:
-        assert not run.refused, run.text()
+        assert not run.refused, f"{run.text()}\n\nThe lock's events:\n{lock_story(run)}"
 
 
 def test_a_volatile_mark_lost_with_the_store_lets_a_stale_write_in(etcd: Endpoint) -> None:
